@@ -1,0 +1,5 @@
+"""`python -m chunkctl`: the command line."""
+
+from .cli import run
+
+run()

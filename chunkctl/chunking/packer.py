@@ -1,0 +1,558 @@
+"""The one shared packer: fits pieces ("atoms") to the token budget, adds prefixes and overlap, falls back to graphemes.
+
+Strategies only say where text may be cut (atoms and the strength of the boundary
+before each); everything about budgets, breadcrumbs, table headers, overlap and
+the grapheme fallback lives here. Strategies never read files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from ..model import Block, BlockKind, Chunk
+from .segment import Graphemes, Level, Splitters, split_words
+from .sentences import SentenceSplitter
+
+if TYPE_CHECKING:
+    from ..config import ChunkConfig
+    from ..model import Document
+    from ..tokenizers import TokenTable, Tokenizer
+
+# A chunk ends at the strongest boundary within reach, unless that leaves it less
+# than this fraction of its body budget full; then the strongest among the fuller
+# candidates wins (ties: the latest).
+MIN_FILL = 0.25
+# Tokens by which the table estimate may miss the exact count of a span.
+SLACK = 3
+
+PROSE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
+LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
+CODE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.WORD)
+PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.LINE, Level.WORD)
+ROW_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
+SENTENCE_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
+
+_KIND_OF_BLOCK = {
+    BlockKind.CODE: "code",
+    BlockKind.TABLE: "table",
+    BlockKind.HEADING: "heading",
+}
+
+
+@dataclass(slots=True)
+class Atom:
+    """A piece of a section that the packer never cuts.
+
+    Attributes:
+        start, end: character span in the document text.
+        strength: `Level` of the boundary before this atom (between it and the previous one).
+        kind: "heading", "text", "table", "code", or "bigtable" (a table to split by rows).
+        level: the `Level` at which this atom was cut out (BLOCK for a whole block).
+        barrier: overlap may not reach back into this atom (headings, tables, code).
+        oversize: a single grapheme cluster larger than the budget.
+        block: the block it comes from.
+    """
+
+    start: int
+    end: int
+    strength: int
+    kind: str
+    level: int = Level.BLOCK
+    barrier: bool = False
+    oversize: bool = False
+    block: Block | None = None
+
+
+class Packer:
+    """Packs atoms into chunks of one document within `config.chunk_size` tokens.
+
+    Args:
+        doc: the document (its text is what offsets index).
+        tokenizer: the run's tokenizer; the document is tokenized once here.
+        config: sizes (tokens), overlap (tokens), context mode, sentence splitter.
+        table: an existing token table of `doc.text`, to share between packers.
+    """
+
+    def __init__(self, doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig",
+                 table: "TokenTable | None" = None, sentence_splitter: SentenceSplitter | None = None,
+                 budget: int | None = None, overlap: int | None = None):
+        self.doc = doc
+        self.text = doc.text
+        self.tok = tokenizer
+        self.config = config
+        self.table = table if table is not None else tokenizer.table(doc.text)
+        self.budget = budget if budget is not None else config.chunk_size
+        self.overlap = overlap if overlap is not None else config.overlap_tokens
+        self.context = config.context
+        self.graphemes = Graphemes(doc.text)
+        self.sentences = sentence_splitter or SentenceSplitter(config.sentence_splitter)
+        self.splitters = Splitters(doc.text, self.sentences)
+        self._starts = self.table.starts
+        self._prefix_cache: dict[tuple, tuple[str, int]] = {}
+        self.warnings: list[str] = []
+
+    # ------------------------------------------------------------------ counting
+    def T(self, pos: int) -> int:
+        """Number of document tokens that start before character `pos`."""
+        return int(np.searchsorted(self._starts, pos, side="left"))
+
+    def approx(self, a: int, b: int) -> int:
+        """Table estimate of the tokens of `text[a:b]`."""
+        s = self._starts
+        return int(np.searchsorted(s, b, side="left") - np.searchsorted(s, a, side="left"))
+
+    def count(self, a: int, b: int, prefix: str = "") -> int:
+        """Exact tokens of `prefix + text[a:b]`."""
+        return self.table.count(a, b, prefix)
+
+    def fits(self, a: int, b: int, budget: int) -> bool:
+        """True when `text[a:b]` alone has at most `budget` tokens (exact near the limit)."""
+        est = self.approx(a, b)
+        if est <= budget - SLACK:
+            return True
+        if est > budget + 2 * SLACK + 8:
+            return False
+        return self.count(a, b) <= budget
+
+    # ------------------------------------------------------------------ prefixes
+    def breadcrumb_parts(self, path: Sequence[str], skip: Iterable[int] = ()) -> list[str]:
+        """Heading path entries for the breadcrumb, without those at indices in `skip`."""
+        if self.context == "none":
+            return []
+        skip = set(skip)
+        parts = [h for i, h in enumerate(path) if i not in skip and h]
+        if self.context == "title+headings":
+            title = self.doc.title
+            if title and (not path or path[0] != title):
+                parts.insert(0, title)
+        return parts
+
+    def breadcrumb(self, parts: Sequence[str], cap: int | None = None) -> tuple[str, int]:
+        """Render a breadcrumb "A > B > C\\n\\n" within `cap` tokens (default: a quarter of the budget).
+
+        Shortened by dropping the outermost headings first, then by cutting the
+        innermost heading at a word (RULINGS: structure and headings).
+
+        Returns:
+            (prefix text, its tokens); ("", 0) when nothing fits.
+        """
+        if cap is None:
+            cap = self.budget // 4
+        key = (tuple(parts), cap)
+        hit = self._prefix_cache.get(key)
+        if hit is not None:
+            return hit
+        result = ("", 0)
+        parts = list(parts)
+        while parts:
+            s = " > ".join(parts) + "\n\n"
+            n = self.tok.count(s)
+            if n <= cap:
+                result = (s, n)
+                break
+            if len(parts) > 1:
+                parts.pop(0)
+                continue
+            words = parts[0].split()
+            while len(words) > 1:
+                words.pop()
+                s = " ".join(words) + "\n\n"
+                n = self.tok.count(s)
+                if n <= cap:
+                    result = (s, n)
+                    break
+            break
+        self._prefix_cache[key] = result
+        return result
+
+    # ------------------------------------------------------------------ atoms
+    def block_atoms(self, block: Block, strength: int, body_budget: int, levels: Sequence[Level] | None = None,
+                    kind: str | None = None, always_split: bool = False) -> list[Atom]:
+        """Atoms of one block: the whole block when it fits `body_budget`, else its pieces.
+
+        Args:
+            block: the block.
+            strength: boundary strength before the block.
+            body_budget: tokens available for the body (budget minus the largest prefix).
+            levels: split levels to try in order (default by block kind).
+            kind: atom kind (default from the block kind).
+            always_split: split at the first level even when the block fits (sentence packing).
+        """
+        kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
+        barrier = kind in ("code", "table", "heading")
+        if levels is None:
+            levels = self.levels_for(block)
+        if not always_split and self.fits(block.start, block.end, body_budget):
+            return [Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)]
+        if block.kind == BlockKind.TABLE and block.rows and not always_split:
+            return [Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)]
+        out: list[Atom] = []
+        self._refine(block.start, block.end, list(levels), 0, strength, kind, body_budget, barrier, block, out,
+                     always_split)
+        return out
+
+    def levels_for(self, block: Block) -> Sequence[Level]:
+        """Split levels of a block by its kind (prose, list, code, Python code, table row)."""
+        if block.kind == BlockKind.CODE:
+            return PYTHON_LEVELS if block.language in ("python", "py", "python3", "pycon") else CODE_LEVELS
+        if block.kind == BlockKind.LIST and block.rows:
+            return LIST_LEVELS
+        return PROSE_LEVELS
+
+    def _split(self, level: Level, a: int, b: int, block: Block | None, kind: str) -> list[tuple[int, int]]:
+        if level == Level.BLOCK:  # list items
+            rows = [(max(a, s), min(b, e)) for s, e in (block.rows if block is not None else ()) if e > a and s < b]
+            if len(rows) < 2:
+                return [(a, b)]
+            out = []
+            pos = a
+            for i, (s, e) in enumerate(rows):
+                nxt = rows[i + 1][0] if i + 1 < len(rows) else b
+                seg_end = pos + len(self.text[pos:nxt].rstrip())
+                if seg_end > pos:
+                    out.append((pos, seg_end))
+                pos = nxt
+            return out
+        return self.splitters.split(level, a, b, prose=(kind == "text"))
+
+    def _refine(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
+                barrier: bool, block: Block | None, out: list[Atom], force_first: bool = False) -> None:
+        pieces: list[tuple[int, int]] = [(a, b)]
+        while li < len(levels):
+            pieces = self._split(levels[li], a, b, block, kind)
+            if len(pieces) > 1 or (force_first and pieces):
+                break
+            li += 1
+        if li >= len(levels):
+            self._windows_into(a, b, budget, strength, kind, barrier, block, out)
+            return
+        level = levels[li]
+        atom_level = Level.PARAGRAPH if level == Level.BLOCK else level
+        for idx, (s, e) in enumerate(pieces):
+            st = strength if idx == 0 else atom_level
+            if self.fits(s, e, budget):
+                out.append(Atom(s, e, st, kind, atom_level, barrier, block=block))
+            else:
+                self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out)
+
+    def _windows_into(self, a: int, b: int, budget: int, strength: int, kind: str, barrier: bool,
+                      block: Block | None, out: list[Atom]) -> None:
+        for idx, (s, e, over) in enumerate(self.windows(a, b, budget)):
+            out.append(Atom(s, e, strength if idx == 0 else Level.GRAPHEME, kind, Level.GRAPHEME, barrier,
+                            oversize=over, block=block))
+
+    def window_end(self, s: int, b: int, budget: int, prefix: str = "", target: int | None = None
+                   ) -> tuple[int, bool, int]:
+        """End of a window of at most `budget` tokens (prefix included) starting at boundary `s`.
+
+        Args:
+            s: window start (a grapheme-cluster boundary).
+            b: the window may not pass this offset.
+            budget: token budget including `prefix`.
+            prefix: text counted before the window.
+            target: a character offset to aim for (default: `budget` table tokens on).
+
+        Returns:
+            (end, oversize, tokens): end on a cluster boundary; oversize when a single
+            cluster alone is over the budget (then end closes that cluster).
+        """
+        g = self.graphemes
+        if target is None:
+            room = budget - (self.tok.count(prefix) if prefix else 0)
+            target = self.table.char(self.T(s) + max(1, room))
+        e = g.floor(min(b, max(target, s + 1)))
+        if e <= s:
+            e = g.next(s)
+        n = self.count(s, e, prefix)
+        while n > budget:
+            excess = n - budget
+            e2 = g.floor(min(self.table.char(self.T(e) - max(1, excess)), e - 1))
+            if e2 <= s:
+                e = g.next(s)
+                n = self.count(s, e, prefix)
+                return e, n > budget, n
+            e = e2
+            n = self.count(s, e, prefix)
+        return e, False, n
+
+    def windows(self, a: int, b: int, budget: int) -> list[tuple[int, int, bool]]:
+        """Cut `text[a:b]` into consecutive windows of at most `budget` tokens each.
+
+        Edges fall on grapheme-cluster boundaries; a window holding a single cluster
+        larger than the budget is returned with oversize=True. White space between
+        windows is skipped.
+
+        Returns:
+            [(start, end, oversize)] in order, covering every non-white-space character.
+        """
+        text = self.text
+        out = []
+        pos = a
+        while pos < b:
+            while pos < b and text[pos].isspace():
+                pos += 1
+            if pos >= b:
+                break
+            pos = self.graphemes.floor(pos)
+            e, oversize, _n = self.window_end(pos, b, budget)
+            body_end = pos + len(text[pos:e].rstrip())
+            out.append((pos, body_end if body_end > pos else e, oversize))
+            pos = e
+        return out
+
+    # ------------------------------------------------------------------ packing
+    def pack(self, atoms: list[Atom], path: tuple[str, ...], budget: int | None = None) -> list[Chunk]:
+        """Pack one section's atoms into chunks.
+
+        A chunk ends at the strongest boundary within its budget (see MIN_FILL); the
+        next one starts with up to `overlap` tokens of whole trailing sentences (or
+        words) of the previous one, never reaching back into a heading, table or code
+        atom. Tables too big for one chunk ("bigtable" atoms) are split by rows with
+        the header repeated in the prefix.
+
+        Args:
+            atoms: the section's atoms in order.
+            path: the section's heading path (the `headings` of its chunks).
+            budget: token budget (default: the packer's).
+
+        Returns:
+            chunks in document order.
+        """
+        budget = budget if budget is not None else self.budget
+        out: list[Chunk] = []
+        run: list[Atom] = []
+        i = 0
+        while i < len(atoms):
+            a = atoms[i]
+            if a.kind == "bigtable":
+                lead = run if run and all(x.kind == "heading" for x in run) else []
+                if run and not lead:
+                    out.extend(self._pack_run(run, path, budget))
+                run = []
+                out.extend(self._pack_table(a.block, lead, path, budget))
+            else:
+                run.append(a)
+            i += 1
+        if run:
+            out.extend(self._pack_run(run, path, budget))
+        return out
+
+    def _prefix(self, path: tuple[str, ...], atoms: list[Atom], nhead: int, i: int, k: int) -> tuple[str, int]:
+        """Breadcrumb for a chunk of atoms i..k; headings whose lines open the body are left out."""
+        skip = [len(x.block.headings) - 1 for x in atoms[i:min(k + 1, nhead)] if x.block is not None]
+        return self.breadcrumb(self.breadcrumb_parts(path, skip))
+
+    @staticmethod
+    def _kind(atoms: list[Atom], i: int, k: int) -> str:
+        kinds = {x.kind for x in atoms[i:k + 1] if x.kind != "heading"}
+        if not kinds:
+            return "text"
+        if len(kinds) == 1:
+            return kinds.pop()
+        return "mixed"
+
+    def _pack_run(self, atoms: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
+        out: list[Chunk] = []
+        atoms = list(atoms)
+        nhead = 0
+        while nhead < len(atoms) and atoms[nhead].kind == "heading":
+            nhead += 1
+
+        def arrays():
+            n = len(atoms)
+            ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
+            te = np.searchsorted(self._starts, ends, side="left")
+            after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]
+            return n, te, after
+
+        n, te, after = arrays()
+        i = 0
+        carry: int | None = None
+        while i < n:
+            atom = atoms[i]
+            if atom.oversize:
+                out.append(Chunk(atom.start, atom.end, "", path, self._kind(atoms, i, i),
+                                 self.count(atom.start, atom.end), budget, True))
+                carry = None
+                i += 1
+                continue
+            cs = carry if carry is not None else atom.start
+            prefix, ptoks = self._prefix(path, atoms, nhead, i, n - 1)
+            body_budget = budget - ptoks
+            tcs = self.T(cs)
+            j = int(np.searchsorted(te[i:], tcs + body_budget + SLACK, side="right")) - 1 + i
+            chosen = None
+            if j >= i:
+                cands = list(range(i, j + 1))
+                while cands:
+                    k = self._choose(cands, after, te, tcs, body_budget)
+                    pre = self._prefix(path, atoms, nhead, i, k)[0] if k < nhead else prefix
+                    cnt = self.count(cs, atoms[k].end, pre)
+                    if cnt <= budget:
+                        chosen = (k, pre, cnt)
+                        break
+                    cands = [c for c in cands if c < k]
+            if chosen is None:
+                if carry is not None:
+                    carry = None
+                    continue
+                # The atom does not fit with its prefix (the estimate was off by a few
+                # tokens): emit it without prefix, or cut it finer when it is too big alone.
+                cnt = self.count(atom.start, atom.end)
+                if cnt <= budget:
+                    out.append(Chunk(atom.start, atom.end, "", path, self._kind(atoms, i, i), cnt, budget))
+                    i += 1
+                    continue
+                atoms[i:i + 1] = self._split_atom(atom, budget)
+                n, te, after = arrays()
+                continue
+            k, pre, cnt = chosen
+            out.append(Chunk(cs, atoms[k].end, pre, path, self._kind(atoms, i, k), cnt, budget))
+            carry = self._overlap_start(atoms, i, k, cs) if (self.overlap and k + 1 < n) else None
+            i = k + 1
+        return out
+
+    @staticmethod
+    def _choose(cands: list[int], after: list[int], te: np.ndarray, tcs: int, body_budget: int) -> int:
+        """The end atom: strongest boundary after it among candidates at least MIN_FILL full; latest on ties."""
+        thr = tcs + MIN_FILL * body_budget
+        best = cands[-1]
+        best_key = None
+        for k in cands:
+            key = (te[k] >= thr, after[k], k)
+            if best_key is None or key > best_key:
+                best, best_key = k, key
+        return best
+
+    def _split_atom(self, atom: Atom, budget: int) -> list[Atom]:
+        """Cut one atom into grapheme windows of at most `budget` tokens (a last resort)."""
+        wins = self.windows(atom.start, atom.end, max(1, budget))
+        return [Atom(s, e, atom.strength if n == 0 else Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier,
+                     over, atom.block) for n, (s, e, over) in enumerate(wins)]
+
+    def _overlap_start(self, atoms: list[Atom], i: int, k: int, cs: int) -> int | None:
+        """Start of the next chunk's overlap: whole trailing sentences (else words) within `overlap` tokens.
+
+        Never before `cs + 1` (progress), never inside a heading, table or code atom.
+        """
+        ce = atoms[k].end
+        lo = cs + 1
+        for idx in range(k, i - 1, -1):
+            if atoms[idx].barrier:
+                lo = max(lo, atoms[idx].end)
+                break
+        if atoms[k].barrier or lo >= ce:
+            return None
+        tce = self.T(ce)
+        wlo = max(lo, self.table.char(tce - self.overlap - SLACK))
+        cands: list[int] = []
+        last_sentence = max(lo, atoms[k].start)
+        for idx in range(k, i - 1, -1):
+            x = atoms[idx]
+            if x.end <= wlo:
+                break
+            if x.start >= wlo and x.start > cs and x.strength >= Level.SENTENCE:
+                cands.append(x.start)
+            if x.level > Level.SENTENCE:
+                a = max(x.start, lo, wlo - 200)
+                spans = self.sentences.spans(self.text, a, x.end)
+                for n_s, (s, _e) in enumerate(spans):
+                    if s >= wlo and (n_s > 0 or s == x.start):
+                        cands.append(s)
+                if spans and idx == k:
+                    last_sentence = max(last_sentence, spans[-1][0])
+            elif idx == k and x.strength < Level.SENTENCE:
+                # the chunk ends inside a long sentence: its words are the fallback
+                last_sentence = max(lo, x.start)
+        for c in sorted(set(cands)):
+            if c <= cs or c >= ce or c < lo:
+                continue
+            if tce - self.T(c) > self.overlap + SLACK:
+                continue
+            if self.count(c, ce) <= self.overlap:
+                return c
+        text = self.text
+        for s, _e in split_words(text, max(last_sentence, wlo, lo), ce):
+            if s <= cs or (s > 0 and not text[s - 1].isspace()):
+                continue
+            if tce - self.T(s) > self.overlap + SLACK:
+                continue
+            if self.count(s, ce) <= self.overlap:
+                return s
+        return None
+
+    def _pack_table(self, block: Block, lead: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
+        """Split a table too big for one chunk between rows, repeating its header in the prefix.
+
+        The first chunk holds the header lines in its body (after any heading lines that
+        open the section); later chunks carry breadcrumb + header + "\\n" as prefix. When
+        header and one row do not fit, the breadcrumb goes first, then the header; a row
+        longer than the budget is cut inside by sentences, clauses, words and graphemes.
+        """
+        text = self.text
+        hs, he = block.header if block.header else (block.start, block.start)
+        header_text = text[hs:he]
+        skip = [len(x.block.headings) - 1 for x in lead if x.block is not None]
+        first_start = lead[0].start if lead else block.start
+        bc_first, _ = self.breadcrumb(self.breadcrumb_parts(path, skip))
+        bc, _ = self.breadcrumb(self.breadcrumb_parts(path))
+        out: list[Chunk] = []
+        rows = list(block.rows)
+        r = 0
+        first = True
+        while r < len(rows):
+            if first:
+                cs = first_start
+                options = [bc_first, ""]
+            else:
+                cs = rows[r][0]
+                options = [bc + header_text + "\n", header_text + "\n", bc, ""]
+            done = False
+            for prefix in options:
+                ptoks = self.tok.count(prefix)
+                tcs = self.T(cs)
+                k = r
+                # grow while the estimate fits
+                while k + 1 < len(rows) and self.T(rows[k + 1][1]) - tcs + ptoks <= budget - SLACK:
+                    k += 1
+                while k >= r:
+                    cnt = self.count(cs, rows[k][1], prefix)
+                    if cnt <= budget:
+                        out.append(Chunk(cs, rows[k][1], prefix, path, "table", cnt, budget))
+                        r = k + 1
+                        done = True
+                        break
+                    k -= 1
+                if done:
+                    break
+            if not done:
+                # A single row (with the header lines, for the first chunk) is over the budget.
+                if first and cs < rows[r][0]:
+                    head_atoms: list[Atom] = list(lead) + [
+                        Atom(hs, he, Level.GLUE if lead else Level.BLOCK, "table", Level.LINE, True, block=block)]
+                    out.extend(self._pack_run(self._fit_atoms(head_atoms, budget), path, budget))
+                    first = False
+                    continue
+                s, e = rows[r]
+                row_atoms: list[Atom] = []
+                self._refine(s, e, list(ROW_LEVELS), 0, Level.BLOCK, "table", budget, True, block, row_atoms)
+                for x in row_atoms:
+                    x.barrier = False
+                for c in self._pack_run(row_atoms, path, budget):
+                    c.kind = "table"
+                    out.append(c)
+                r += 1
+            first = False
+        return out
+
+    def _fit_atoms(self, atoms: list[Atom], budget: int) -> list[Atom]:
+        out: list[Atom] = []
+        for x in atoms:
+            if self.fits(x.start, x.end, budget):
+                out.append(x)
+            else:
+                self._refine(x.start, x.end, list(ROW_LEVELS), 0, x.strength, x.kind, budget, x.barrier, x.block, out)
+        return out

@@ -1,0 +1,66 @@
+"""Strategy `recursive`: headings start chunks; inside a section cut at the strongest boundary that fits."""
+
+from __future__ import annotations
+
+from ..model import BlockKind, Chunk
+from . import register
+from .packer import Atom, Packer
+from .sections import Section, sections
+from .segment import Level
+
+
+def section_atoms(packer: Packer, sec: Section, budget: int | None = None, always_split: bool = False,
+                  levels=None) -> list[Atom]:
+    """Atoms of one section: heading lines glued to what follows, then each block (split when too big).
+
+    Args:
+        packer: the document's packer.
+        sec: the section.
+        budget: token budget (default: the packer's).
+        always_split: split every text block at `levels` even when it fits (sentence packing).
+        levels: split levels for text blocks (default: by block kind).
+    """
+    budget = budget if budget is not None else packer.budget
+    _, ptoks = packer.breadcrumb(packer.breadcrumb_parts(sec.path))
+    body_budget = max(1, budget - ptoks)
+    atoms: list[Atom] = []
+    prev_heading = False
+    for b in sec.blocks:
+        strength = Level.GLUE if prev_heading else Level.BLOCK
+        if b.kind == BlockKind.HEADING:
+            atoms.append(Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b))
+            prev_heading = True
+            continue
+        text_block = b.kind not in (BlockKind.CODE, BlockKind.TABLE)
+        if always_split and text_block:
+            atoms.extend(packer.block_atoms(b, strength, body_budget, levels=levels, always_split=True))
+        else:
+            atoms.extend(packer.block_atoms(b, strength, body_budget))
+        prev_heading = False
+    return atoms
+
+
+def pack_sections(packer: Packer, secs: list[Section], budget: int | None = None, **kw) -> list[Chunk]:
+    """Pack each section on its own (a heading always starts a new chunk)."""
+    out: list[Chunk] = []
+    for sec in secs:
+        out.extend(packer.pack(section_atoms(packer, sec, budget, **kw), sec.path, budget))
+    return out
+
+
+@register("recursive", "headings start chunks; cut at blocks > paragraphs > lines > sentences > clauses > "
+                       "words > graphemes, whichever is the strongest boundary that fits (default)")
+def chunk_recursive(doc, tokenizer, config, table) -> list[Chunk]:
+    """Structure-aware recursive chunking (the default strategy).
+
+    A heading starts a new chunk; inside a section, blocks that fit stay whole and a
+    chunk ends at the strongest boundary within its budget (section > block >
+    paragraph > line > sentence > clause > word > grapheme cluster). Tables and code
+    are atomic; a table too big for a chunk is split between rows with its header
+    repeated in `prefix`, code between lines (Python between top-level definitions
+    first). Overlap: whole trailing sentences of the previous chunk, up to
+    `config.overlap` tokens. Idea: LangChain's RecursiveCharacterTextSplitter and
+    text-splitter's semantic levels, counted in real tokens with offsets.
+    """
+    packer = Packer(doc, tokenizer, config, table)
+    return pack_sections(packer, sections(doc.blocks))

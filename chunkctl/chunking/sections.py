@@ -1,0 +1,109 @@
+"""Heading sections of a document's blocks: the unit every structure-aware strategy packs within."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import Block, BlockKind
+
+
+@dataclass
+class Section:
+    """Consecutive blocks opened by heading lines (none for text before the first heading).
+
+    Attributes:
+        path: the heading path in force at the section's first non-heading block.
+        blocks: the heading blocks that open it, then its body blocks.
+        level: the level of its first heading (0 when it has none).
+    """
+
+    path: tuple[str, ...]
+    blocks: list[Block] = field(default_factory=list)
+    level: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.blocks[0].start
+
+    @property
+    def end(self) -> int:
+        return self.blocks[-1].end
+
+
+def sections(blocks: list[Block]) -> list[Section]:
+    """Group blocks into sections; consecutive headings open one section (RULINGS: structure).
+
+    Front matter is left out (it is metadata, not chunk text).
+    """
+    out: list[Section] = []
+    cur: Section | None = None
+    prev_heading = False
+    for b in blocks:
+        if b.kind == BlockKind.FRONT_MATTER:
+            continue
+        if b.kind == BlockKind.HEADING:
+            if cur is not None and prev_heading:
+                cur.blocks.append(b)
+                cur.path = b.headings
+            else:
+                cur = Section(b.headings, [b], b.level)
+                out.append(cur)
+            prev_heading = True
+            continue
+        if cur is None:
+            cur = Section(b.headings, [b], 0)
+            out.append(cur)
+        else:
+            cur.blocks.append(b)
+        prev_heading = False
+    return out
+
+
+class BlockIndex:
+    """Position lookups over a document's blocks (for strategies that cut regardless of blocks)."""
+
+    def __init__(self, blocks: list[Block]):
+        self.blocks = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
+        self.starts = [b.start for b in self.blocks]
+        self.ends = [b.end for b in self.blocks]
+
+    def headings_at(self, pos: int, end: int | None = None) -> tuple[str, ...]:
+        """Heading path in force at the first non-heading block that ends after `pos`.
+
+        The lookup goes no further than `end` (the chunk's end); a chunk of heading lines
+        only gets the path of the body that follows them.
+        """
+        import bisect
+
+        i = bisect.bisect_right(self.ends, pos)
+        last = None
+        while i < len(self.blocks):
+            b = self.blocks[i]
+            if b.kind != BlockKind.HEADING:
+                return b.headings
+            last = b
+            i += 1
+            if end is not None and b.start >= end and last is not None:
+                break
+        if last is not None:
+            return last.headings
+        return self.blocks[-1].headings if self.blocks else ()
+
+    def kind_of(self, start: int, end: int) -> str:
+        """`text`, `table`, `code` or `mixed` from the blocks a span touches (headings count as text)."""
+        import bisect
+
+        i = max(0, bisect.bisect_right(self.ends, start))
+        kinds = set()
+        while i < len(self.blocks) and self.blocks[i].start < end:
+            k = self.blocks[i].kind
+            if k == BlockKind.TABLE:
+                kinds.add("table")
+            elif k == BlockKind.CODE:
+                kinds.add("code")
+            elif k != BlockKind.HEADING:
+                kinds.add("text")
+            i += 1
+        if not kinds:
+            return "text"
+        return kinds.pop() if len(kinds) == 1 else "mixed"

@@ -1,0 +1,152 @@
+"""ChunkConfig: every option that changes the chunks, validated when built; no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+import orjson
+
+from .errors import ConfigError
+
+CONTEXT_MODES = ("none", "headings", "title+headings")
+SENTENCE_SPLITTERS = ("blingfire", "pysbd")
+
+
+def parse_overlap(value: int | str | None, chunk_size: int) -> int:
+    """Turn `--overlap` into tokens: an integer, or a percentage of the chunk size.
+
+    `"15%"` means floor(chunk_size * 0.15) tokens (RULINGS: sizes and overlap).
+
+    Raises:
+        ConfigError: not a number, negative, or not smaller than the chunk size.
+    """
+    if value is None:
+        value = "15%"
+    if isinstance(value, bool):
+        raise ConfigError(f"--overlap must be a number of tokens or a percentage, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if text.endswith("%"):
+                pct = float(text[:-1])
+                if not 0 <= pct < 100:
+                    raise ConfigError(f"--overlap {value}: a percentage must be at least 0% and below 100%")
+                tokens = int(chunk_size * pct // 100)
+            else:
+                tokens = int(text)
+        except ValueError:
+            raise ConfigError(f"--overlap {value!r}: give a number of tokens (64) or a percentage (15%)") from None
+    else:
+        tokens = int(value)
+    if tokens < 0:
+        raise ConfigError(f"--overlap ({tokens}) must not be negative")
+    if tokens >= chunk_size:
+        raise ConfigError(f"--overlap ({tokens} tokens) must be smaller than --chunk-size ({chunk_size} tokens)")
+    return tokens
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """The options of one run that decide the chunks (and so the chunk ids).
+
+    Sizes are in tokens of `tokenizer`. Build it with keyword arguments; the
+    constructor checks every value and raises `ConfigError` with a message that
+    names the option and the fix.
+
+    Attributes:
+        strategy: registered strategy name (`chunkctl.chunking.STRATEGIES`).
+        chunk_size: token budget of a chunk, prefix included.
+        overlap: tokens shared by consecutive chunks at most; an int or "15%".
+        tokenizer: encoding name, model name or path of a `.tiktoken` file.
+        tokenizer_pattern: pre-tokenizer regex for a local `.tiktoken` file.
+        context: what goes in `prefix`: "none", "headings" or "title+headings".
+        encoding: force the text encoding of txt/md/html files (None: detect).
+        min_chunk_tokens: `section`: merge sibling sections smaller than this.
+        parent_chunk_size: `hierarchical`: parent budget (default 4 x chunk_size).
+        levels: `hierarchical`: budgets from the largest to the smallest level.
+        sentence_splitter: "blingfire" (fast) or "pysbd" (accurate, slow).
+        breakpoint_percentile: `semantic`: cut where neighbour similarity falls below
+            this percentile of all neighbour similarities (0-100).
+        content_type: `auto`: force the content type instead of detecting it.
+        main_content: html: keep only the main article.
+        keep_boilerplate: html: keep navigation, headers, footers, asides.
+        password: pdf: password for encrypted files.
+        extras: options of optional features (llm, ...), part of the fingerprint.
+    """
+
+    strategy: str = "recursive"
+    chunk_size: int = 512
+    overlap: int | str = "15%"
+    tokenizer: str = "cl100k_base"
+    tokenizer_pattern: str | None = None
+    context: str = "headings"
+    encoding: str | None = None
+    min_chunk_tokens: int = 0
+    parent_chunk_size: int | None = None
+    levels: tuple[int, ...] | None = None
+    sentence_splitter: str = "blingfire"
+    breakpoint_percentile: float = 95.0
+    content_type: str | None = None
+    main_content: bool = False
+    keep_boilerplate: bool = False
+    password: str | None = field(default=None, repr=False)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from .chunking import STRATEGIES
+
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(f"--strategy {self.strategy!r} is not one of: {', '.join(sorted(STRATEGIES))}")
+        if not isinstance(self.chunk_size, int) or isinstance(self.chunk_size, bool) or self.chunk_size < 1:
+            raise ConfigError(f"--chunk-size must be a positive number of tokens, got {self.chunk_size!r}")
+        object.__setattr__(self, "overlap", parse_overlap(self.overlap, self.chunk_size))
+        if self.context not in CONTEXT_MODES:
+            raise ConfigError(f"--context {self.context!r} is not one of: {', '.join(CONTEXT_MODES)}")
+        if self.min_chunk_tokens < 0:
+            raise ConfigError("--min-chunk-tokens must not be negative")
+        if self.min_chunk_tokens > self.chunk_size:
+            raise ConfigError(f"--min-chunk-tokens ({self.min_chunk_tokens}) must not exceed --chunk-size ({self.chunk_size})")
+        if self.sentence_splitter not in SENTENCE_SPLITTERS:
+            raise ConfigError(f"--sentence-splitter {self.sentence_splitter!r} is not one of: {', '.join(SENTENCE_SPLITTERS)}")
+        if not 0 <= float(self.breakpoint_percentile) <= 100:
+            raise ConfigError("--breakpoint-percentile must lie between 0 and 100")
+        if self.levels is not None:
+            levels = tuple(int(x) for x in self.levels)
+            if len(levels) < 2 or any(x < 1 for x in levels) or list(levels) != sorted(set(levels), reverse=True):
+                raise ConfigError("--levels must list at least two positive budgets from the largest to the smallest, "
+                                  "e.g. 2048,512,128")
+            object.__setattr__(self, "levels", levels)
+        if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
+            raise ConfigError(f"--parent-chunk-size ({self.parent_chunk_size}) must be larger than --chunk-size ({self.chunk_size})")
+
+    @property
+    def overlap_tokens(self) -> int:
+        """The overlap in tokens (always an int once the config is built)."""
+        return int(self.overlap)  # type: ignore[arg-type]
+
+    def replace(self, **changes: Any) -> "ChunkConfig":
+        """A copy with some fields changed (validated again)."""
+        if "chunk_size" in changes and "overlap" not in changes:
+            changes["overlap"] = min(self.overlap_tokens, max(0, changes["chunk_size"] - 1))
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict (the password is left out)."""
+        d = asdict(self)
+        d.pop("password", None)
+        if d.get("levels") is not None:
+            d["levels"] = list(d["levels"])
+        return d
+
+    def fingerprint(self) -> str:
+        """Short stable hash of every field that changes the output (used in chunk ids and caches)."""
+        d = self.to_dict()
+        d["has_password"] = self.password is not None
+        return hashlib.blake2b(orjson.dumps(d, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        """Names of the configurable fields, in declaration order."""
+        return [f.name for f in fields(cls)]

@@ -1,0 +1,286 @@
+"""Markdown loader: markdown-it-py block structure -> typed blocks with character spans; never counts tokens."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..model import Block, BlockKind, Document
+from . import register
+from .decode import decode
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_NONSPACE = re.compile(r"\S")
+# Front matter: YAML between --- lines (closed by --- or ...), TOML between +++ lines.
+_FRONT_MATTER = re.compile(
+    r"\A(?P<open>---|\+\+\+)[ \t]*(?:\r\n|\r|\n)(?P<body>.*?)(?:\r\n|\r|\n)(?P<close>---|\+\+\+|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)",
+    re.S,
+)
+_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|!?\[([^\]]*)\]\[[^\]]*\]")
+_INLINE_MARK = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`+|~~|<[^>]{1,200}>|\s*\{#[^}]*\}\s*$")
+
+_MD = None
+
+
+def _parser():
+    """A markdown-it-py parser for block structure only (CommonMark + GFM tables)."""
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+        # Inline parsing is not needed for block spans; skipping it halves the parse time.
+        md.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)
+        _MD = md
+    return _MD
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without inline Markdown: links keep their text, emphasis and code marks go."""
+    text = _INLINE_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else (m.group(2) or ""), text)
+    text = _INLINE_MARK.sub("", text)
+    return " ".join(text.split())
+
+
+def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | None]:
+    """Find YAML (---) or TOML (+++) front matter at the very start of `text`.
+
+    Returns:
+        (end offset of the front matter block or 0, parsed mapping or None, warning or None).
+        A block that does not parse to a mapping is not front matter (end 0).
+    """
+    m = _FRONT_MATTER.match(text)
+    if not m:
+        return 0, None, None
+    opener, closer, body = m.group("open"), m.group("close"), m.group("body")
+    if opener == "+++":
+        if closer != "+++":
+            return 0, None, None
+        import tomllib
+
+        try:
+            data = tomllib.loads(body.replace("\r\n", "\n").replace("\r", "\n"))
+        except tomllib.TOMLDecodeError as exc:
+            return m.end(), {}, f"TOML front matter does not parse ({exc}); ignored"
+        return m.end(), data, None
+    if closer == "+++":
+        return 0, None, None
+    import yaml
+
+    try:
+        data = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        return m.end(), {}, f"YAML front matter does not parse ({first}); ignored"
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return 0, None, None
+    return m.end(), data, None
+
+
+def _jsonable(value: Any) -> Any:
+    """Front-matter values made JSON-safe (dates and other objects become strings)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str | None]:
+    """Typed blocks of the Markdown in `text[start:]` (start must be a line start).
+
+    Returns:
+        (blocks, first h1 text or None). Blocks cover every non-white-space character
+        of `text[start:]`: lines markdown-it drops (link reference definitions) become
+        paragraph blocks.
+    """
+    line_starts = [0]
+    line_starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    n_lines = len(line_starts)
+    base_line = bisect.bisect_left(line_starts, start)
+    tokens = _parser().parse(text[start:])
+    total = len(text)
+
+    def span(lines: list[int], keep_indent: bool = False) -> tuple[int, int]:
+        a = base_line + lines[0]
+        b = base_line + lines[1]
+        s = line_starts[a] if a < n_lines else total
+        e = line_starts[b] if b < n_lines else total
+        seg = text[s:e]
+        e = s + len(seg.rstrip())
+        if not keep_indent:
+            m = _NONSPACE.search(text, s, e)
+            s = m.start() if m else e
+        return s, e
+
+    raw: list[tuple[BlockKind, int, int, dict]] = []
+    first_h1 = None
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        t = tok.type
+        if tok.level != 0 or tok.map is None:
+            i += 1
+            continue
+        if t == "heading_open":
+            s, e = span(tok.map)
+            title = clean_heading(tokens[i + 1].content) if i + 1 < n else ""
+            level = int(tok.tag[1])
+            if level == 1 and first_h1 is None and title:
+                first_h1 = title
+            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
+            i += 3
+            continue
+        if t in ("fence", "code_block"):
+            s, e = span(tok.map, keep_indent=(t == "code_block"))
+            lang = tok.info.strip().split()[0] if tok.info.strip() else ""
+            raw.append((BlockKind.CODE, s, e, {"language": lang.lower()[:40]}))
+        elif t == "table_open":
+            s, e = span(tok.map)
+            header = None
+            rows: list[tuple[int, int]] = []
+            header_cells: list[str] = []
+            j = i + 1
+            depth = 1
+            in_head = False
+            while j < n and depth:
+                tj = tokens[j]
+                if tj.type == "table_open":
+                    depth += 1
+                elif tj.type == "table_close":
+                    depth -= 1
+                elif tj.type == "thead_open":
+                    in_head = True
+                elif tj.type == "thead_close":
+                    in_head = False
+                elif tj.type == "tr_open" and tj.map:
+                    rs, re_ = span(tj.map)
+                    if in_head:
+                        # header row plus the delimiter row under it
+                        hs, he = span([tj.map[0], tj.map[1] + 1])
+                        header = (hs, he)
+                    else:
+                        rows.append((rs, re_))
+                elif tj.type == "inline" and in_head:
+                    header_cells.append(clean_heading(tj.content))
+                j += 1
+            if header is not None and rows:
+                raw.append((BlockKind.TABLE, s, e, {"header": header, "rows": tuple(rows),
+                                                     "meta": {"header_cells": header_cells}}))
+            else:
+                raw.append((BlockKind.TABLE, s, e, {"header": header or (s, e), "rows": (),
+                                                     "meta": {"header_cells": header_cells}}))
+            i = j
+            continue
+        elif t in ("bullet_list_open", "ordered_list_open"):
+            s, e = span(tok.map)
+            items = []
+            j = i + 1
+            while j < n and not (tokens[j].level == 0 and tokens[j].type in ("bullet_list_close", "ordered_list_close")):
+                tj = tokens[j]
+                if tj.type == "list_item_open" and tj.level == 1 and tj.map:
+                    items.append(span(tj.map))
+                j += 1
+            raw.append((BlockKind.LIST, s, e, {"rows": tuple(items)}))
+            i = j + 1
+            continue
+        elif t == "blockquote_open":
+            raw.append((BlockKind.QUOTE, *span(tok.map), {}))
+        elif t == "paragraph_open":
+            raw.append((BlockKind.PARAGRAPH, *span(tok.map), {}))
+        elif t == "html_block":
+            raw.append((BlockKind.HTML, *span(tok.map), {}))
+        elif t == "hr":
+            raw.append((BlockKind.RULE, *span(tok.map), {}))
+        i += 1
+
+    # Cover what markdown-it leaves out (reference definitions, stray lines) and
+    # keep blocks non-overlapping and in order.
+    raw.sort(key=lambda r: (r[1], -r[2]))
+    filled: list[tuple[BlockKind, int, int, dict]] = []
+    pos = start
+    for kind, s, e, extra in raw:
+        if e <= s:
+            continue
+        if s < pos:
+            if e <= pos:
+                continue
+            s = pos
+            m = _NONSPACE.search(text, s, e)
+            if m is None:
+                continue
+            s = m.start()
+            extra = {k: v for k, v in extra.items() if k not in ("header", "rows")}
+            if kind == BlockKind.TABLE:
+                kind = BlockKind.PARAGRAPH
+        gap = _NONSPACE.search(text, pos, s)
+        if gap is not None:
+            g_end = pos + len(text[pos:s].rstrip())
+            filled.append((BlockKind.PARAGRAPH, gap.start(), g_end, {}))
+        filled.append((kind, s, e, extra))
+        pos = e
+    gap = _NONSPACE.search(text, pos, total)
+    if gap is not None:
+        filled.append((BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), {}))
+
+    blocks: list[Block] = []
+    path: list[tuple[int, str]] = []
+    for kind, s, e, extra in filled:
+        if kind == BlockKind.HEADING:
+            level = extra["level"]
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, extra["title"]))
+            blocks.append(Block(kind, s, e, level=level, headings=tuple(t for _, t in path)))
+            continue
+        blocks.append(Block(
+            kind, s, e,
+            headings=tuple(t for _, t in path),
+            language=extra.get("language", ""),
+            header=extra.get("header"),
+            rows=extra.get("rows", ()),
+            meta=extra.get("meta", {}),
+        ))
+    return blocks, first_h1
+
+
+@register("md", ".md", ".markdown", ".mdown", ".mkd")
+def load_markdown(data: bytes, source: str, config) -> Document:
+    """Load a Markdown file (CommonMark + GFM tables, YAML/TOML front matter).
+
+    The document text is the decoded file (BOM removed, no newline translation).
+    Front matter becomes a FRONT_MATTER block and `meta.front_matter`; the title
+    comes from it, else from the first h1, else from the file name.
+
+    Raises:
+        LoaderError: binary or undecodable file.
+    """
+    text, encoding = decode(data, source, forced=config.encoding)
+    fm_end, fm, warning = parse_front_matter(text)
+    blocks, first_h1 = build_markdown_blocks(text, fm_end)
+    if fm_end:
+        blocks.insert(0, Block(BlockKind.FRONT_MATTER, 0, len(text[:fm_end].rstrip())))
+    title = None
+    if fm:
+        t = fm.get("title")
+        if isinstance(t, (str, int, float)) and str(t).strip():
+            title = str(t).strip()
+    meta: dict[str, Any] = {
+        "title": title or first_h1 or (PurePosixPath(source).stem if source != "-" else "stdin"),
+        "encoding": encoding,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    if fm:
+        meta["front_matter"] = _jsonable(fm)
+    doc = Document(source=source, format="md", text=text, blocks=blocks, meta=meta)
+    if warning:
+        doc.warnings.append(warning)
+    return doc

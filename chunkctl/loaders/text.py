@@ -1,0 +1,244 @@
+"""Plain-text loader: decoded file -> paragraph blocks and numbered-clause headings; never counts tokens."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from pathlib import PurePosixPath
+
+from ..model import Block, BlockKind, Document
+from . import register
+from .decode import decode
+
+# A paragraph separator: a line break followed by one or more blank lines, or a form feed.
+PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
+_NONSPACE = re.compile(r"\S")
+
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+# Clause heading candidates at a line start (RULINGS: txt clause headings).
+_CLAUSE = re.compile(
+    r"^[^\S\r\n]*(?:"
+    r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[^\S\r\n]+(?P<title>[^\r\n]+)"
+    r"|(?P<kw>Section|SECTION|Article|ARTICLE|Chapter|CHAPTER|Part|PART|Clause|CLAUSE)[^\S\r\n]+"
+    r"(?P<knum>\d{1,3}(?:\.\d{1,3})*|[IVXLCDM]{1,8})\b\.?(?P<ktitle>[^\r\n]*)"
+    r"|§[^\S\r\n]*(?P<snum>\d{1,3}(?:\.\d{1,3})*)\.?(?P<stitle>[^\r\n]*)"
+    r"|第(?P<cnum>[0-9０-９一二三四五六七八九十百千零〇两]{1,6})[章回节節卷篇部条條](?P<ctitle>[^\r\n]*)"
+    r")$",
+    re.M,
+)
+_DOT_LEADERS = re.compile(r"\.{3,}|(?:\. ){3,}|…{2,}|·{3,}")
+_KW_LEVEL = {"part": 1, "chapter": 1, "article": 1, "clause": 2, "section": 2}
+
+
+def _roman(s: str) -> int:
+    total = 0
+    for a, b in zip(s, s[1:] + " "):
+        v = _ROMAN[a]
+        total += -v if b != " " and _ROMAN[b] > v else v
+    return total
+
+
+def _cjk_number(s: str) -> int:
+    s = s.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if s.isdigit():
+        return int(s)
+    total, cur = 0, 0
+    for ch in s:
+        if ch in _CJK_DIGITS:
+            cur = _CJK_DIGITS[ch]
+        elif ch in _CJK_UNITS:
+            total += (cur or 1) * _CJK_UNITS[ch]
+            cur = 0
+    return total + cur
+
+
+def _title_like(title: str, continues: bool) -> bool:
+    """Title text after a clause number: short, starts like a title, not mid-sentence."""
+    t = title.strip().lstrip("-–—:. ").strip()
+    if not t:
+        return not continues
+    words = t.split()
+    first = t[0]
+    if not (first.isalpha() and not first.islower()) and not first in "\"'“(":
+        return False
+    if len(words) > 10 or t[-1] in ",;-–(":
+        return False
+    if continues and not (t.endswith(".") or len(words) <= 6 or t.isupper()):
+        return False
+    return True
+
+
+def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
+    """Indices of the longest strictly rising subsequence of (number, index) candidates."""
+    tails: list[tuple[int, ...]] = []
+    tails_idx: list[int] = []
+    prev: dict[int, int] = {}
+    for pos, (num, idx) in enumerate(cands):
+        k = bisect.bisect_left(tails, num)
+        if k == len(tails):
+            tails.append(num)
+            tails_idx.append(pos)
+        else:
+            tails[k] = num
+            tails_idx[k] = pos
+        prev[pos] = tails_idx[k - 1] if k else -1
+    keep: set[int] = set()
+    pos = tails_idx[-1] if tails_idx else -1
+    while pos != -1:
+        keep.add(cands[pos][1])
+        pos = prev[pos]
+    return keep
+
+
+def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[int, int, str]]:
+    """Numbered-clause heading lines of a plain text.
+
+    A candidate is a line of at most 80 characters that starts with a clause number
+    ("1.2 Scope", "Section 4", "§ 3", "ARTICLE IV", "第3章"), is title-like, has no dot
+    leaders and opens a paragraph (chapter lines "第N章" may stand anywhere); of the
+    candidates of one numbering scheme, the longest rising sequence is kept.
+
+    Returns:
+        {line start offset: (line end offset, level, heading text)}.
+    """
+    schemes: dict[str, list[tuple[tuple[int, ...], int]]] = {}
+    info: dict[int, tuple[int, str, str, tuple[int, ...]]] = {}
+    for m in _CLAUSE.finditer(text):
+        line = m.group(0)
+        stripped = line.strip()
+        if len(stripped) > 80 or _DOT_LEADERS.search(line):
+            continue
+        start = m.start() + (len(line) - len(line.lstrip()))
+        end = m.start() + len(line.rstrip())
+        continues = m.end() < len(text) and not PARA_SEP.match(text, m.end())
+        if m.group("cnum"):
+            scheme, num = "chapter-cjk", (_cjk_number(m.group("cnum")),)
+            level = 1
+        else:
+            if start not in para_starts:
+                continue
+            if m.group("num"):
+                if not _title_like(m.group("title"), continues):
+                    continue
+                num = tuple(int(x) for x in m.group("num").split("."))
+                scheme, level = "numeric", len(num)
+            elif m.group("kw"):
+                kw = m.group("kw").lower()
+                raw = m.group("knum")
+                if not _title_like(m.group("ktitle") or "", continues) and (m.group("ktitle") or "").strip():
+                    continue
+                num = (_roman(raw),) if raw.isalpha() else tuple(int(x) for x in raw.split("."))
+                scheme, level = kw, _KW_LEVEL[kw]
+            else:
+                if (m.group("stitle") or "").strip() and not _title_like(m.group("stitle"), continues):
+                    continue
+                num = tuple(int(x) for x in m.group("snum").split("."))
+                scheme, level = "section-sign", 1
+        schemes.setdefault(scheme, []).append((num, start))
+        info[start] = (end, scheme, stripped, num)
+    keep: set[int] = set()
+    for cands in schemes.values():
+        keep |= _rising(cands)
+    used = {info[s][1] for s in keep}
+    kw_levels = [_KW_LEVEL[s] for s in used if s in _KW_LEVEL]
+    base = max(kw_levels) if kw_levels else 0
+    if "part" in used and ("chapter" in used or "article" in used):
+        base += 1
+    out: dict[int, tuple[int, int, str]] = {}
+    for s in sorted(keep):
+        end, scheme, stripped, num = info[s]
+        if scheme == "numeric":
+            level = base + len(num)
+        elif scheme in ("chapter", "article") and "part" in used:
+            level = 2
+        elif scheme in ("section", "clause"):
+            level = 1 if not (used & {"part", "chapter", "article"}) else base
+        else:
+            level = 1
+        out[s] = (end, min(level, 6), stripped)
+    return out
+
+
+def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the blank-line (or form-feed) separated paragraphs of `text[start:end]`, trimmed of white space."""
+    if end is None:
+        end = len(text)
+    spans = []
+    pos = start
+    for m in PARA_SEP.finditer(text, start, end):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < end:
+        spans.append((pos, end))
+    out = []
+    for a, b in spans:
+        m = _NONSPACE.search(text, a, b)
+        if m is None:
+            continue
+        a = m.start()
+        seg = text[a:b]
+        b = a + len(seg.rstrip())
+        out.append((a, b))
+    return out
+
+
+def build_text_blocks(text: str) -> list[Block]:
+    """Typed blocks of a plain text: paragraphs, with clause heading lines as headings."""
+    paras = paragraph_spans(text)
+    heads = find_clause_headings(text, {a for a, _ in paras})
+    blocks: list[Block] = []
+    path: list[tuple[int, str]] = []
+    head_starts = sorted(heads)
+    hi = 0
+
+    def push_heading(s: int) -> None:
+        e, level, title = heads[s]
+        while path and path[-1][0] >= level:
+            path.pop()
+        path.append((level, title))
+        blocks.append(Block(BlockKind.HEADING, s, e, level=level, headings=tuple(t for _, t in path)))
+
+    for a, b in paras:
+        pos = a
+        while hi < len(head_starts) and head_starts[hi] < a:
+            hi += 1
+        while hi < len(head_starts) and head_starts[hi] < b:
+            s = head_starts[hi]
+            if s > pos:
+                seg_end = pos + len(text[pos:s].rstrip())
+                if seg_end > pos:
+                    blocks.append(Block(BlockKind.PARAGRAPH, pos, seg_end, headings=tuple(t for _, t in path)))
+            push_heading(s)
+            e = heads[s][0]
+            m = _NONSPACE.search(text, e, b)
+            pos = m.start() if m else b
+            hi += 1
+        if pos < b:
+            blocks.append(Block(BlockKind.PARAGRAPH, pos, b, headings=tuple(t for _, t in path)))
+    return blocks
+
+
+@register("txt", ".txt", ".text")
+def load_text(data: bytes, source: str, config) -> Document:
+    """Load a plain-text file.
+
+    The document text is the decoded file (BOM removed, no newline translation), so
+    offsets index the file's characters. Blocks are blank-line paragraphs; form feeds
+    are page breaks; numbered clause lines become headings.
+
+    Raises:
+        LoaderError: binary or undecodable file.
+    """
+    text, encoding = decode(data, source, forced=config.encoding)
+    blocks = build_text_blocks(text)
+    meta = {
+        "title": PurePosixPath(source).stem if source != "-" else "stdin",
+        "encoding": encoding,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    return Document(source=source, format="txt", text=text, blocks=blocks, meta=meta)

