@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import tempfile
 from bisect import bisect_right
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
+import regex
 
 from .errors import TokenizerError
 
@@ -54,16 +54,22 @@ _SPECIAL = {
     "r50k_base": {"<|endoftext|>": 50256},
 }
 
-# Safe split points. For the cl100k and o200k pre-tokenizer patterns, a position x
-# where text[x-1] is a letter or digit and text[x] is a space, or text[x-1] is a
-# line break and text[x] a letter or digit, is a piece boundary whose two sides
-# pre-tokenize the same alone as together (no alternative of the pattern spans it,
-# and the look-aheads and `$` only act on runs of white space, which cannot end
-# there). Hence encode(t) == encode(t[:x]) + encode(t[x:]) at such x (property-
-# tested in tests/test_tokenizers.py). The r50k/p50k pattern only allows the first
-# form. Unknown patterns get no safe points (every count is a full encode).
-_SAFE_BOTH = re.compile(r"[^\W_](?= )|[\r\n](?=[^\W_])")
-_SAFE_WORD = re.compile(r"[^\W_](?= )")
+# Safe split points. For the pre-tokenizer patterns of these encodings, a position x
+# where text[x-1] is a letter or digit and text[x] is neither (nor a combining mark;
+# for o200k not an apostrophe either, which may open a contraction suffix), or where
+# text[x-1] is a line break and text[x] a letter or digit, is a piece boundary whose
+# two sides pre-tokenize the same alone as together: no alternative of the pattern
+# runs from a letter or digit into something else, and the look-aheads and `$` only
+# act on runs of white space, which cannot end there. Hence
+# encode(t) == encode(t[:x]) + encode(t[x:]) at such x (property-tested in
+# tests/test_tokenizers.py). r50k/p50k lack the line-break form. Unknown patterns get
+# no safe points (every count is a full encode).
+_SAFE = {
+    "cl100k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}])|[\r\n](?=[\p{L}\p{N}])"),
+    "o200k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}'])|[\r\n](?=[\p{L}\p{N}])"),
+    "p50k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}])"),
+    "r50k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}])"),
+}
 
 _CONT = bytes(range(0x80, 0xC0))
 
@@ -164,8 +170,7 @@ class Tokenizer:
     def __init__(self, name: str, encoding, family: str | None):
         self.name = name
         self.encoding = encoding
-        self._safe = _SAFE_BOTH if family in ("cl100k_base", "o200k_base") else (
-            _SAFE_WORD if family in ("p50k_base", "r50k_base") else None)
+        self._safe = _SAFE.get(family) if family else None
         self._lead: np.ndarray | None = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
@@ -237,12 +242,12 @@ class TokenTable:
 
     def index(self, pos: int) -> int:
         """Index of the last token that starts at or before character `pos`."""
-        return int(np.searchsorted(self.starts, pos, side="right")) - 1
+        return int(self.starts.searchsorted(pos, side="right")) - 1
 
     def approx(self, start: int, end: int) -> int:
         """Approximate tokens of `text[start:end]` from the table (off by a few at most)."""
-        s = self.starts
-        return int(np.searchsorted(s, end, side="right") - np.searchsorted(s, start, side="right"))
+        ss = self.starts.searchsorted
+        return int(ss(end, side="right") - ss(start, side="right"))
 
     def char(self, index: int) -> int:
         """Character offset where token `index` starts (clamped to the text)."""
@@ -255,8 +260,8 @@ class TokenTable:
     def count(self, start: int, end: int, prefix: str = "") -> int:
         """Exact tokens of `prefix + text[start:end]`.
 
-        The interior between the first and the last safe split point (see
-        `_SAFE_BOTH`) is read from the table; only the two edges (and the prefix)
+        The interior between the first and the last safe split point (see `_SAFE`)
+        is read from the table; only the two edges (and the prefix)
         are encoded again, so the cost is independent of the span's length.
         """
         text = self.text
@@ -276,7 +281,7 @@ class TokenTable:
         inner = self.index(b) - self.index(a)
         return enc(prefix + text[start:a]) + inner + enc(text[b:end])
 
-    def _last_safe(self, safe: re.Pattern, lo: int, end: int) -> int | None:
+    def _last_safe(self, safe: regex.Pattern, lo: int, end: int) -> int | None:
         """The last safe split point x with lo <= x <= end, or None."""
         text = self.text
         window = 64

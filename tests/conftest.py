@@ -39,3 +39,51 @@ def parse_jsonl(data: bytes | str) -> list[dict]:
 
 def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
+
+
+def _load_checker():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("shared_check_chunks", CHECKER)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_CHECKER_MOD = None
+
+
+def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str) -> str:
+    """Write records as JSONL and run the shared contract checker on them in-process; assert 0 violations."""
+    global _CHECKER_MOD
+    import contextlib
+    import io
+
+    import orjson
+
+    if _CHECKER_MOD is None:
+        _CHECKER_MOD = _load_checker()
+    out = tmp_path / "check.jsonl"
+    out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = _CHECKER_MOD.main([str(out), "--root", str(root), "--extract-cmd", f"{sys.executable} -m chunkctl extract",
+                                "--max-examples", "3", *extra])
+    report = buf.getvalue()
+    assert rc == 0, report
+    return report
+
+
+def chunk_case(name: str, **options) -> tuple[list[dict], str]:
+    """Chunk a file of ../shared/cases (source = its file name); returns (records, document text)."""
+    import chunkctl
+    from chunkctl.pipeline import chunk_records, load
+    from chunkctl.config import ChunkConfig
+
+    config = ChunkConfig(**options)
+    doc = load(CASES / name, config, source=name)
+    return chunk_records(doc, config), doc.text
+
+
+def bodies(records: list[dict]) -> list[str]:
+    return [r["text"][len(r["prefix"]):] for r in records]

@@ -65,4 +65,4 @@ def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig
     return STRATEGIES[config.strategy].chunk(doc, tokenizer, config, table)
 
 
-from . import fixed, recursive  # noqa: E402,F401  (registration side effects)
+from . import fixed, recursive, section, sentence  # noqa: E402,F401  (registration side effects)

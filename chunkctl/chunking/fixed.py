@@ -52,17 +52,39 @@ def chunk_fixed(doc, tokenizer, config, table) -> list[Chunk]:
         nxt = max(cur + 1, min(cur + room - ov, packer.T(e)))
         ns = e
         if ov:
-            ns = min(e, _skip_space(text, g.ceil(tab.char(nxt)), g))
-            while ns < body_end and (ns <= s or packer.count(ns, body_end) > ov):
+            while True:
+                ns = _window_start(packer, nxt, e, body_end, ov, s)
+                if ns is not None or nxt >= packer.T(e):
+                    break
                 nxt += 1
-                ns = min(e, _skip_space(text, g.ceil(tab.char(nxt)), g))
-            if ns >= body_end:
+            if ns is None:
                 ns = e
-        if ns == e:
+        if ns >= e:
             nxt = max(nxt, packer.T(e))
             ns = _skip_space(text, e, g)
         cur, s = nxt, ns
     return out
+
+
+def _window_start(packer: Packer, tok: int, e: int, body_end: int, ov: int, prev_start: int) -> int | None:
+    """Where the window of nominal first token `tok` starts, or None if it breaks the overlap rule.
+
+    The start is the token's first character with leading white space skipped, unless
+    skipping it makes the text shared with the previous window encode to more than
+    `ov` tokens (" violet" is one token, "violet" two): then the token's own start,
+    when that is a single space before the word.
+    """
+    text = packer.text
+    g = packer.graphemes
+    raw = min(e, g.ceil(packer.table.char(tok)))
+    trimmed = min(e, _skip_space(text, raw, g))
+    cands = (trimmed, raw) if (raw + 1 == trimmed and text[raw] == " ") else (trimmed,)
+    for cand in cands:
+        if cand <= prev_start:
+            continue
+        if cand >= body_end or packer.count(cand, body_end) <= ov:
+            return cand
+    return None
 
 
 def _skip_space(text: str, pos: int, g) -> int:

@@ -33,7 +33,7 @@ LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.C
 CODE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.WORD)
 PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.LINE, Level.WORD)
 ROW_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
-SENTENCE_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
+SENTENCE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 
 _KIND_OF_BLOCK = {
     BlockKind.CODE: "code",
@@ -97,12 +97,20 @@ class Packer:
     # ------------------------------------------------------------------ counting
     def T(self, pos: int) -> int:
         """Number of document tokens that start before character `pos`."""
-        return int(np.searchsorted(self._starts, pos, side="left"))
+        return int(self._starts.searchsorted(pos))
 
     def approx(self, a: int, b: int) -> int:
         """Table estimate of the tokens of `text[a:b]`."""
-        s = self._starts
-        return int(np.searchsorted(s, b, side="left") - np.searchsorted(s, a, side="left"))
+        ss = self._starts.searchsorted
+        return int(ss(b) - ss(a))
+
+    def approx_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+        """Table estimates of the tokens of many spans at once."""
+        if not spans:
+            return np.zeros(0, dtype=np.int64)
+        arr = np.asarray(spans, dtype=np.int64)
+        ss = self._starts.searchsorted
+        return ss(arr[:, 1]) - ss(arr[:, 0])
 
     def count(self, a: int, b: int, prefix: str = "") -> int:
         """Exact tokens of `prefix + text[a:b]`."""
@@ -170,7 +178,8 @@ class Packer:
 
     # ------------------------------------------------------------------ atoms
     def block_atoms(self, block: Block, strength: int, body_budget: int, levels: Sequence[Level] | None = None,
-                    kind: str | None = None, always_split: bool = False) -> list[Atom]:
+                    kind: str | None = None, split_to: Level | None = None, estimate: int | None = None
+                    ) -> list[Atom]:
         """Atoms of one block: the whole block when it fits `body_budget`, else its pieces.
 
         Args:
@@ -179,19 +188,22 @@ class Packer:
             body_budget: tokens available for the body (budget minus the largest prefix).
             levels: split levels to try in order (default by block kind).
             kind: atom kind (default from the block kind).
-            always_split: split at the first level even when the block fits (sentence packing).
+            split_to: keep splitting down to this level even where pieces fit (sentence
+                packing splits every block into sentences).
+            estimate: the block's table estimate, when already known (see `approx_many`).
         """
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
         barrier = kind in ("code", "table", "heading")
         if levels is None:
             levels = self.levels_for(block)
-        if not always_split and self.fits(block.start, block.end, body_budget):
+        if split_to is None and ((estimate is not None and estimate <= body_budget - SLACK)
+                                 or self.fits(block.start, block.end, body_budget)):
             return [Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)]
-        if block.kind == BlockKind.TABLE and block.rows and not always_split:
+        if block.kind == BlockKind.TABLE and block.rows and split_to is None:
             return [Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)]
         out: list[Atom] = []
         self._refine(block.start, block.end, list(levels), 0, strength, kind, body_budget, barrier, block, out,
-                     always_split)
+                     split_to)
         return out
 
     def levels_for(self, block: Block) -> Sequence[Level]:
@@ -219,24 +231,28 @@ class Packer:
         return self.splitters.split(level, a, b, prose=(kind == "text"))
 
     def _refine(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
-                barrier: bool, block: Block | None, out: list[Atom], force_first: bool = False) -> None:
+                barrier: bool, block: Block | None, out: list[Atom], split_to: Level | None = None) -> None:
         pieces: list[tuple[int, int]] = [(a, b)]
         while li < len(levels):
             pieces = self._split(levels[li], a, b, block, kind)
-            if len(pieces) > 1 or (force_first and pieces):
+            if len(pieces) > 1:
                 break
+            if split_to is not None and levels[li] <= split_to and pieces:
+                break  # a single piece at the target level (one sentence) is an atom of that level
             li += 1
         if li >= len(levels):
             self._windows_into(a, b, budget, strength, kind, barrier, block, out)
             return
         level = levels[li]
         atom_level = Level.PARAGRAPH if level == Level.BLOCK else level
+        deeper = split_to is not None and level > split_to
         for idx, (s, e) in enumerate(pieces):
             st = strength if idx == 0 else atom_level
-            if self.fits(s, e, budget):
+            if not deeper and self.fits(s, e, budget):
                 out.append(Atom(s, e, st, kind, atom_level, barrier, block=block))
             else:
-                self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out)
+                self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out,
+                             split_to if deeper else None)
 
     def _windows_into(self, a: int, b: int, budget: int, strength: int, kind: str, barrier: bool,
                       block: Block | None, out: list[Atom]) -> None:
@@ -448,33 +464,34 @@ class Packer:
             return None
         tce = self.T(ce)
         wlo = max(lo, self.table.char(tce - self.overlap - SLACK))
-        cands: list[int] = []
+        cands: set[int] = set()
+        multi = False  # an atom in the window may hold several sentences
         last_sentence = max(lo, atoms[k].start)
         for idx in range(k, i - 1, -1):
             x = atoms[idx]
             if x.end <= wlo:
                 break
             if x.start >= wlo and x.start > cs and x.strength >= Level.SENTENCE:
-                cands.append(x.start)
+                cands.add(x.start)
             if x.level > Level.SENTENCE:
-                a = max(x.start, lo, wlo - 200)
-                spans = self.sentences.spans(self.text, a, x.end)
-                for n_s, (s, _e) in enumerate(spans):
-                    if s >= wlo and (n_s > 0 or s == x.start):
-                        cands.append(s)
-                if spans and idx == k:
-                    last_sentence = max(last_sentence, spans[-1][0])
-            elif idx == k and x.strength < Level.SENTENCE:
-                # the chunk ends inside a long sentence: its words are the fallback
-                last_sentence = max(lo, x.start)
-        for c in sorted(set(cands)):
+                multi = True
+        if multi:
+            a = max(lo, wlo - 80)
+            spans = self.sentences.spans(self.text, a, ce)
+            for n_s, (s, _e) in enumerate(spans):
+                if s >= wlo and (n_s > 0 or s in cands):
+                    cands.add(s)
+            if spans:
+                last_sentence = max(last_sentence, spans[-1][0])
+        text = self.text
+        for c in sorted(cands):
             if c <= cs or c >= ce or c < lo:
                 continue
             if tce - self.T(c) > self.overlap + SLACK:
                 continue
             if self.count(c, ce) <= self.overlap:
                 return c
-        text = self.text
+        # The last sentence is longer than the overlap: take its trailing words.
         for s, _e in split_words(text, max(last_sentence, wlo, lo), ce):
             if s <= cs or (s > 0 and not text[s - 1].isspace()):
                 continue

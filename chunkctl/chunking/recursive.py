@@ -9,7 +9,7 @@ from .sections import Section, sections
 from .segment import Level
 
 
-def section_atoms(packer: Packer, sec: Section, budget: int | None = None, always_split: bool = False,
+def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split_to: Level | None = None,
                   levels=None) -> list[Atom]:
     """Atoms of one section: heading lines glued to what follows, then each block (split when too big).
 
@@ -17,7 +17,7 @@ def section_atoms(packer: Packer, sec: Section, budget: int | None = None, alway
         packer: the document's packer.
         sec: the section.
         budget: token budget (default: the packer's).
-        always_split: split every text block at `levels` even when it fits (sentence packing).
+        split_to: split every text block down to this level even when it fits (sentence packing).
         levels: split levels for text blocks (default: by block kind).
     """
     budget = budget if budget is not None else packer.budget
@@ -25,17 +25,18 @@ def section_atoms(packer: Packer, sec: Section, budget: int | None = None, alway
     body_budget = max(1, budget - ptoks)
     atoms: list[Atom] = []
     prev_heading = False
-    for b in sec.blocks:
+    estimates = packer.approx_many([(b.start, b.end) for b in sec.blocks]).tolist()
+    for b, est in zip(sec.blocks, estimates):
         strength = Level.GLUE if prev_heading else Level.BLOCK
         if b.kind == BlockKind.HEADING:
             atoms.append(Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b))
             prev_heading = True
             continue
         text_block = b.kind not in (BlockKind.CODE, BlockKind.TABLE)
-        if always_split and text_block:
-            atoms.extend(packer.block_atoms(b, strength, body_budget, levels=levels, always_split=True))
+        if split_to is not None and text_block:
+            atoms.extend(packer.block_atoms(b, strength, body_budget, levels=levels, split_to=split_to))
         else:
-            atoms.extend(packer.block_atoms(b, strength, body_budget))
+            atoms.extend(packer.block_atoms(b, strength, body_budget, estimate=est))
         prev_heading = False
     return atoms
 

@@ -8,6 +8,7 @@ from enum import IntEnum
 
 import regex
 
+from ..lines import paragraph_spans
 from .sentences import SentenceSplitter
 
 
@@ -134,7 +135,6 @@ class Graphemes:
         return m.end() if m else i + 1
 
 
-_PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
 _LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
 _WS = re.compile(r"\s+")
 _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
@@ -170,15 +170,15 @@ def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int,
 
 def split_paragraphs(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """Blank-line (or form-feed) separated paragraphs of `text[a:b]`."""
-    return _split_by(_PARA_SEP, text, a, b)
+    return paragraph_spans(text, a, b)
 
 
 def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:
     """Lines of `text[a:b]`; for prose, soft line breaks (hard-wrapped text) are not boundaries.
 
-    A break is soft when the line before it is long (at least 60% of the longest line of
-    the span), does not end a sentence or clause, and the next line does not open a
-    list item. Wrapped prose then splits at sentences instead of mid-sentence at line ends.
+    A break is soft when the lines look wrapped at a column (the longest is 40-120
+    characters), the line before it is long (at least 60% of the longest), does not end
+    a sentence or clause, and the next line does not open a list item. Wrapped prose then splits at sentences instead of mid-sentence at line ends.
     """
     lines = _split_by(_LINE_SEP, text, a, b)
     if not prose or len(lines) < 2:
@@ -190,7 +190,7 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
         prev_line_len = pe - _line_start(text, ps, pe)
         soft = (
             prev_line_len >= 0.6 * longest
-            and longest >= 40
+            and 40 <= longest <= 120
             and not _SENT_END.search(text, max(ps, pe - 8), pe)
             and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
         )

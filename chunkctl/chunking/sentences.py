@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import re
+
+import numpy as np
 
 from ..errors import MissingExtraError
 
@@ -16,7 +19,6 @@ ABBREVIATIONS = frozenset(
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
-_WORD_BEFORE = re.compile(r"(\S+)$")
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)+$")
 
 
@@ -55,61 +57,82 @@ class SentenceSplitter:
         else:
             import blingfire
 
-            self._bf = blingfire.text_to_sentences_and_offsets
+            self._bf_fn = blingfire.blingfire.TextToSentencesWithOffsets
 
     def _raw(self, chunk: str) -> list[tuple[int, int]]:
         if self.name == "pysbd":
             return [(s.start, s.end) for s in self._pysbd.segment(chunk)]
         try:
-            _, offs = self._bf(chunk)
-        except Exception:  # blingfire fails on a few control characters; fall back to one sentence
+            return self._blingfire(chunk)
+        except Exception:  # defensive: a segmenter failure must not lose text; one sentence then
             return [(0, len(chunk))]
-        return list(offs)
+
+    def _blingfire(self, chunk: str) -> list[tuple[int, int]]:
+        """blingfire's C entry point `TextToSentencesWithOffsets`, with byte offsets mapped to characters.
+
+        (Same segmentation as `blingfire.text_to_sentences_and_offsets`, whose Python
+        wrapper maps offsets with a loop over every byte; here the mapping is one
+        numpy pass, or none for ASCII text.)
+        """
+        data = chunk.encode("utf-8")
+        n = len(data)
+        if n == 0:
+            return []
+        cap = 2 * n + 16
+        out = np.empty(cap, dtype=np.uint8)
+        starts = np.empty(cap, dtype=np.int32)
+        ends = np.empty(cap, dtype=np.int32)
+        k = self._bf_fn(ctypes.c_char_p(data), ctypes.c_int(n), ctypes.c_void_p(out.ctypes.data),
+                        ctypes.c_void_p(starts.ctypes.data), ctypes.c_void_p(ends.ctypes.data), ctypes.c_int(cap))
+        if k <= 0 or k > cap:
+            return [(0, len(chunk))]
+        m = int(np.count_nonzero(out[:k] == 10)) + 1
+        bs = starts[:m].astype(np.int64)
+        be = ends[:m].astype(np.int64) + 1  # blingfire's end offsets are inclusive
+        if not chunk.isascii():
+            arr = np.frombuffer(data, dtype=np.uint8)
+            lead = np.concatenate(([0], np.cumsum((arr & 0xC0) != 0x80)))
+            bs = lead[np.clip(bs, 0, n)]
+            be = lead[np.clip(be, 0, n)]
+        return list(zip(bs.tolist(), be.tolist()))
 
     def spans(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
         """Sentence spans of `text[start:end]`, absolute offsets, trimmed of white space.
 
         The spans are in order, do not overlap, and together cover every non-white-space
-        character of the range (text blingfire skips is attached to a neighbour).
+        character of the range (text the segmenter skips is attached to a neighbour).
         """
         chunk = text[start:end]
-        if not chunk.strip():
+        if not chunk or chunk.isspace():
             return []
         raw = self._raw(chunk)
-        # Cut points (relative) between sentences; rebuild spans so nothing is lost.
-        cuts: list[int] = []
-        for a, _ in raw[1:]:
-            if 0 < a < len(chunk):
-                cuts.append(a)
-        cuts = sorted(set(cuts))
-        # Fix-up 1: a "sentence" that starts with a lower-case letter or a digit continues the previous one.
-        kept = []
-        for c in cuts:
-            nxt = chunk[c:c + 1]
-            if nxt.islower() or nxt.isdigit():
-                continue
-            kept.append(c)
-        cuts = kept
-        # Fix-up 2 and 3: ends blingfire missed (before a capital; CJK terminators).
-        extra = []
+        n = len(chunk)
+        # Cut points between sentences; spans are rebuilt from them so nothing is lost.
+        # Fix-up 1: a "sentence" that starts with a lower-case letter or a digit
+        # continues the previous one ("a.m. on", "approx. 4.5").
+        cuts = {a for a, _ in raw[1:] if 0 < a < n and not (chunk[a].islower() or chunk[a].isdigit())}
+        # Fix-up 2: an end before a capital that the segmenter missed, unless an
+        # abbreviation or an initial precedes the full stop.
         for m in _MISSED_END.finditer(chunk):
-            before = chunk[:m.start(1) + len(m.group(1))]
-            w = _WORD_BEFORE.search(before)
-            if m.group(1)[0] == "." and w and _is_abbreviation(w.group(1)):
-                continue
-            extra.append(m.end(2))
+            term_end = m.end(1)
+            if m.group(1)[0] == ".":
+                words = chunk[max(0, term_end - 24):term_end].split()
+                if words and _is_abbreviation(words[-1]):
+                    continue
+            cuts.add(m.end(2))
+        # Fix-up 3: CJK terminators end sentences without a space.
         for m in _CJK_END.finditer(chunk):
-            extra.append(m.end())
-        if extra:
-            cuts = sorted(set(cuts) | set(extra))
+            if m.end() < n:
+                cuts.add(m.end())
         out: list[tuple[int, int]] = []
         prev = 0
-        for c in cuts + [len(chunk)]:
+        for c in sorted(cuts) + [n]:
+            if c <= prev:
+                continue
             seg = chunk[prev:c]
-            stripped = seg.strip()
-            if stripped:
-                a = prev + (len(seg) - len(seg.lstrip()))
-                b = a + len(stripped)
-                out.append((start + a, start + b))
+            lead = len(seg) - len(seg.lstrip())
+            body = len(seg.rstrip())
+            if body > lead:
+                out.append((start + prev + lead, start + prev + body))
             prev = c
         return out

@@ -7,6 +7,7 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
+from ..lines import paragraph_spans
 from ..model import Block, BlockKind, Document
 from . import register
 from .decode import decode
@@ -160,30 +161,6 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
         else:
             level = 1
         out[s] = (end, min(level, 6), stripped)
-    return out
-
-
-def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Spans of the blank-line (or form-feed) separated paragraphs of `text[start:end]`, trimmed of white space."""
-    if end is None:
-        end = len(text)
-    spans = []
-    pos = start
-    for m in PARA_SEP.finditer(text, start, end):
-        if m.start() > pos:
-            spans.append((pos, m.start()))
-        pos = m.end()
-    if pos < end:
-        spans.append((pos, end))
-    out = []
-    for a, b in spans:
-        m = _NONSPACE.search(text, a, b)
-        if m is None:
-            continue
-        a = m.start()
-        seg = text[a:b]
-        b = a + len(seg.rstrip())
-        out.append((a, b))
     return out
 
 

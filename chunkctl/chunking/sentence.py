@@ -1,0 +1,40 @@
+"""Strategy `sentence`: pack whole sentences up to the budget within heading sections."""
+
+from __future__ import annotations
+
+from ..model import Chunk
+from . import register
+from .packer import SENTENCE_LEVELS, Atom, Packer
+from .recursive import section_atoms
+from .sections import sections
+from .segment import Level
+
+
+@register("sentence", "sentence packing: whole sentences (blingfire, or pySBD) up to the budget; a sentence "
+                      "longer than the budget is split by clauses, words, graphemes")
+def chunk_sentence(doc, tokenizer, config, table) -> list[Chunk]:
+    """Sentence packing within heading sections.
+
+    Every text block is segmented into sentences (blingfire by default, pySBD with
+    `--sentence-splitter pysbd`, plus the fix-ups of `SentenceSplitter`); sentences are
+    packed greedily up to the budget, all sentence boundaries equal (paragraph breaks
+    do not weigh more). Tables and code stay atomic. A sentence longer than the budget
+    is split by clauses, then words, then grapheme clusters. Overlap: whole trailing
+    sentences up to `--overlap` tokens.
+    """
+    packer = Packer(doc, tokenizer, config, table)
+    out: list[Chunk] = []
+    for sec in sections(doc.blocks):
+        atoms = section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
+        _flatten(atoms)
+        out.extend(packer.pack(atoms, sec.path))
+    return out
+
+
+def _flatten(atoms: list[Atom]) -> None:
+    """Make every boundary between two text atoms a plain sentence boundary."""
+    prev = None
+    for a in atoms:
+        if prev is not None and a.kind == "text" and prev.kind == "text" and a.strength > Level.SENTENCE:
+            a.strength = Level.SENTENCE
+        prev = a

@@ -1,0 +1,92 @@
+"""Tokenizer seam: offline resolution, exact counts from the token table, safe split points."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunkctl.errors import TokenizerError
+from chunkctl.tokenizers import _SAFE, get_tokenizer
+
+ALPHABET = st.sampled_from(
+    list("abcXYZ019 .,;:'\"!?-_/()[]{}#*|`~") + ["\n", "\r", "\r\n", "\t", "\f", "  ", "\u00a0", "\u3000",
+    "中", "文", "。", "，", "！", "é", "e\u0301", "ß", "Ж", "λ", "ا", "🚀", "👍🏽", "👨‍👩‍👧", "🇫🇷", "가", "\u1100\u1161\u11a8",
+    "'s", "'ll", "...", "—", "“", "”", "’", "1234567", "https://x.y/z"]
+)
+TEXTS = st.lists(ALPHABET, min_size=1, max_size=80).map("".join)
+
+
+@pytest.fixture(scope="module", params=["cl100k_base", "o200k_base"])
+def tok(request):
+    return get_tokenizer(request.param)
+
+
+def test_offline_encodings_load_and_count():
+    cl = get_tokenizer("cl100k_base")
+    assert cl.name == "cl100k_base"
+    assert cl.encode("hello world") == [15339, 1917]
+    o2 = get_tokenizer("o200k_base")
+    assert o2.encode("hello world") == [24912, 2375]
+    assert get_tokenizer("gpt-4o").name == "o200k_base"
+
+
+def test_unknown_tokenizer_is_a_clear_error(tmp_path):
+    with pytest.raises(TokenizerError, match="unknown tokenizer"):
+        get_tokenizer("no_such_encoding")
+    with pytest.raises(TokenizerError, match="not found"):
+        get_tokenizer(str(tmp_path / "missing.tiktoken"))
+    bad = tmp_path / "bad.tiktoken"
+    bad.write_bytes(b"not base64 at all\n")
+    with pytest.raises(TokenizerError):
+        get_tokenizer(str(bad))
+
+
+def test_local_tiktoken_file_counts_like_the_named_encoding(tmp_path):
+    import base64
+
+    enc = get_tokenizer("cl100k_base").encoding
+    lines = [base64.b64encode(tok) + b" " + str(rank).encode() for tok, rank in enc._mergeable_ranks.items()]
+    path = tmp_path / "my-cl100k.tiktoken"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    local = get_tokenizer(str(path))
+    assert local.name == str(path)
+    text = "Local files use the cl100k pattern: it's 2026, über-fast!"
+    assert local.encode(text) == enc.encode_ordinary(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXTS, data=st.data())
+def test_encoding_splits_exactly_at_safe_points(tok, text, data):
+    """encode(t) == encode(t[:x]) + encode(t[x:]) at every safe point x (the claim `TokenTable.count` rests on)."""
+    safe = _SAFE[tok.name]
+    full = tok.encode(text)
+    for m in safe.finditer(text):
+        x = m.end()
+        assert tok.encode(text[:x]) + tok.encode(text[x:]) == full, (text, x)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(TEXTS, min_size=1, max_size=6).map(" ".join), data=st.data())
+def test_table_count_is_exact_for_any_span_and_prefix(tok, text, data):
+    table = tok.table(text)
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    prefix = data.draw(st.sampled_from(["", "A > B\n\n", "Why? > /usr\n\n", "| a | b |\n| --- | --- |\n"]))
+    assert table.count(a, b, prefix) == len(tok.encode(prefix + text[a:b]))
+
+
+def test_table_count_on_real_text_matches_encoding(tok):
+    from tests.conftest import CORPUS
+
+    text = (CORPUS / "txt" / "rfc791-internet-protocol.txt").read_text("utf-8")[:60000]
+    text += (CORPUS / "md" / "fastapi-async-ja.md").read_text("utf-8")[:20000]
+    table = tok.table(text)
+    assert table.n_tokens == len(tok.encode(text))
+    rng = random.Random(7)
+    for _ in range(300):
+        a = rng.randrange(len(text))
+        b = min(len(text), a + rng.randrange(1, 4000))
+        assert table.count(a, b) == len(tok.encode(text[a:b]))
