@@ -161,6 +161,8 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
             for rel, full in sorted(found):
                 if os.path.isfile(full):
                     add(full, rel)
+                elif os.path.islink(full) and not os.path.exists(full):
+                    problems.append(f"{full}: broken symbolic link")
         elif p.is_file():
             add(str(p), raw.replace(os.sep, "/"))
         elif p.exists():

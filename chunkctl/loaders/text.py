@@ -32,7 +32,6 @@ _CLAUSE = re.compile(
     re.M,
 )
 _DOT_LEADERS = re.compile(r"\.{3,}|(?:\. ){3,}|…{2,}|·{3,}")
-_KW_LEVEL = {"part": 1, "chapter": 1, "article": 1, "clause": 2, "section": 2}
 
 
 def _roman(s: str) -> int:
@@ -118,7 +117,6 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
         continues = m.end() < len(text) and not PARA_SEP.match(text, m.end())
         if m.group("cnum"):
             scheme, num = "chapter-cjk", (_cjk_number(m.group("cnum")),)
-            level = 1
         else:
             if start not in para_starts:
                 continue
@@ -126,40 +124,41 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
                 if not _title_like(m.group("title"), continues):
                     continue
                 num = tuple(int(x) for x in m.group("num").split("."))
-                scheme, level = "numeric", len(num)
+                scheme = "numeric"
             elif m.group("kw"):
                 kw = m.group("kw").lower()
                 raw = m.group("knum")
                 if not _title_like(m.group("ktitle") or "", continues) and (m.group("ktitle") or "").strip():
                     continue
                 num = (_roman(raw),) if raw.isalpha() else tuple(int(x) for x in raw.split("."))
-                scheme, level = kw, _KW_LEVEL[kw]
+                scheme = kw
             else:
                 if (m.group("stitle") or "").strip() and not _title_like(m.group("stitle"), continues):
                     continue
                 num = tuple(int(x) for x in m.group("snum").split("."))
-                scheme, level = "section-sign", 1
+                scheme = "section-sign"
         schemes.setdefault(scheme, []).append((num, start))
         info[start] = (end, scheme, stripped, num)
     keep: set[int] = set()
     for cands in schemes.values():
         keep |= _rising(cands)
     used = {info[s][1] for s in keep}
-    kw_levels = [_KW_LEVEL[s] for s in used if s in _KW_LEVEL]
-    base = max(kw_levels) if kw_levels else 0
-    if "part" in used and ("chapter" in used or "article" in used):
-        base += 1
+    big = used & {"part", "chapter", "article"}
     out: dict[int, tuple[int, int, str]] = {}
+    kw_level = 0  # numbered clauses nest under the last keyword heading ("Section 2" > "2.1")
     for s in sorted(keep):
         end, scheme, stripped, num = info[s]
         if scheme == "numeric":
-            level = base + len(num)
-        elif scheme in ("chapter", "article") and "part" in used:
-            level = 2
+            level = kw_level + len(num)
+        elif scheme == "part":
+            level = kw_level = 1
+        elif scheme in ("chapter", "article"):
+            level = kw_level = 2 if "part" in used else 1
         elif scheme in ("section", "clause"):
-            level = 1 if not (used & {"part", "chapter", "article"}) else base
+            level = kw_level = (3 if "part" in used else 2) if big else 1
         else:
             level = 1
+            kw_level = 1 if scheme == "section-sign" else kw_level
         out[s] = (end, min(level, 6), stripped)
     return out
 

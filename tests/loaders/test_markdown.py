@@ -1,0 +1,73 @@
+"""Markdown loader: block spans from markdown-it token maps, headings, front matter, nothing lost."""
+
+from __future__ import annotations
+
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders.markdown import clean_heading, load_markdown
+from chunkctl.model import BlockKind
+
+
+def load(text: str | bytes):
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return load_markdown(data, "doc.md", ChunkConfig())
+
+
+def kinds(doc):
+    return [(b.kind.value, doc.text[b.start:b.end]) for b in doc.blocks]
+
+
+def test_blocks_and_spans_with_crlf():
+    doc = load("# Title\r\n\r\nPara one\r\nline two.\r\n\r\n- a\r\n- b\r\n\r\n```py\r\nx = 1\r\n```\r\n")
+    assert kinds(doc) == [("heading", "# Title"), ("paragraph", "Para one\r\nline two."), ("list", "- a\r\n- b"),
+                          ("code", "```py\r\nx = 1\r\n```")]
+    assert doc.blocks[-1].language == "py"
+    assert doc.blocks[2].rows == ((doc.text.index("- a"), doc.text.index("- a") + 3),
+                                  (doc.text.index("- b"), doc.text.index("- b") + 3))
+
+
+def test_setext_and_heading_path():
+    doc = load("Top\n===\n\nSub\n---\n\ntext\n\n# Other\n\nmore\n")
+    heads = [(b.level, b.headings) for b in doc.blocks if b.kind == BlockKind.HEADING]
+    assert heads == [(1, ("Top",)), (2, ("Top", "Sub")), (1, ("Other",))]
+    assert doc.blocks[2].headings == ("Top", "Sub")
+    assert doc.meta["title"] == "Top"
+
+
+def test_hash_inside_fences_is_code_and_unclosed_fence_runs_to_end():
+    doc = load("# Real\n\n~~~\n# not a heading\n~~~\n\n````\n```\n# still code\n```\n````\n\n```\nopen fence\n# x\n")
+    assert [b.headings for b in doc.blocks if b.kind == BlockKind.HEADING] == [("Real",)]
+    last = doc.blocks[-1]
+    assert last.kind == BlockKind.CODE and doc.text[last.start:last.end] == "```\nopen fence\n# x"
+
+
+def test_table_header_and_rows():
+    doc = load("| a | b |\n|---|--:|\n| 1 | 2 |\n| 3 | 4 |\n")
+    t = doc.blocks[0]
+    assert t.kind == BlockKind.TABLE
+    assert doc.text[t.header[0]:t.header[1]] == "| a | b |\n|---|--:|"
+    assert [doc.text[s:e] for s, e in t.rows] == ["| 1 | 2 |", "| 3 | 4 |"]
+    assert t.meta["header_cells"] == ["a", "b"]
+
+
+def test_reference_definitions_are_kept_as_text():
+    doc = load("See [x][1].\n\n[1]: https://example.com/x\n")
+    assert kinds(doc) == [("paragraph", "See [x][1]."), ("paragraph", "[1]: https://example.com/x")]
+
+
+def test_front_matter_yaml_toml_and_bom():
+    doc = load("\ufeff---\ntitle: Hello\ntags: [a]\ndate: 2024-01-02\n---\n\n# H1\n\nBody\n".encode("utf-8"))
+    assert doc.blocks[0].kind == BlockKind.FRONT_MATTER and doc.text.startswith("---")
+    assert doc.meta["title"] == "Hello" and doc.meta["front_matter"]["date"] == "2024-01-02"
+    toml = load('+++\ntitle = "Toml title"\n[extra]\nx = 1\n+++\n\nBody\n')
+    assert toml.meta["title"] == "Toml title"
+    assert kinds(toml)[1:] == [("paragraph", "Body")]
+    not_fm = load("---\n\nJust a rule above.\n")
+    assert not_fm.blocks[0].kind == BlockKind.RULE
+
+
+def test_title_falls_back_to_file_name():
+    assert load("no heading here\n").meta["title"] == "doc"
+
+
+def test_clean_heading_drops_inline_markup():
+    assert clean_heading("The **`chunk`** [command](http://x) {#id}") == "The chunk command"

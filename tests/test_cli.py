@@ -1,0 +1,125 @@
+"""The command line: exit codes, messages, outputs (CliRunner in-process, subprocess where it matters)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from chunkctl.cli import app
+from tests.conftest import ROOT, parse_jsonl, run_cli
+
+runner = CliRunner()
+
+
+def invoke(*args, input=None):
+    return runner.invoke(app, list(args), input=input)
+
+
+def test_version_and_help():
+    r = invoke("--version")
+    assert r.exit_code == 0 and r.stdout.startswith("chunkctl ")
+    for cmd in ("chunk", "extract", "schema"):
+        r = invoke(cmd, "--help")
+        assert r.exit_code == 0 and "Example" in r.stdout or cmd == "schema"
+
+
+def test_schema_lists_the_contract_fields():
+    r = invoke("schema")
+    schema = json.loads(r.stdout)
+    assert set(schema["required"]) >= {"id", "text", "prefix", "start", "end", "n_tokens", "headings", "meta"}
+
+
+def test_chunk_examples_to_file(tmp_path):
+    out = tmp_path / "o.jsonl"
+    p = run_cli("chunk", "examples", "--chunk-size", "128", "--overlap", "16", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    recs = parse_jsonl(out.read_bytes())
+    assert {r["source"] for r in recs} == {"backup-guide.md", "returns-policy.txt"}
+    assert all(r["n_tokens"] <= 128 for r in recs)
+    assert b"2 files" in p.stderr and p.stdout == b""
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_stdout_is_pure_jsonl_and_quiet_is_silent():
+    p = run_cli("chunk", "examples/returns-policy.txt", "--chunk-size", "64", "--quiet")
+    assert p.returncode == 0 and p.stderr == b""
+    recs = parse_jsonl(p.stdout)
+    assert recs and recs[0]["source"] == "examples/returns-policy.txt"
+
+
+def test_bad_files_are_reported_and_the_rest_is_chunked(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "good.md").write_text("# Good\n\nFine text.\n")
+    (d / "binary.txt").write_bytes(b"\x00\x01\x02\x03 binary")
+    (d / "empty.txt").write_bytes(b"")
+    (d / "notes.docx").write_bytes(b"PK\x03\x04")
+    (d / "dangling.txt").symlink_to(d / "missing-target.txt")
+    out = tmp_path / "o.jsonl"
+    p = run_cli("chunk", str(d), "-o", str(out))
+    assert p.returncode == 1
+    err = p.stderr.decode()
+    assert "binary.txt: binary file" in err
+    assert "dangling.txt: broken symbolic link" in err
+    assert "empty.txt: no text to chunk" in err
+    assert "Traceback" not in err
+    recs = parse_jsonl(out.read_bytes())
+    assert {r["source"] for r in recs} == {"good.md"}
+    assert "1 skipped" in err
+
+
+def test_usage_errors_exit_2_without_output(tmp_path):
+    for args in (["--strategy", "nope"], ["--chunk-size", "0"], ["--overlap", "abc"], ["--context", "all"],
+                 ["--tokenizer", "no_such_tokenizer"], ["--encoding", "no-such-codec"]):
+        p = run_cli("chunk", "examples", *args, "-o", str(tmp_path / "x.jsonl"))
+        assert p.returncode == 2, args
+        assert len(p.stderr.decode().strip().splitlines()) == 1 and b"Traceback" not in p.stderr
+        assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_missing_input_is_a_failure_not_a_crash():
+    p = run_cli("chunk", "no/such/dir", "examples/backup-guide.md", "--quiet")
+    assert p.returncode == 1
+    assert parse_jsonl(p.stdout)[0]["source"] == "examples/backup-guide.md"
+    assert b"no/such/dir: no such file or folder" in p.stderr
+
+
+def test_failed_run_does_not_replace_previous_output(tmp_path):
+    out = tmp_path / "o.jsonl"
+    out.write_text("previous\n")
+    p = run_cli("chunk", "examples", "--chunk-size", "0", "-o", str(out))
+    assert p.returncode == 2 and out.read_text() == "previous\n"
+
+
+def test_extract_prints_the_document_text_exactly(tmp_path):
+    f = tmp_path / "crlf.txt"
+    f.write_bytes(b"\xef\xbb\xbfLine one\r\nLine two\rEnd\f")
+    p = run_cli("extract", str(f))
+    assert p.returncode == 0 and p.stdout == "Line one\r\nLine two\rEnd\f".encode()
+    p = run_cli("extract", str(ROOT / "examples" / "backup-guide.md"), "--blocks")
+    blocks = parse_jsonl(p.stdout)
+    assert blocks[0]["kind"] == "front_matter" and blocks[1]["kind"] == "heading"
+    assert any(b["kind"] == "table" for b in blocks) and any(b["kind"] == "code" for b in blocks)
+
+
+def test_gzip_output(tmp_path):
+    import gzip
+
+    out = tmp_path / "o.jsonl.gz"
+    p = run_cli("chunk", "examples", "-o", str(out), "--quiet")
+    assert p.returncode == 0
+    assert parse_jsonl(gzip.decompress(out.read_bytes()))
+
+
+def test_python_module_entry_point():
+    p = run_cli("--version")
+    assert p.returncode == 0 and p.stdout.startswith(b"chunkctl ")
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base"])
+def test_tokenizer_is_recorded(tokenizer):
+    p = run_cli("chunk", "examples/returns-policy.txt", "--tokenizer", tokenizer, "--quiet")
+    assert {r["meta"]["tokenizer"] for r in parse_jsonl(p.stdout)} == {tokenizer}
