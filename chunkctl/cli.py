@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from .__about__ import __version__
-from .errors import ChunkctlError, ConfigError, TokenizerError
+from .errors import ChunkctlError, ConfigError, MissingExtraError, TokenizerError
 
 app = typer.Typer(
     name="chunkctl",
@@ -92,7 +92,8 @@ def chunk(
                                                show_default=False)],
     output: Annotated[Optional[str], typer.Option("-o", "--output", help="Write JSONL here (atomically); '-' or "
                                                   "nothing: stdout. A name ending in .gz is gzip-compressed.")] = None,
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Chunking strategy.")] = "recursive",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Chunking strategy: recursive, fixed, sentence, "
+                                          "section, hierarchical, semantic, auto.")] = "recursive",
     chunk_size: Annotated[int, typer.Option("--chunk-size", "-n", help="Token budget per chunk, prefix included.")] = 512,
     overlap: Annotated[str, typer.Option("--overlap", help="Tokens shared by consecutive chunks at most: a number "
                                          "or a percentage of --chunk-size.")] = "15%",
@@ -169,7 +170,10 @@ def chunk(
             raise _usage_error(f"--encoding {encoding!r} is not an encoding Python knows")
     try:
         get_tokenizer(config.tokenizer, config.tokenizer_pattern)
-    except TokenizerError as exc:
+        from .chunking import STRATEGIES
+
+        STRATEGIES[config.strategy].ready(config)
+    except (TokenizerError, ConfigError, MissingExtraError) as exc:
         raise _usage_error(str(exc))
 
     found = pipeline.discover(paths, include or (), exclude or (), hidden)

@@ -57,7 +57,7 @@ class ChunkConfig:
 
     Attributes:
         strategy: registered strategy name (`chunkctl.chunking.STRATEGIES`).
-        chunk_size: token budget of a chunk, prefix included.
+        chunk_size: token budget of a chunk, prefix included (with `levels`: the smallest level).
         overlap: tokens shared by consecutive chunks at most; an int or "15%".
         tokenizer: encoding name, model name or path of a `.tiktoken` file.
         tokenizer_pattern: pre-tokenizer regex for a local `.tiktoken` file.
@@ -99,6 +99,16 @@ class ChunkConfig:
 
         if self.strategy not in STRATEGIES:
             raise ConfigError(f"--strategy {self.strategy!r} is not one of: {', '.join(sorted(STRATEGIES))}")
+        if self.levels is not None:
+            try:
+                levels = tuple(int(x) for x in self.levels)
+            except (TypeError, ValueError):
+                raise ConfigError("--levels must be budgets in tokens, e.g. 2048,512,128") from None
+            if len(levels) < 2 or any(x < 1 for x in levels) or list(levels) != sorted(set(levels), reverse=True):
+                raise ConfigError("--levels must list at least two positive budgets from the largest to the smallest, "
+                                  "e.g. 2048,512,128")
+            object.__setattr__(self, "levels", levels)
+            object.__setattr__(self, "chunk_size", levels[-1])  # the retrieval (leaf) budget
         if not isinstance(self.chunk_size, int) or isinstance(self.chunk_size, bool) or self.chunk_size < 1:
             raise ConfigError(f"--chunk-size must be a positive number of tokens, got {self.chunk_size!r}")
         object.__setattr__(self, "overlap", parse_overlap(self.overlap, self.chunk_size))
@@ -112,12 +122,6 @@ class ChunkConfig:
             raise ConfigError(f"--sentence-splitter {self.sentence_splitter!r} is not one of: {', '.join(SENTENCE_SPLITTERS)}")
         if not 0 <= float(self.breakpoint_percentile) <= 100:
             raise ConfigError("--breakpoint-percentile must lie between 0 and 100")
-        if self.levels is not None:
-            levels = tuple(int(x) for x in self.levels)
-            if len(levels) < 2 or any(x < 1 for x in levels) or list(levels) != sorted(set(levels), reverse=True):
-                raise ConfigError("--levels must list at least two positive budgets from the largest to the smallest, "
-                                  "e.g. 2048,512,128")
-            object.__setattr__(self, "levels", levels)
         if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
             raise ConfigError(f"--parent-chunk-size ({self.parent_chunk_size}) must be larger than --chunk-size ({self.chunk_size})")
 

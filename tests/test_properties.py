@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chunkctl
+import chunkctl.embeddings
 from tests.conftest import check_records, needs_shared
 
 PIECES = st.sampled_from(
@@ -19,7 +20,8 @@ PIECES = st.sampled_from(
      "```\ncode line\n```\n", "    indented\n", "---\n"]
 )
 DOCS = st.lists(PIECES, min_size=1, max_size=60).map("".join)
-STRATEGIES = st.sampled_from(["recursive", "fixed", "sentence", "section"])
+STRATEGIES = st.sampled_from(["recursive", "fixed", "sentence", "section", "hierarchical", "auto"]
+                             + (["semantic"] if __import__("chunkctl").embeddings.available() else []))
 
 
 @needs_shared()
@@ -28,7 +30,9 @@ STRATEGIES = st.sampled_from(["recursive", "fixed", "sentence", "section"])
 def test_random_documents_keep_the_contract(text, strategy, size, frac, fmt):
     overlap = min(size - 1, int(size * frac))
     name = f"doc.{fmt}"
-    recs = chunkctl.chunk_text(text, format=fmt, source=name, strategy=strategy, chunk_size=size, overlap=overlap)
+    extra = {"parent_chunk_size": size * 3} if strategy == "hierarchical" else {}
+    recs = chunkctl.chunk_text(text, format=fmt, source=name, strategy=strategy, chunk_size=size, overlap=overlap,
+                               **extra)
     if not text.strip():
         assert recs == []
         return

@@ -32,16 +32,23 @@ class Strategy:
     name: str
     chunk: StrategyFn
     summary: str
+    check: Callable[["ChunkConfig"], None] | None = None
+
+    def ready(self, config: "ChunkConfig") -> None:
+        """Raise (e.g. MissingExtraError) when the strategy cannot run here; called before any file is read."""
+        if self.check is not None:
+            self.check(config)
 
 
 STRATEGIES: dict[str, Strategy] = {}
 
 
-def register(name: str, summary: str) -> Callable[[StrategyFn], StrategyFn]:
-    """Decorator: register `fn` as strategy `name`."""
+def register(name: str, summary: str, check: Callable[["ChunkConfig"], None] | None = None
+             ) -> Callable[[StrategyFn], StrategyFn]:
+    """Decorator: register `fn` as strategy `name` (`check` tells early whether it can run here)."""
 
     def deco(fn: StrategyFn) -> StrategyFn:
-        STRATEGIES[name] = Strategy(name, fn, summary)
+        STRATEGIES[name] = Strategy(name, fn, summary, check)
         return fn
 
     return deco
@@ -65,4 +72,4 @@ def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig
     return STRATEGIES[config.strategy].chunk(doc, tokenizer, config, table)
 
 
-from . import fixed, recursive, section, sentence  # noqa: E402,F401  (registration side effects)
+from . import auto, fixed, hierarchical, recursive, section, semantic, sentence  # noqa: E402,F401  (registration side effects)

@@ -44,6 +44,13 @@ def chunk_fixed(doc, tokenizer, config, table) -> list[Chunk]:
         if body_end <= s:
             body_end = e
         n = packer.count(s, body_end, prefix)
+        while n > size and not oversize:
+            # Trimming white space can add tokens ("}));\n\n" is one token, "}));" two).
+            e, oversize, _ = packer.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
+            if oversize:
+                prefix = ""
+            body_end = max(s + len(text[s:e].rstrip()), min(e, s + 1))
+            n = packer.count(s, body_end, prefix)
         out.append(Chunk(s, body_end, prefix, path, index.kind_of(s, body_end), n, size, oversize))
         if not text[e:].strip():
             break

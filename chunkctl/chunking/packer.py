@@ -92,7 +92,7 @@ class Packer:
         self.splitters = Splitters(doc.text, self.sentences)
         self._starts = self.table.starts
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
-        self.warnings: list[str] = []
+        self.min_fill = MIN_FILL
 
     # ------------------------------------------------------------------ counting
     def T(self, pos: int) -> int:
@@ -404,7 +404,7 @@ class Packer:
             if j >= i:
                 cands = list(range(i, j + 1))
                 while cands:
-                    k = self._choose(cands, after, te, tcs, body_budget)
+                    k = self._choose(cands, after, te, tcs + self.min_fill * body_budget)
                     pre = self._prefix(path, atoms, nhead, i, k)[0] if k < nhead else prefix
                     cnt = self.count(cs, atoms[k].end, pre)
                     if cnt <= budget:
@@ -432,9 +432,8 @@ class Packer:
         return out
 
     @staticmethod
-    def _choose(cands: list[int], after: list[int], te: np.ndarray, tcs: int, body_budget: int) -> int:
-        """The end atom: strongest boundary after it among candidates at least MIN_FILL full; latest on ties."""
-        thr = tcs + MIN_FILL * body_budget
+    def _choose(cands: list[int], after: list[int], te: np.ndarray, thr: float) -> int:
+        """The end atom: strongest boundary after it among candidates filled to `thr`; latest on ties."""
         best = cands[-1]
         best_key = None
         for k in cands:

@@ -72,6 +72,11 @@ def chunk_section(doc, tokenizer, config, table) -> list[Chunk]:
     """
     packer = Packer(doc, tokenizer, config, table)
     secs = merge_small(packer, sections(doc.blocks), config.min_chunk_tokens, packer.budget)
+    return pack_merged(packer, secs)
+
+
+def pack_merged(packer: Packer, secs: list[Section]) -> list[Chunk]:
+    """Pack sections, some of them merged: inside a merged one, a heading is the strongest cut."""
     out: list[Chunk] = []
     for sec in secs:
         atoms = section_atoms(packer, sec)

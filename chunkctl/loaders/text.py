@@ -22,15 +22,18 @@ _CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
 
 # Clause heading candidates at a line start (RULINGS: txt clause headings).
 _CLAUSE = re.compile(
-    r"^[^\S\r\n]*(?:"
+    r"[^\S\r\n]*(?:"
     r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[^\S\r\n]+(?P<title>[^\r\n]+)"
     r"|(?P<kw>Section|SECTION|Article|ARTICLE|Chapter|CHAPTER|Part|PART|Clause|CLAUSE)[^\S\r\n]+"
     r"(?P<knum>\d{1,3}(?:\.\d{1,3})*|[IVXLCDM]{1,8})\b\.?(?P<ktitle>[^\r\n]*)"
     r"|§[^\S\r\n]*(?P<snum>\d{1,3}(?:\.\d{1,3})*)\.?(?P<stitle>[^\r\n]*)"
     r"|第(?P<cnum>[0-9０-９一二三四五六七八九十百千零〇两]{1,6})[章回节節卷篇部条條](?P<ctitle>[^\r\n]*)"
-    r")$",
-    re.M,
+    r")(?=[\r\n]|\Z)",
 )
+# Line starts that may open a clause heading; a literal first character ([\r\n]) lets
+# the regex engine skip ahead fast, then _CLAUSE is matched at the line start.
+_CANDIDATE = re.compile(r"[\r\n](?=[^\S\r\n]*(?:\d|§|第|Section|SECTION|Article|ARTICLE|Chapter|CHAPTER|Part|PART"
+                        r"|Clause|CLAUSE))")
 _DOT_LEADERS = re.compile(r"\.{3,}|(?:\. ){3,}|…{2,}|·{3,}")
 
 
@@ -107,7 +110,16 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
     """
     schemes: dict[str, list[tuple[tuple[int, ...], int]]] = {}
     info: dict[int, tuple[int, str, str, tuple[int, ...]]] = {}
-    for m in _CLAUSE.finditer(text):
+    def matches():
+        first = _CLAUSE.match(text, 0)
+        if first:
+            yield first
+        for c in _CANDIDATE.finditer(text):
+            m = _CLAUSE.match(text, c.end())
+            if m:
+                yield m
+
+    for m in matches():
         line = m.group(0)
         stripped = line.strip()
         if len(stripped) > 80 or _DOT_LEADERS.search(line):

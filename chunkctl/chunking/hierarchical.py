@@ -1,0 +1,80 @@
+"""Strategy `hierarchical`: parent chunks for the generator, child chunks inside them for retrieval."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..model import Block, BlockKind, Chunk
+from . import register
+from .packer import Packer
+from .section import merge_small, pack_merged
+from .sections import sections
+
+
+def clip_blocks(blocks: list[Block], start: int, end: int, text: str) -> list[Block]:
+    """The blocks of `[start, end)`, cut to it (a table keeps its header span and the rows inside)."""
+    out = []
+    for b in blocks:
+        if b.end <= start or b.start >= end or b.kind == BlockKind.FRONT_MATTER:
+            continue
+        if b.start >= start and b.end <= end:
+            out.append(b)
+            continue
+        s, e = max(b.start, start), min(b.end, end)
+        seg = text[s:e]
+        lead = len(seg) - len(seg.lstrip())
+        s, e = s + lead, s + len(seg.rstrip())
+        if e <= s:
+            continue
+        if b.kind == BlockKind.TABLE:
+            rows = tuple((rs, re_) for rs, re_ in b.rows if rs >= s and re_ <= e)
+            out.append(replace(b, start=s, end=e, rows=rows))
+        elif b.kind == BlockKind.HEADING:
+            out.append(replace(b, start=s, end=e))
+        else:
+            out.append(replace(b, start=s, end=e, rows=tuple((max(rs, s), min(re_, e)) for rs, re_ in b.rows
+                                                            if re_ > s and rs < e)))
+    return out
+
+
+def levels_of(config) -> list[int]:
+    """Budgets from the outermost level to the innermost (tokens)."""
+    if config.levels:
+        return list(config.levels)
+    parent = config.parent_chunk_size or 4 * config.chunk_size
+    return [parent, config.chunk_size]
+
+
+@register("hierarchical", "parent/child (small-to-big): children of --chunk-size for retrieval inside parents of "
+                          "--parent-chunk-size (default 4x) for the generator; --levels for more levels")
+def chunk_hierarchical(doc, tokenizer, config, table) -> list[Chunk]:
+    """Parent/child chunking ("small-to-big" retrieval, as in LlamaIndex's HierarchicalNodeParser).
+
+    The outermost level packs whole heading sections, merging adjacent small sections
+    under a shared heading up to its budget, without overlap. Each chunk of a level is
+    chunked again at the next level's budget by the recursive rules, restricted to its
+    span, so every child lies inside its parent (`parent` set, `depth` = level index).
+    Overlap applies between consecutive children of the same parent only. Records come
+    depth-first: a parent, then its children.
+    """
+    budgets = levels_of(config)
+    out: list[Chunk] = []
+
+    def emit(blocks: list[Block], level: int, parent: int | None) -> None:
+        budget = budgets[level]
+        overlap = 0 if level < len(budgets) - 1 else min(config.overlap_tokens, budget - 1)
+        packer = Packer(doc, tokenizer, config, table, budget=budget, overlap=overlap)
+        secs = sections(blocks)
+        if level < len(budgets) - 1:
+            secs = merge_small(packer, secs, budget, budget)
+        for c in pack_merged(packer, secs):
+            c.parent = parent
+            c.depth = level
+            c.meta["parent_chunk_size"] = budgets[0]
+            out.append(c)
+            if level + 1 < len(budgets):
+                me = len(out) - 1
+                emit(clip_blocks(blocks, c.start, c.end, doc.text), level + 1, me)
+
+    emit(doc.blocks, 0, None)
+    return out

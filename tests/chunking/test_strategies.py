@@ -1,0 +1,127 @@
+"""sentence, section, hierarchical, semantic and auto: exact boundaries on hand-made documents."""
+
+from __future__ import annotations
+
+import pytest
+
+import chunkctl
+from chunkctl.errors import MissingExtraError
+
+
+def run(text, fmt="md", **kw):
+    kw.setdefault("overlap", 0)
+    return chunkctl.chunk_text(text, format=fmt, source="doc." + fmt, **kw)
+
+
+def bodies(recs):
+    return [r["text"][len(r["prefix"]):] for r in recs]
+
+
+S = [f"Sentence number {w} carries a few words." for w in ("one", "two", "three", "four", "five", "six")]
+
+
+def test_sentence_packs_across_paragraphs_greedily():
+    text = f"{S[0]} {S[1]}\n\n{S[2]}\n\n{S[3]} {S[4]} {S[5]}\n"
+    recs = run(text, fmt="txt", strategy="sentence", chunk_size=26)   # 8 tokens a sentence: 3 fit
+    assert bodies(recs) == [f"{S[0]} {S[1]}\n\n{S[2]}", f"{S[3]} {S[4]} {S[5]}"]
+
+
+def test_sentence_overlap_repeats_whole_sentences():
+    recs = run(" ".join(S), fmt="txt", strategy="sentence", chunk_size=26, overlap=9)
+    assert bodies(recs) == [" ".join(S[0:3]), " ".join(S[2:5]), " ".join(S[4:6])]
+
+
+def test_section_one_chunk_per_section_and_split_when_too_big():
+    long_body = " ".join(S * 3)
+    text = f"# A\n\nShort.\n\n# B\n\n{long_body}\n\n# C\n\nAlso short.\n"
+    recs = run(text, strategy="section", chunk_size=60)
+    heads = [r["headings"] for r in recs]
+    assert heads[0] == ["A"] and heads[-1] == ["C"]
+    assert all(h == ["B"] for h in heads[1:-1]) and len(heads) > 3
+    assert bodies(recs)[0] == "# A\n\nShort." and bodies(recs)[-1] == "# C\n\nAlso short."
+
+
+def test_hierarchical_children_inside_parents():
+    paras = "\n\n".join(f"Paragraph {i}. " + " ".join(S) for i in range(8))
+    text = f"# Manual\n\n{paras}\n"
+    recs = run(text, strategy="hierarchical", chunk_size=64, parent_chunk_size=200, overlap=8)
+    parents = [r for r in recs if r["parent_id"] is None]
+    children = [r for r in recs if r["parent_id"] is not None]
+    assert len(parents) >= 2 and len(children) > len(parents)
+    by_id = {r["id"]: r for r in recs}
+    for c in children:
+        p = by_id[c["parent_id"]]
+        assert p["start"] <= c["start"] and c["end"] <= p["end"]
+        assert c["meta"]["chunk_size"] == 64 and c["n_tokens"] <= 64
+        assert c["meta"]["parent_chunk_size"] == 200
+    for p in parents:
+        assert p["meta"]["chunk_size"] == 200 and p["n_tokens"] <= 200
+    # depth-first order: each parent is followed by its children
+    order = [r["parent_id"] is None for r in recs]
+    assert order[0] is True and order[1] is False
+
+
+def test_hierarchical_three_levels():
+    text = "\n\n".join(" ".join(S) for _ in range(12)) + "\n"
+    recs = run(text, fmt="txt", strategy="hierarchical", levels=(400, 100, 30), overlap=0)
+    by_id = {r["id"]: r for r in recs}
+
+    def depth(r):
+        d = 0
+        while r["parent_id"]:
+            r = by_id[r["parent_id"]]
+            d += 1
+        return d
+
+    depths = {depth(r) for r in recs}
+    assert depths == {0, 1, 2}
+    assert {r["meta"]["chunk_size"] for r in recs if depth(r) == 2} == {30}
+
+
+SEM_TEXT = ("Volcanoes form where magma reaches the surface. Lava flows cool into basalt. "
+            "Eruptions can blanket towns in ash. Magma chambers refill over centuries. "
+            "Sourdough bread needs a starter of flour and water. The dough rises overnight. "
+            "Bakers fold the dough to build gluten. A hot oven gives the crust its colour.\n")
+
+
+def test_semantic_cuts_at_the_topic_shift_and_respects_the_budget():
+    pytest.importorskip("wordllama")
+    recs = run(SEM_TEXT, fmt="txt", strategy="semantic", chunk_size=200, breakpoint_percentile=90)
+    assert all(r["n_tokens"] <= 200 for r in recs)
+    assert bodies(recs)[0].endswith("Magma chambers refill over centuries.")
+    assert bodies(recs)[1].startswith("Sourdough bread")
+    small = run(SEM_TEXT, fmt="txt", strategy="semantic", chunk_size=20)
+    assert all(r["n_tokens"] <= 20 for r in small)
+
+
+def test_semantic_without_the_extra_is_a_one_line_error(monkeypatch):
+    import chunkctl.embeddings as emb
+
+    def missing():
+        raise MissingExtraError("semantic chunking", "semantic", "wordllama")
+
+    monkeypatch.setattr(emb, "_model", missing)
+    with pytest.raises(MissingExtraError, match=r"pip install 'chunkctl\[semantic\]'"):
+        run(SEM_TEXT, fmt="txt", strategy="semantic")
+
+
+@pytest.mark.parametrize("text,fmt,ctype", [
+    ("1. Definitions\n\nThe Licensor shall grant.\n\n2. Grant\n\nHereby granted.\n\n3. Term\n\nThe term "
+     "shall be one year.\n", "txt", "legal"),
+    ("# API\n\n```python\ndef f(x):\n    return x\n```\n\nCall `f`.\n\n```python\nf(1)\n```\n\n```bash\npip "
+     "install f\n```\n", "md", "code"),
+    (("It was a cold morning when the travellers left the inn, and nobody spoke for a long time. " * 4 + "\n\n") * 6,
+     "txt", "narrative"),
+    ("2024-01-01 INFO start\n2024-01-01 WARN disk\n", "txt", "other"),
+])
+def test_auto_detects_content_type(text, fmt, ctype):
+    recs = run(text, fmt=fmt, strategy="auto", chunk_size=128)
+    assert {r["meta"]["content_type"] for r in recs} == {ctype}
+    assert all(r["meta"]["strategy"] == "auto" for r in recs)
+
+
+def test_auto_content_type_override_and_fixed_fallback_overlap():
+    text = "word " * 1200
+    recs = run(text, fmt="txt", strategy="auto", chunk_size=512, content_type="other", overlap="15%")
+    assert all(r["meta"]["overlap"] == 100 and r["meta"]["chunk_size"] == 500 for r in recs)
+    assert len(recs) > 1
