@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -85,23 +86,32 @@ def declared_charsets(data: bytes, limit: int = PRESCAN_BYTES) -> list[str]:
 # ---------------------------------------------------------------- nesting guard
 
 MAX_DEPTH = 4096
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
 # Elements that never nest (void) or whose start closes an open one of their kind: not counted.
-_FLAT = frozenset("area base br col embed hr img input link meta source track wbr p li dt dd option tr td th "
-                  "param keygen basefont bgsound frame".split())
+_FLAT_NAMES = ("area base br col embed hr img input link meta source track wbr p li dt dd option tr td th "
+               "param keygen basefont bgsound frame")
+_FLAT = frozenset(_FLAT_NAMES.split())
+_NESTING_TAG = re.compile(r"<(/?)(?!(?:%s)[\s/>])[A-Za-z]" % "|".join(_FLAT_NAMES.split()), re.I)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+
+
+def _step(depth: int, delta: int) -> int:
+    return depth + delta if depth + delta > 0 else 0
 
 
 def nesting_cut(html: str, max_depth: int = MAX_DEPTH) -> int | None:
     """Offset at which the markup first nests deeper than `max_depth` elements, or None.
 
     lexbor's tree builder scans the stack of open elements for many start tags, so
-    parse time grows with depth squared (100,000 nested `<div>`s take minutes). A cheap
-    count of start and end tags rules most pages out at once; the others are scanned
-    tag by tag with an approximate stack (void elements and those closed implicitly by
-    their next sibling are not counted).
+    parse time grows with depth squared (100,000 nested `<div>`s take minutes). A quick
+    estimate (start minus end tags of elements that can nest, found by one regex) rules
+    almost every page out; the rest are scanned tag by tag with an approximate stack
+    (void elements, those closed implicitly by their next sibling, and self-closed
+    tags are not counted; an end tag closes up to its matching start tag).
     """
-    opens = html.count("<") - html.count("</") - html.count("<!")
-    if opens - html.count("</") <= max_depth:
+    if html.count("<") <= max_depth:
+        return None
+    marks = _NESTING_TAG.findall(html)
+    if len(marks) <= max_depth or max(accumulate((-1 if m else 1 for m in marks), _step)) <= max_depth:
         return None
     stack: list[str] = []
     for m in _TAG.finditer(html):
