@@ -329,11 +329,12 @@ class _Renderer:
                 sink = self._sink()
                 if sink is not None:
                     t = node.text_content
-                    if t:
-                        if self.raw_depth:
-                            sink.raw(t)
-                        else:
-                            sink.text(collapse(t))
+                    if self.raw_depth:
+                        sink.raw(t)
+                    elif t.isspace():  # most text nodes: the indentation between tags
+                        sink.space = True
+                    elif t:
+                        sink.text(collapse(t))
                 continue
             if tag[0] == "-" or tag in ALWAYS_DROPPED:
                 continue
@@ -661,7 +662,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     return text, blocks, facts, warnings
 
 
-@register("html", ".html", ".htm", ".xhtml")
+@register("html", ".html", ".htm")
 def load_html(data: bytes, source: str, config) -> Document:
     """Load an HTML page: its content as typed blocks, the document text built from them.
 
