@@ -298,8 +298,16 @@ class _Renderer:
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
               header: tuple[int, int] | None = None, rows: tuple = (), meta: dict | None = None) -> None:
-        if text.strip():
-            self.blocks.append((kind, text, level, language, header, rows, meta or {}))
+        """Add a block; its text is stripped (code keeps its first line's indentation), spans follow."""
+        body = text.rstrip()
+        lead = 0 if kind == BlockKind.CODE else len(body) - len(body.lstrip())
+        if lead == len(body):
+            return
+        if lead:
+            body = body[lead:]
+            header = (max(0, header[0] - lead), header[1] - lead) if header is not None else None
+            rows = tuple((max(0, a - lead), b - lead) for a, b in rows if b > lead)
+        self.blocks.append((kind, body, level, language, header, rows, meta or {}))
 
     def _flush(self) -> None:
         if self.para.cur or self.para.lines:
@@ -458,9 +466,7 @@ class _Renderer:
         lines.newline()
         if top_level and f.block_kind == BlockKind.LIST and (tag != "dd" or not f.row_starts):
             f.row_starts.append(lines.n_lines)
-        saved = lines.start_item(marker, lst[2])
-        f.lists[-1] = lst
-        lst.append(saved)
+        lst.append(lines.start_item(marker, lst[2]))
 
     def _open_table_part(self, f: _Frame, node, tag: str, attrs: dict[str, Any]) -> bool:
         if f.cell is not None:  # inside a cell: everything is inline text of the cell
@@ -538,13 +544,8 @@ class _Renderer:
         parent = self.frames[-1]
         if f.kind == _LINES:
             lines = f.lines.finish()
-            text = "\n".join(lines)
             rows = tuple(line_spans(lines, f.row_starts)) if f.block_kind == BlockKind.LIST else ()
-            lead = len(text) - len(text.lstrip())
-            if lead:  # a list whose first lines are blank (never expected): shift spans
-                text = text[lead:]
-                rows = tuple((a - lead, b - lead) for a, b in rows if a >= lead)
-            self._emit(f.block_kind, text, rows=rows)
+            self._emit(f.block_kind, "\n".join(lines), rows=rows)
             return
         if f.kind == _TABLE:
             table_lines, n_head, header_cells = f.grid.render()
@@ -608,7 +609,7 @@ def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:
     return "".join(parts), blocks, first_h1
 
 
-def _main_content_html(html: str, source: str) -> str:
+def _main_content_html(html: str) -> str:
     """The main article of a page as HTML, by trafilatura (the optional extra `chunkctl[html-main]`)."""
     try:
         import trafilatura
@@ -619,15 +620,14 @@ def _main_content_html(html: str, source: str) -> str:
     return out or ""
 
 
-def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False,
-                source: str = "-") -> tuple[str, list[Block], dict[str, Any], list[str]]:
+def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False
+                ) -> tuple[str, list[Block], dict[str, Any], list[str]]:
     """Turn decoded HTML into the document text and its blocks.
 
     Args:
         html: the page as text.
         keep_boilerplate: keep page furniture (scripts, styles and other non-text stay out).
         main_content: keep only the main article, found by trafilatura.
-        source: the file's name, for messages.
 
     Returns:
         (document text, blocks, page facts {"title": <title> text or None, "lang": ...}, warnings).
@@ -652,7 +652,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         lang = (a.get("lang") or a.get("xml:lang") or "").strip()
         facts["lang"] = lang or None
     if main_content:
-        tree = _parse(_main_content_html(html, source))
+        tree = _parse(_main_content_html(html))
         root = tree.body or tree.root
     else:
         root = content_root(tree, keep_boilerplate)
@@ -688,7 +688,7 @@ def load_html(data: bytes, source: str, config) -> Document:
     declared = declared_charsets(data) if not config.encoding else None
     html, encoding = decode(data, source, forced=config.encoding, declared=declared)
     try:
-        text, blocks, facts, warnings = render_html(html, config.keep_boilerplate, config.main_content, source)
+        text, blocks, facts, warnings = render_html(html, config.keep_boilerplate, config.main_content)
     except RecursionError:
         raise LoaderError(source, "markup nested too deeply to read") from None
     stem = PurePosixPath(source).stem if source != "-" else "stdin"

@@ -52,6 +52,7 @@ def test_inline_elements_add_no_space_and_runs_collapse():
     assert text_of("<p>one  \n\t two<i> three </i>four</p>") == "one two three four"
     assert text_of("<p>a <b> b</b></p>") == "a b"
     assert text_of("<p>x&nbsp;&nbsp;y</p>") == "x y"
+    assert text_of("<p>\u3000字下げ</p>") == "字下げ"  # blocks never start or end with white space
 
 
 def test_block_elements_are_separated_by_blank_lines():
