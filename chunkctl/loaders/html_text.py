@@ -1,0 +1,293 @@
+"""Text building for the HTML loader: browser white-space rules, indented lines, pipe tables; no DOM, no tokens."""
+
+from __future__ import annotations
+
+import re
+
+# HTML's white space (plus the no-break space, which we fold too: it is layout, not text).
+_WS = re.compile(r"[ \t\n\r\f\xa0]+")
+_NEWLINES = re.compile(r"\r\n?")
+
+
+def collapse(text: str) -> str:
+    """Runs of white space -> one space, as a browser renders text outside `pre` (ends kept as " ")."""
+    return _WS.sub(" ", text)
+
+
+class Lines:
+    """Text of one block being built: lines with list indentation, and the inline line in progress.
+
+    Inline text arrives in pieces (one per DOM text node). A space between pieces
+    survives only once and never at a line start or end, so `w<b>or</b>d` stays one
+    word and `a <b> b</b>` gets one space. Preformatted text keeps its white space.
+
+    Args:
+        one_line: fold line and block breaks into spaces (headings, table cells).
+    """
+
+    __slots__ = ("lines", "cur", "space", "indent", "first", "one_line")
+
+    def __init__(self, one_line: bool = False):
+        self.lines: list[str] = []
+        self.cur: list[str] = []
+        self.space = False
+        self.indent = ""
+        self.first: str | None = None
+        self.one_line = one_line
+
+    def text(self, s: str) -> None:
+        """Append collapsed inline text (`collapse` already applied; may start or end with a space)."""
+        if not s:
+            return
+        if s[0] == " ":
+            self.space = True
+            s = s[1:]
+        if not s:
+            return
+        trailing = s[-1] == " "
+        if trailing:
+            s = s[:-1]
+        if self.space and self.cur:
+            self.cur.append(" ")
+        self.cur.append(s)
+        self.space = trailing
+
+    def raw(self, s: str) -> None:
+        """Append preformatted text: white space and line breaks kept (folded in one-line mode)."""
+        if self.one_line:
+            self.text(collapse(s))
+            return
+        s = _NEWLINES.sub("\n", s).replace("\xa0", " ")
+        if self.space and self.cur:
+            self.cur.append(" ")
+        self.space = False
+        parts = s.split("\n")
+        if parts[0]:
+            self.cur.append(parts[0])
+        for part in parts[1:]:
+            self._end_line(keep_empty=True)
+            if part:
+                self.cur.append(part)
+
+    def br(self) -> None:
+        """A `<br>`: end the line (an empty line is kept, at most one in a row)."""
+        if self.one_line:
+            self.space = True
+        else:
+            self._end_line(keep_empty=True)
+
+    def newline(self) -> None:
+        """A block boundary: end the line when it holds text."""
+        if self.one_line:
+            self.space = True
+        elif self.cur:
+            self._end_line(keep_empty=False)
+        else:
+            self.space = False
+
+    def line(self, s: str) -> None:
+        """Add one finished line (indented like the text around it)."""
+        self.newline()
+        self.cur.append(s)
+        self._end_line(keep_empty=False)
+
+    def start_item(self, marker: str, indent: str) -> str:
+        """Begin a list item: its first line starts with `indent + marker`, later ones align under it.
+
+        Returns:
+            the indentation to restore when the item ends.
+        """
+        self.newline()
+        saved = self.indent
+        self.first = indent + marker
+        self.indent = indent + " " * len(marker)
+        return saved
+
+    def end_item(self, saved: str) -> None:
+        """End a list item begun by `start_item`."""
+        self.newline()
+        self.first = None
+        self.indent = saved
+
+    def _end_line(self, keep_empty: bool) -> None:
+        text = "".join(self.cur).rstrip()
+        self.cur = []
+        self.space = False
+        if text:
+            prefix = self.first if self.first is not None else self.indent
+            self.first = None
+            self.lines.append(prefix + text)
+        elif keep_empty and self.lines and self.lines[-1]:
+            self.lines.append("")
+
+    @property
+    def n_lines(self) -> int:
+        """Number of finished lines (the index the next line will get)."""
+        return len(self.lines)
+
+    def finish(self) -> list[str]:
+        """End the line in progress and return the lines, without trailing empty ones."""
+        if self.cur:
+            self._end_line(keep_empty=False)
+        lines = self.lines
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return lines
+
+    def take(self) -> str:
+        """The finished text: lines joined by "\\n", stripped (one line in one-line mode)."""
+        if self.one_line:
+            return "".join(self.cur).strip()
+        lines = self.finish()
+        first = 0
+        while first < len(lines) and not lines[first].strip():
+            first += 1
+        return "\n".join(lines[first:]).rstrip()
+
+
+def line_spans(lines: list[str], starts: list[int]) -> list[tuple[int, int]]:
+    """Character spans in `"\\n".join(lines)` of groups of lines that begin at the given line indices.
+
+    A group runs to the line before the next group's first line; its span ends at its
+    last non-blank line. Groups with no text are left out.
+    """
+    offsets = []
+    pos = 0
+    for ln in lines:
+        offsets.append(pos)
+        pos += len(ln) + 1
+    out = []
+    for i, a in enumerate(starts):
+        b = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        while b > a and not lines[b - 1].strip():
+            b -= 1
+        if b > a and a < len(lines):
+            out.append((offsets[a], offsets[b - 1] + len(lines[b - 1])))
+    return out
+
+
+# Guards against absurd spans (rowspan up to 65534 and colspan up to 1000 are legal).
+MAX_COLS = 1000
+MAX_CELLS = 200_000
+
+
+class TableGrid:
+    """Cells of one data table as they arrive in document order, flattened into a grid when rendered.
+
+    rowspan and colspan are flattened the way pandas' `read_html` does: a spanned
+    cell's text is repeated in every grid position it covers, so each rendered row
+    stands on its own (a chunk of rows keeps its values).
+    """
+
+    __slots__ = ("rows", "head", "th_only", "th_first")
+
+    def __init__(self) -> None:
+        self.rows: list[list[tuple[str, int, int]]] = []
+        self.head: list[bool] = []
+        self.th_only: list[bool] = []
+        self.th_first: list[bool] = []
+
+    def new_row(self, in_head: bool) -> None:
+        """Start a row (`in_head`: it belongs to `<thead>`)."""
+        self.rows.append([])
+        self.head.append(in_head)
+        self.th_only.append(True)
+        self.th_first.append(False)
+
+    def add_cell(self, text: str, is_th: bool, rowspan: int = 1, colspan: int = 1) -> None:
+        """Add the next cell of the current row (a row is started when none is open).
+
+        Args:
+            text: the cell's text on one line.
+            is_th: a `<th>` cell.
+            rowspan: rows the cell covers (0: to the end of the table).
+            colspan: columns the cell covers.
+        """
+        if not self.rows:
+            self.new_row(False)
+        if not self.rows[-1]:
+            self.th_first[-1] = is_th
+        self.rows[-1].append((text, rowspan, max(1, min(colspan, MAX_COLS))))
+        if not is_th:
+            self.th_only[-1] = False
+
+    def _grid(self) -> list[list[str]]:
+        """The rows with spans flattened (rows of unequal length; empty rows kept)."""
+        n = len(self.rows)
+        carry: dict[tuple[int, int], str] = {}
+        grid = []
+        for r, cells in enumerate(self.rows):
+            row: list[str] = []
+
+            def take_carried() -> None:
+                while (r, len(row)) in carry:
+                    row.append(carry.pop((r, len(row))))
+
+            for text, rowspan, colspan in cells:
+                take_carried()
+                rows_down = (n - r) if rowspan <= 0 else min(rowspan, n - r)
+                for _ in range(colspan):
+                    if len(row) >= MAX_COLS:
+                        break
+                    c = len(row)
+                    row.append(text)
+                    for dr in range(1, rows_down):
+                        carry[(r + dr, c)] = text
+                    take_carried()
+            later = [c for (rr, c) in carry if rr == r]
+            if later:
+                while len(row) <= max(later):
+                    row.append(carry.pop((r, len(row)), ""))
+            grid.append(row)
+        return grid
+
+    def render(self) -> tuple[list[str], int, list[str]]:
+        """The table as Markdown pipe-table lines.
+
+        The header is the `<thead>` rows, else the leading rows made only of `<th>`
+        cells, else (a table of row headers, `<th>` first in most rows) an empty
+        header, else the first row; several header rows are merged per column
+        ("Group / Column"). Body rows whose cells are all empty are left out.
+
+        Returns:
+            (lines, number of header lines (header row + delimiter row), header cell texts);
+            ([], 0, []) for a table without cells.
+        """
+        grid = self._grid()
+        keep = [i for i, r in enumerate(grid) if r]
+        if not keep:
+            return [], 0, []
+        rows = [grid[i] for i in keep]
+        head = [self.head[i] for i in keep]
+        th_only = [self.th_only[i] for i in keep]
+        row_headers = 2 * sum(self.th_first[i] for i in keep) >= len(keep)
+        width = max(len(r) for r in rows)
+        if len(rows) * width > MAX_CELLS:
+            rows = rows[: max(1, MAX_CELLS // width)]
+        n_head = 0
+        if any(head):
+            while n_head < len(rows) and head[n_head]:
+                n_head += 1
+        if n_head == 0:
+            while n_head < len(rows) - 1 and th_only[n_head]:
+                n_head += 1
+        if n_head == 0 and row_headers:
+            rows.insert(0, [])
+        n_head = max(1, n_head)
+        header = []
+        for c in range(width):
+            parts: list[str] = []
+            for r in rows[:n_head]:
+                v = r[c] if c < len(r) else ""
+                if v and (not parts or parts[-1] != v):
+                    parts.append(v)
+            header.append(" / ".join(parts))
+        lines = [_pipe_row(header), "| " + " | ".join(["---"] * width) + " |"]
+        for r in rows[n_head:]:
+            if any(r):
+                lines.append(_pipe_row(r + [""] * (width - len(r))))
+        return lines, 2, header
+
+
+def _pipe_row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"

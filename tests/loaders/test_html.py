@@ -1,0 +1,335 @@
+"""HTML loader on micro-documents: exact document text, blocks and spans; charsets; furniture; bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ChunkctlError, LoaderError, MissingExtraError
+from chunkctl.loaders import format_for, load_bytes
+from chunkctl.loaders.decode import codec_for_label, decode
+from chunkctl.loaders.html import MAX_DEPTH, declared_charsets, nesting_cut
+from chunkctl.model import BlockKind
+
+
+def load(html: str | bytes, source: str = "page.html", **options):
+    data = html.encode("utf-8") if isinstance(html, str) else html
+    return load_bytes(data, source, "html", ChunkConfig(**options))
+
+
+def text_of(html: str, **options) -> str:
+    return load(html, **options).text
+
+
+def shape(doc) -> list[tuple[str, str]]:
+    """(kind, block text) of every block."""
+    return [(b.kind.value, doc.text[b.start:b.end]) for b in doc.blocks]
+
+
+def assert_spans(doc) -> None:
+    """Blocks are in order, do not overlap, are stripped, and the text is them joined by blank lines."""
+    pieces = [doc.text[b.start:b.end] for b in doc.blocks]
+    assert doc.text == "\n\n".join(pieces)
+    for b, p in zip(doc.blocks, pieces):
+        assert p and p == p.rstrip() and not p.startswith("\n")
+        if b.header is not None:
+            assert b.start <= b.header[0] < b.header[1] <= b.end
+        for s, e in b.rows:
+            assert b.start <= s < e <= b.end
+
+
+# ------------------------------------------------------------------ registry
+
+def test_registered_for_html_extensions():
+    assert format_for("a/page.html") == "html"
+    assert format_for("PAGE.HTM") == "html"
+
+
+# ------------------------------------------------------------------ white space
+
+def test_inline_elements_add_no_space_and_runs_collapse():
+    assert text_of("<p>w<b>or</b>d</p>") == "word"
+    assert text_of("<p>one  \n\t two<i> three </i>four</p>") == "one two three four"
+    assert text_of("<p>a <b> b</b></p>") == "a b"
+    assert text_of("<p>x&nbsp;&nbsp;y</p>") == "x y"
+    assert text_of("<p>\u3000字下げ</p>") == "字下げ"  # blocks never start or end with white space
+
+
+def test_block_elements_are_separated_by_blank_lines():
+    doc = load("<div>loose <span>text</span><div>inner</div>after</div><p>para</p>")
+    assert doc.text == "loose text\n\ninner\n\nafter\n\npara"
+    assert [k for k, _ in shape(doc)] == ["paragraph"] * 4
+    assert_spans(doc)
+
+
+def test_br_is_a_line_break_and_pre_keeps_white_space():
+    doc = load("<p>a<br>b<br><br>c</p><pre>  x = 1\n\n    y  =  2\n</pre>")
+    assert shape(doc) == [("paragraph", "a\nb\n\nc"), ("code", "  x = 1\n\n    y  =  2")]
+
+
+def test_code_language_from_class():
+    doc = load('<pre class="language-python">def f():\n    return 1</pre>'
+               '<pre><code class="hljs lang-js">let a</code></pre><pre class="javascript">x</pre>')
+    assert [(b.kind, b.language) for b in doc.blocks] == [
+        (BlockKind.CODE, "python"), (BlockKind.CODE, "js"), (BlockKind.CODE, "")]
+    assert doc.text.startswith("def f():\n    return 1\n\nlet a")
+
+
+# ------------------------------------------------------------------ headings
+
+def test_heading_path_stack():
+    doc = load("<h1>A</h1><p>a</p><h2>B</h2><h3>C</h3><p>c</p><h2>D</h2><p>d</p>"
+               "<h1>E</h1><section><h2>F</h2><p>f</p></section><h2>  G <em>g</em> </h2>")
+    paths = [(doc.text[b.start:b.end], b.headings) for b in doc.blocks]
+    assert paths == [
+        ("A", ("A",)), ("a", ("A",)), ("B", ("A", "B")), ("C", ("A", "B", "C")), ("c", ("A", "B", "C")),
+        ("D", ("A", "D")), ("d", ("A", "D")), ("E", ("E",)), ("F", ("E", "F")), ("f", ("E", "F")),
+        ("G g", ("E", "G g")),
+    ]
+    assert [b.level for b in doc.blocks if b.kind == BlockKind.HEADING] == [1, 2, 3, 2, 1, 2, 2]
+
+
+def test_empty_heading_is_no_block():
+    doc = load("<h1> </h1><h2><img src=x></h2><p>text</p>")
+    assert shape(doc) == [("paragraph", "text")]
+    assert doc.blocks[0].headings == ()
+
+
+# ------------------------------------------------------------------ lists
+
+NESTED = ("<ul><li>one <b>1</b></li><li>two<ul><li>nested a</li><li>nested <p>b</p></li></ul></li>"
+          "<li>three</li></ul><ol start=9><li>nine</li><li>ten<ol><li>sub</li></ol></li></ol>")
+
+
+def test_nested_lists_keep_markers_and_indentation():
+    doc = load(NESTED)
+    assert doc.text == ("- one 1\n- two\n  - nested a\n  - nested\n    b\n- three\n\n"
+                        "9. nine\n10. ten\n    1. sub")
+    first, second = doc.blocks
+    assert first.kind == second.kind == BlockKind.LIST
+    # one row per top-level item, nested items inside their parent's row
+    assert [doc.text[s:e] for s, e in first.rows] == [
+        "- one 1", "- two\n  - nested a\n  - nested\n    b", "- three"]
+    assert [doc.text[s:e] for s, e in second.rows] == ["9. nine", "10. ten\n    1. sub"]
+    assert_spans(doc)
+
+
+def test_definition_list():
+    doc = load("<dl><dt>Term</dt><dd>Def one</dd><dd>Def <i>two</i></dd><dt>T2</dt><dd>D3</dd></dl>")
+    assert shape(doc) == [("list", "Term\n: Def one\n: Def two\nT2\n: D3")]
+    assert [doc.text[s:e] for s, e in doc.blocks[0].rows] == ["Term\n: Def one\n: Def two", "T2\n: D3"]
+
+
+def test_blockquote_figure_and_caption():
+    doc = load("<blockquote><p>Quote one</p><p>Quote two</p></blockquote>"
+               "<figure><img src=x alt=pic><figcaption>Fig 1</figcaption></figure>")
+    assert shape(doc) == [("quote", "Quote one\nQuote two"), ("paragraph", "Fig 1")]
+
+
+# ------------------------------------------------------------------ tables
+
+SPANS = ("<table><caption>Scores</caption><thead><tr><th>name</th><th colspan=2>marks</th></tr></thead>"
+         "<tbody><tr><td rowspan=2>Ann</td><td>1</td><td>2</td></tr><tr><td>3</td><td>a|b</td></tr>"
+         "<tr><td></td><td> </td><td></td></tr></tbody></table>")
+
+
+def test_table_with_colspan_and_rowspan_flattened_into_a_pipe_table():
+    doc = load(SPANS)
+    assert doc.text == ("Scores\n\n"
+                        "| name | marks | marks |\n| --- | --- | --- |\n| Ann | 1 | 2 |\n| Ann | 3 | a\\|b |")
+    cap, table = doc.blocks
+    assert cap.kind == BlockKind.PARAGRAPH and table.kind == BlockKind.TABLE
+    assert doc.text[table.header[0]:table.header[1]] == "| name | marks | marks |\n| --- | --- | --- |"
+    assert [doc.text[s:e] for s, e in table.rows] == ["| Ann | 1 | 2 |", "| Ann | 3 | a\\|b |"]
+    assert table.meta["header_cells"] == ["name", "marks", "marks"]
+    assert_spans(doc)
+
+
+def test_table_header_rows_merge_and_th_rows_head_the_table():
+    doc = load("<table><tr><th colspan=2>Size</th><th rowspan=2>Name</th></tr><tr><th>w</th><th>h</th></tr>"
+               "<tr><td>1</td><td>2</td><td>x</td></tr></table>")
+    assert doc.text == "| Size / w | Size / h | Name |\n| --- | --- | --- |\n| 1 | 2 | x |"
+
+
+def test_table_without_header_cells_uses_first_row_and_row_headers_get_an_empty_header():
+    assert text_of("<table><tr><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td></tr></table>") == \
+        "| a | b |\n| --- | --- |\n| 1 | 2 |"
+    assert text_of("<table><tr><th>Founded</th><td>1998</td></tr><tr><th>Website</th><td>x.org</td></tr></table>") == \
+        "|  |  |\n| --- | --- |\n| Founded | 1998 |\n| Website | x.org |"
+
+
+def test_one_cell_table_around_pre_is_code():
+    doc = load('<table><tbody><tr><td class="code"><pre class="javascript">fetch(<span>"/a"</span>)\n  .then(f)'
+               '</pre></td></tr></tbody></table>')
+    assert shape(doc) == [("code", 'fetch("/a")\n  .then(f)')]
+
+
+def test_layout_tables_are_containers():
+    doc = load("<table><tr><td><h2>Side</h2><p>menu</p></td><td><table><tr><td>inner</td><td>cell</td></tr>"
+               "<tr><td>x</td><td>y</td></tr></table></td></tr></table>")
+    assert shape(doc) == [("heading", "Side"), ("paragraph", "menu"), ("paragraph", "inner"),
+                          ("paragraph", "cell"), ("paragraph", "x"), ("paragraph", "y")]
+    assert not any(b.kind == BlockKind.TABLE for b in doc.blocks)
+
+
+def test_table_inside_a_list_stays_lines_of_the_list():
+    doc = load("<ul><li>see<table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table></li></ul>")
+    assert shape(doc) == [("list", "- see\n  | k | v |\n  | --- | --- |\n  | 1 | 2 |")]
+
+
+# ------------------------------------------------------------------ boilerplate
+
+PAGE = """<html lang="en"><head><title> My  page </title><style>p{}</style></head><body>
+<header><a href="/">Site</a></header>
+<nav><a>Home</a></nav>
+<div id="cookie-banner">We use cookies <button>OK</button></div>
+<div role="dialog">Subscribe now</div>
+<div class="sidebar" role="complementary">Side links</div>
+<p>Kept one.</p>
+<p hidden>Hidden text</p><p aria-hidden="true">Aria hidden</p><p style="display: none">Invisible</p>
+<form><input value="q"><button>Search</button></form>
+<script>var tracking = 1;</script><noscript>Enable JS</noscript><template><p>tmpl</p></template>
+<svg><text>svg text</text></svg>
+<p>Kept two.</p>
+<footer>Copyright</footer>
+</body></html>"""
+
+
+def test_furniture_is_left_out():
+    doc = load(PAGE)
+    assert doc.text == "Kept one.\n\nKept two."
+    assert doc.meta["title"] == "My page"
+    assert doc.meta["lang"] == "en"
+
+
+def test_keep_boilerplate_keeps_furniture_but_never_scripts_or_styles():
+    text = text_of(PAGE, keep_boilerplate=True)
+    for kept in ("Site", "Home", "We use cookies", "OK", "Subscribe now", "Side links", "Hidden text",
+                 "Kept one.", "Search", "Copyright", "Kept two."):
+        assert kept in text
+    for dropped in ("tracking", "p{}", "Enable JS", "tmpl", "svg text"):
+        assert dropped not in text
+
+
+def test_one_article_is_the_content_and_its_own_header_stays():
+    doc = load("<body><p>teaser</p><article><header><h1>Title</h1><p>byline</p></header><p>Body.</p>"
+               "<footer>Tags</footer><aside>Related</aside></article><p>more teasers</p></body>")
+    assert doc.text == "Title\n\nbyline\n\nBody."
+
+
+def test_main_minus_aside_when_articles_are_many():
+    doc = load("<body><nav>n</nav><main><article><p>one</p></article><article><p>two</p></article>"
+               "<aside>side</aside></main><p>outside main</p></body>")
+    assert doc.text == "one\n\ntwo"
+
+
+def test_form_wrapping_the_whole_page_is_kept():
+    doc = load("<body><form id=aspnetForm><h1>Title</h1><p>Body</p></form></body>")
+    assert doc.text == "Title\n\nBody"
+
+
+def test_ruby_annotations_are_left_out():
+    assert text_of("<p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字</ruby>です</p>") == "漢字です"
+
+
+# ------------------------------------------------------------------ metadata
+
+def test_title_falls_back_to_first_h1_then_file_stem():
+    assert load("<h2>x</h2><h1>First <b>h1</b></h1>").meta["title"] == "First h1"
+    assert load("<p>no heading</p>", source="dir/some-page.html").meta["title"] == "some-page"
+    doc = load("<p>x</p>")
+    assert len(doc.meta["sha256"]) == 64 and "lang" not in doc.meta
+
+
+# ------------------------------------------------------------------ charsets
+
+def test_prescan_finds_declarations_in_order_and_skips_comments_and_scripts():
+    data = (b'<!-- <meta charset="koi8-r"> --><script src=a.js charset="utf-8"></script>'
+            b'<meta http-equiv="Content-Type" content="text/html; charset=gb2312"/>'
+            b"<META CHARSET='Shift_JIS'><meta charset=utf-16>")
+    assert declared_charsets(data) == ["gb2312", "Shift_JIS", "utf-8"]
+    assert declared_charsets(b"<p>nothing</p>") == []
+
+
+@pytest.mark.parametrize("label, codec", [
+    ("ISO-8859-1", "cp1252"), ("latin1", "cp1252"), ("US-ASCII", "cp1252"), ("gb2312", "gb18030"),
+    ("GBK", "gb18030"), ("shift_jis", "cp932"), ("euc-kr", "cp949"), ("big5", "big5hkscs"),
+    (" UTF-8 ", "utf-8"), ("windows-1251", "cp1251"), ("koi8-r", "koi8-r"), ("x-user-defined", None),
+    ("no-such-thing", None),
+])
+def test_whatwg_label_mapping(label, codec):
+    assert codec_for_label(label) == codec
+
+
+def test_declared_charset_decodes_and_a_lying_one_loses_to_utf8():
+    latin = "<meta charset=iso-8859-1><p>Grüße – “quoted”</p>".encode("cp1252")
+    doc = load(latin)
+    assert doc.text == "Grüße – “quoted”" and doc.meta["encoding"] == "cp1252"
+    liar = '<meta charset="gb2312"><p>无障碍说明</p>'.encode("utf-8")
+    doc = load(liar)
+    assert doc.text == "无障碍说明" and doc.meta["encoding"] == "utf-8"
+    # first declaration does not decode, the second does
+    text, enc = decode('<meta charset=utf-8><meta charset=gb2312>话剧'.encode("gb2312"), "x",
+                       declared=["utf-8", "gb2312"])
+    assert enc == "gb18030" and text.endswith("话剧")
+
+
+def test_encoding_option_overrides_detection():
+    doc = load("<p>Grüße</p>".encode("utf-8"), encoding="cp1252")
+    assert doc.text == "GrÃ¼ÃŸe" and doc.meta["encoding"] == "cp1252"
+    with pytest.raises(LoaderError, match="cannot decode as utf-8"):
+        load("<p>Grüße</p>".encode("cp1252"), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ bad input
+
+def test_empty_file_is_an_empty_document():
+    doc = load(b"")
+    assert doc.text == "" and doc.blocks == []
+    assert load(b"<html><body>  \n </body></html>").text == ""
+
+
+def test_binary_file_is_a_one_line_error():
+    with pytest.raises(LoaderError, match="binary file"):
+        load(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+
+
+def test_deep_nesting_is_cut_with_a_warning_not_a_crash():
+    depth = MAX_DEPTH + 2000
+    doc = load("<p>before</p>" + "<div>" * depth + "deep" + "</div>" * depth + "<p>after</p>")
+    assert doc.text.startswith("before")
+    assert doc.warnings and "nested deeper" in doc.warnings[0]
+
+
+def test_deep_nesting_under_the_cut_walks_without_recursion():
+    depth = MAX_DEPTH - 100  # far past Python's recursion limit
+    assert depth > 3 * __import__("sys").getrecursionlimit()
+    doc = load("<p>" + "<span>" * depth + "deep" + "</span>" * depth + "</p>" + "<div>" * depth + "d2")
+    assert doc.text == "deep\n\nd2" and not doc.warnings
+
+
+def test_nesting_cut_ignores_flat_and_void_elements():
+    assert nesting_cut("<p>x" * 10_000) is None
+    assert nesting_cut("<li>a<br><img src=x>" * 10_000) is None
+    html = "<div>" * (MAX_DEPTH + 1)
+    assert nesting_cut(html) == MAX_DEPTH * len("<div>")
+
+
+def test_broken_markup_reads_what_it_can():
+    doc = load("<p>one<p>two</b></i><table><td>cell<li>item</ul><h2>Head<p>tail")
+    assert "one" in doc.text and "tail" in doc.text
+    assert_spans(doc)
+
+
+def test_main_content_needs_trafilatura_or_says_how_to_get_it():
+    try:
+        import trafilatura  # noqa: F401
+    except ImportError:
+        with pytest.raises(MissingExtraError, match=r"pip install 'chunkctl\[html-main\]'"):
+            load(PAGE, main_content=True)
+    else:
+        doc = load("<html><body><nav>Home About</nav><article><h1>Title</h1><p>" + "Body text. " * 40 +
+                   "</p></article><footer>Copyright</footer></body></html>", main_content=True)
+        assert "Body text." in doc.text and "Copyright" not in doc.text
+        assert_spans(doc)
+    assert issubclass(MissingExtraError, ChunkctlError)
