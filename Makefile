@@ -23,7 +23,7 @@ run: install
 
 ## test: set up and run the test suite
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 ## bench: speed against one tiktoken pass and other chunkers (prints a table)
 bench: install
