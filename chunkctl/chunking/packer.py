@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from ..model import Block, BlockKind, Chunk
-from .segment import Graphemes, Level, Splitters, split_words
+from .segment import Graphemes, Level, Splitters, split_lines, split_words
 from .sentences import SentenceSplitter
 
 if TYPE_CHECKING:
@@ -477,11 +477,14 @@ class Packer:
         if multi:
             a = max(lo, wlo - 80)
             spans = self.sentences.spans(self.text, a, ce)
-            for n_s, (s, _e) in enumerate(spans):
-                if s >= wlo and (n_s > 0 or s in cands):
+            # Hard line starts count as sentence starts (list items, log lines, verse).
+            spans += split_lines(self.text, a, ce)
+            spans.sort()
+            for s, _e in spans:
+                if s >= wlo and (s > a or s in cands):
                     cands.add(s)
             if spans:
-                last_sentence = max(last_sentence, spans[-1][0])
+                last_sentence = max(last_sentence, max(s for s, _e in spans))
         text = self.text
         for c in sorted(cands):
             if c <= cs or c >= ce or c < lo:

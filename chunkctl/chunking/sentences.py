@@ -19,6 +19,7 @@ ABBREVIATIONS = frozenset(
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
+_LETTER = re.compile(r"[^\W\d_]")
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)+$")
 
 
@@ -129,6 +130,10 @@ class SentenceSplitter:
         for c in sorted(cuts) + [n]:
             if c <= prev:
                 continue
+            if c < n:
+                line = max(chunk.rfind("\n", prev, c), chunk.rfind("\r", prev, c)) + 1
+                if not _LETTER.search(chunk, max(line, prev), c):
+                    continue  # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
             seg = chunk[prev:c]
             lead = len(seg) - len(seg.lstrip())
             body = len(seg.rstrip())
