@@ -131,9 +131,12 @@ class SentenceSplitter:
             if c <= prev:
                 continue
             if c < n:
-                line = max(chunk.rfind("\n", prev, c), chunk.rfind("\r", prev, c)) + 1
-                if not _LETTER.search(chunk, max(line, prev), c):
-                    continue  # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
+                # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
+                lo = max(prev, c - 12)
+                nl = max(chunk.rfind("\n", lo, c), chunk.rfind("\r", lo, c))
+                line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
+                if line >= 0 and not _LETTER.search(chunk, line, c):
+                    continue
             seg = chunk[prev:c]
             lead = len(seg) - len(seg.lstrip())
             body = len(seg.rstrip())
