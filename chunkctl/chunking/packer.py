@@ -7,6 +7,7 @@ the grapheme fallback lives here. Strategies never read files.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -380,7 +381,7 @@ class Packer:
         def arrays():
             n = len(atoms)
             ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
-            te = np.searchsorted(self._starts, ends, side="left")
+            te = np.searchsorted(self._starts, ends, side="left").tolist()
             after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]
             return n, te, after
 
@@ -399,7 +400,7 @@ class Packer:
             prefix, ptoks = self._prefix(path, atoms, nhead, i, n - 1)
             body_budget = budget - ptoks
             tcs = self.T(cs)
-            j = int(np.searchsorted(te[i:], tcs + body_budget + SLACK, side="right")) - 1 + i
+            j = bisect.bisect_right(te, tcs + body_budget + SLACK, i) - 1
             chosen = None
             if j >= i:
                 cands = list(range(i, j + 1))
@@ -432,14 +433,17 @@ class Packer:
         return out
 
     @staticmethod
-    def _choose(cands: list[int], after: list[int], te: np.ndarray, thr: float) -> int:
+    def _choose(cands: list[int], after: list[int], te: list[int], thr: float) -> int:
         """The end atom: strongest boundary after it among candidates filled to `thr`; latest on ties."""
         best = cands[-1]
-        best_key = None
-        for k in cands:
-            key = (te[k] >= thr, after[k], k)
-            if best_key is None or key > best_key:
-                best, best_key = k, key
+        best_full, best_st = te[best] >= thr, after[best]
+        for k in reversed(cands):
+            full = te[k] >= thr
+            if best_full and not full:
+                break  # fill only falls further back; a full candidate is already held
+            st = after[k]
+            if (full, st) > (best_full, best_st):
+                best, best_full, best_st = k, full, st
         return best
 
     def _split_atom(self, atom: Atom, budget: int) -> list[Atom]:
@@ -475,16 +479,16 @@ class Packer:
             if x.level > Level.SENTENCE:
                 multi = True
         if multi:
+            # Sentence starts by rule (cheap: this runs once per chunk) and hard line
+            # starts (list items, log lines, verse) inside the window.
             a = max(lo, wlo - 80)
-            spans = self.sentences.spans(self.text, a, ce)
-            # Hard line starts count as sentence starts (list items, log lines, verse).
-            spans += split_lines(self.text, a, ce)
-            spans.sort()
-            for s, _e in spans:
-                if s >= wlo and (s > a or s in cands):
+            found = self.sentences.quick_starts(self.text, a, ce)
+            found += [s for s, _e in split_lines(self.text, a, ce) if s > a]
+            for s in found:
+                if s >= wlo:
                     cands.add(s)
-            if spans:
-                last_sentence = max(last_sentence, max(s for s, _e in spans))
+            if found:
+                last_sentence = max(last_sentence, max(found))
         text = self.text
         for c in sorted(cands):
             if c <= cs or c >= ce or c < lo:

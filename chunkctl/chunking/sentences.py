@@ -160,3 +160,28 @@ class SentenceSplitter:
                 out.append((start + prev + lead, start + prev + body))
             prev = c
         return out
+
+    def quick_starts(self, text: str, start: int, end: int) -> list[int]:
+        """Sentence starts in `text[start:end]` by rule alone (no segmenter call): a fast subset.
+
+        Used to pick where an overlap may start, which only needs a few sentence starts
+        near a chunk's end. A start follows a terminator, closing quotes and white space
+        before a capital (any letter in text without capitals), unless an abbreviation
+        or an initial precedes the full stop; or follows CJK 。！？ directly. These are
+        the same rules as the fix-ups of `spans`, so every start found here is one that
+        `spans` would accept in ordinary prose.
+        """
+        chunk = text[start:end]
+        cased = chunk.lower() != chunk
+        out = []
+        for m in (_MISSED_END if cased else _LOWER_END).finditer(chunk):
+            if m.group(1)[0] == ".":
+                words = chunk[max(0, m.end(1) - 24):m.end(1)].split()
+                if words and (_is_abbreviation(words[-1]) or words[-1].rstrip(".").replace(",", "").isdigit()):
+                    continue
+            out.append(start + m.end(2))
+        for m in _CJK_END.finditer(chunk):
+            if m.end() < len(chunk):
+                out.append(start + m.end())
+        return out
+
