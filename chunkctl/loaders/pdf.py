@@ -322,7 +322,7 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     body = body_size(all_groups)
     matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
     if not matched:
-        font_headings([g for gs in groups_by_page for g in gs], body)
+        font_headings(groups_by_page, body)
     joiner = Joiner([ln.text for gs in groups_by_page for g in gs for ln in g.lines])
     move_split_words(groups_by_page, joiner)
 
@@ -348,6 +348,9 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
                     w.block(BlockKind.PARAGRAPH, cap, heads)
                 w.table_block(t, heads, pi)
                 last_table = t
+                for note in t.notes:
+                    w.block(BlockKind.PARAGRAPH, note, heads)
+                    last_table = None
                 gi += 1
                 continue
             last_table = None

@@ -16,10 +16,11 @@ from .pdf_tables import Table
 _BULLET = re.compile(
     r"^(?:[\u2022\u25cf\u25cb\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2219\u00b7\u27a2\u2713\u2714\u2756\u2192"
     r"\u25ba\u25b6\u2605\u2606\u2666\u25c6\u25c7\u2013\u2014*\-+]"
-    r"|\(?(?:\d{1,3}|[a-z]|[ivx]{1,5})[.)](?=\s))\s+\S"
+    r"|\(?(?:\d{1,2}|[a-z]|[ivx]{1,5})[.)](?=\s)|\[\d{1,3}\](?=\s))\s+\S"
 )
 _WORDISH_O = re.compile(r"^o\s+\S")
-_NUMBERED_HEADING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?|[A-Z]\.|[IVX]{1,5}\.)\s+\S")
+_NUMBERED_HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?|[A-Z]\.|[IVX]{1,5}\.)\s+\S"
+                               r"|[一二三四五六七八九十]{1,3}[、.．]|第[0-9一二三四五六七八九十百]{1,4}[章节條条部篇])")
 _PAGE_NUMBER = re.compile(
     r"^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$"
     r"|^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})\s.{0,80}$"
@@ -27,6 +28,7 @@ _PAGE_NUMBER = re.compile(
     re.I,
 )
 _DIGITS = re.compile(r"\d+")
+_TOC_END = re.compile(r"(?:\.{2,}|\s|\u2026)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
 _SPACES = re.compile(r"\s+")
 _TERMINAL = re.compile(r"[.!?:;\u3002\uff01\uff1f\u300d\u201d\"')\]]\W{0,2}\d{0,3}$")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -119,9 +121,14 @@ def drop_furniture(pages: list[PageData]) -> int:
             drop.add(id(ln))
     if not drop:
         return 0
+    dropped = 0
     for p in pages:
-        p.lines = [ln for ln in p.lines if id(ln) not in drop]
-    return len(drop)
+        keep = [ln for ln in p.lines if id(ln) not in drop]
+        if not keep and not p.tables:
+            continue  # what repeats is all the page says: it is content, not furniture
+        dropped += len(p.lines) - len(keep)
+        p.lines = keep
+    return dropped
 
 
 # -- lines of one page --------------------------------------------------------------
@@ -183,8 +190,12 @@ def reading_order(page: PageData) -> list[Placed]:
     split = _columns(elems, 0)
     if split is None:
         out = [Placed(ln) for ln in lines]
-        for t in tables:
-            at = next((i for i, p in enumerate(out) if isinstance(p.item, Line) and p.item.top >= t.top), len(out))
+        for t in sorted(tables, key=lambda t: t.top):
+            # After the last line (in content order) that starts above the table.
+            at = 0
+            for i, p in enumerate(out):
+                if p.item.top < t.top:
+                    at = i + 1
             out.insert(at, Placed(t))
     else:
         out = _order_columns(elems, split, 0)
@@ -335,7 +346,23 @@ def group_page(placed: list[Placed], page: int) -> list[Group]:
         else:
             groups.append(g)
     _mark_o_bullets(groups)
-    return groups
+    return _rejoin(groups)
+
+
+def _rejoin(groups: list[Group]) -> list[Group]:
+    """Join a paragraph cut by a column break or a figure: no sentence end before, lower case after."""
+    out: list[Group] = []
+    for g in groups:
+        p = out[-1] if out else None
+        if (p is not None and p.kind == "para" and g.kind == "para" and abs(p.size - g.size) < 0.5
+                and p.bold == g.bold and not p.lines[-1].mono):
+            end = p.lines[-1].text.rstrip()
+            head = g.lines[0].text.lstrip()
+            if end and head and head[0].islower() and not _TERMINAL.search(end[-8:]) and not end.endswith(":"):
+                p.lines.extend(g.lines)
+                continue
+        out.append(g)
+    return out
 
 
 _CODE_MARK = re.compile(r"[=(){}\[\];<>#\\$|]|//|::|->|\b(?:def|class|return|import|void|int|var|let|const)\b")
@@ -411,6 +438,11 @@ def _column_edges(placed: list[Placed]) -> dict[tuple[int, int], tuple[float, fl
     return out
 
 
+def _toc_entry(text: str) -> bool:
+    """A line that reads like a table-of-contents entry: words, then a page number at the end."""
+    return bool(_TOC_END.search(text[-12:])) and _LETTER.search(text) is not None
+
+
 def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float],
             edges: dict[tuple[int, int], tuple[float, float]], code: bool) -> bool:
     p = prev.item
@@ -429,6 +461,8 @@ def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float
         return True
     if is_list_start(ln.text):
         return True
+    if _toc_entry(p.text) and _toc_entry(ln.text):
+        return True  # table-of-contents entries: one per line
     d = ln.base - p.base
     normal = pitch.get(round(ln.size * 2) / 2, 1.2 * ln.size)
     if d > max(1.35 * normal, normal + 0.35 * size):
@@ -437,13 +471,14 @@ def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float
     left, right = edges.get(key, (p.x0, p.x1))
     col_width = max(1.0, right - left)
     centred = (abs((ln.x0 + ln.x1) / 2 - (p.x0 + p.x1) / 2) < 0.04 * col_width
-               and p.x0 > left + 2 * size and ln.x0 > left + 2 * size)
+               and (p.x0 > left + size or ln.x0 > left + size))
     if ln.x0 > p.x0 + 0.7 * size and not centred:
         first = group.lines[0]
         if not (group.kind == "item" and abs(ln.x0 - group.lines[-1].x0) < 0.7 * size and len(group.lines) > 1) \
                 and not (group.kind == "item" and ln.x0 <= first.x0 + 4 * size):
             return True
-    if p.x1 < right - 2.5 * size and _TERMINAL.search(p.text.rstrip()) and not centred:
+    if p.x1 < right - 2.5 * size and not centred and (
+            _TERMINAL.search(p.text[-8:].rstrip()) or (len(group.lines) == 1 and _NUMBERED_HEADING.match(p.text))):
         return True
     return False
 
@@ -464,8 +499,11 @@ def _heading_like(g: Group, body: float) -> str | None:
     if g.kind not in ("para", "item") or not g.lines or len(g.lines) > 3:
         return None
     text = g.plain()
-    if len(text) > 200 or len(_LETTER.findall(text)) < 2:
+    if len(text) > 200 or len(_LETTER.findall(text)) < 2 or text.endswith("-") or g.lines[-1].hyphen:
         return None
+    if text.endswith(("\u3002", "\uff0e", "!", "?", "\uff01", "\uff1f", ",", ";", "\uff0c")) \
+            or (text.endswith(".") and not text.endswith("..") and len(text.split()) > 3):
+        return None  # a sentence, not a title
     if g.kind == "item" and not _NUMBERED_HEADING.match(text):
         return None
     size = g.size
@@ -477,13 +515,16 @@ def _heading_like(g: Group, body: float) -> str | None:
     return None
 
 
-def font_headings(groups: list[Group], body: float) -> None:
+def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
     """Mark heading groups by font size and weight relative to the body text, in place.
 
     Larger sizes rank higher (level 1 = largest); bold body-size headings come one
     level below the smallest size heading. A bold or large group qualifies when it
     has at most three lines, at most 200 characters and is not a sentence fragment.
+    Heading lines of the same level that follow each other closely (a title set on
+    two lines) become one heading.
     """
+    groups = [g for gs in groups_by_page for g in gs]
     kinds = {}
     for i, g in enumerate(groups):
         k = _heading_like(g, body)
@@ -492,8 +533,8 @@ def font_headings(groups: list[Group], body: float) -> None:
             if nxt is not None and nxt.kind in ("para", "item") and nxt.bold and nxt.size <= g.size:
                 k = None  # a run of bold text, not a heading
         if k:
-            kinds[i] = k
-    sizes = sorted({round(groups[i].size * 2) / 2 for i, k in kinds.items() if k == "size"}, reverse=True)
+            kinds[id(g)] = k
+    sizes = sorted({round(g.size * 2) / 2 for g in groups if kinds.get(id(g)) == "size"}, reverse=True)
     # Merge sizes closer than 0.75 pt so that tiny differences do not make levels.
     levels: dict[float, int] = {}
     lvl = 0
@@ -504,11 +545,23 @@ def font_headings(groups: list[Group], body: float) -> None:
         levels[s] = min(lvl, 6)
         last = s
     bold_level = min(lvl + 1, 6)
-    for i, k in kinds.items():
-        g = groups[i]
-        g.kind = "heading"
-        g.level = levels.get(round(g.size * 2) / 2, 1) if k == "size" else bold_level
-        g.title = g.plain()
+    for gs in groups_by_page:
+        out: list[Group] = []
+        for g in gs:
+            k = kinds.get(id(g))
+            if k:
+                g.kind = "heading"
+                g.level = levels.get(round(g.size * 2) / 2, 1) if k == "size" else bold_level
+                p = out[-1] if out else None
+                if (p is not None and p.kind == "heading" and p.level == g.level and abs(p.size - g.size) < 0.5
+                        and len(p.lines) + len(g.lines) <= 3
+                        and 0 <= g.lines[0].base - p.lines[-1].base <= 1.6 * g.size):
+                    p.lines.extend(g.lines)
+                    p.title = p.plain()
+                    continue
+                g.title = g.plain()
+            out.append(g)
+        gs[:] = out
 
 
 def _norm_title(s: str) -> str:

@@ -16,11 +16,10 @@ LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
     "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
 }
-# Private-use code points that Symbol/Wingdings fonts map their bullets to.
-PUA_BULLETS = {
-    "\uf0b7": "\u2022", "\uf0a7": "\u25aa", "\uf0d8": "\u27a2", "\uf0fc": "\u2713",
-    "\uf06e": "\u25a0", "\uf076": "\u2756", "\uf0e0": "\u2192",
-}
+# Private-use code points that Word's Symbol and Wingdings bullets come out as;
+# mapped only where a line starts (elsewhere the same code points are other
+# symbols in other fonts).
+PUA_BULLETS = {"\uf0b7": "\u2022", "\uf0a7": "\u25aa"}
 # Spacing accents that TeX sets as separate glyphs before the letter ("na¨ıve").
 _SPACING_ACCENTS = {
     "\u00a8": "\u0308", "\u00b4": "\u0301", "`": "\u0300", "\u02c6": "\u0302", "^": "\u0302",
@@ -28,7 +27,7 @@ _SPACING_ACCENTS = {
     "\u00af": "\u0304", "\u00b8": "\u0327", "\u02dd": "\u030b",
 }
 _ACCENT_PAIR = re.compile("(?<=[^\\W\\d_])([\u00a8\u00b4\u02c6\u02dc\u02c7\u02d8\u02da\u00af\u02dd])([a-zA-Z\u0131\u0237])")
-_TRANSLATE = {ord(k): v for k, v in {**LIGATURES, **PUA_BULLETS}.items()}
+_TRANSLATE = {ord(k): v for k, v in LIGATURES.items()}
 # Control characters and non-characters pdfium may hand back; tabs become spaces.
 for _cp in list(range(0x00, 0x20)) + [0x7F, 0xFFFE, 0xFFFF, 0x00AD, 0x200B, 0xFEFF]:
     _TRANSLATE[_cp] = None
@@ -41,8 +40,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-
 # Where a space may be missing: after sentence punctuation before a letter, or at a
 # lower-to-upper case change ("law.The", "generallyThe"); checked against glyph gaps.
 _SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d\u2019])(?=[^\W\d_(\u201c\u2018])|(?<=[a-z])(?=[A-Z])")
-# A gap wider than this fraction of the font size is a word space.
+# A gap wider than this fraction of the font size is a word space (after
+# punctuation; inside a CamelCase word only a full space counts).
 SPACE_GAP_EM = 0.14
+CAMEL_GAP_EM = 0.25
 
 FPDF_PAGEOBJ_TEXT = 1
 FPDF_PAGEOBJ_PATH = 2
@@ -51,12 +52,14 @@ FPDF_PAGEOBJ_FORM = 5
 
 
 def clean_text(text: str) -> str:
-    """Repair one line of extracted text: ligatures, PUA bullets, TeX accents, control characters.
+    """Repair one line of extracted text: ligatures, a leading PUA bullet, TeX accents, control characters.
 
     Ligatures U+FB00-FB06 become letters; nothing else is folded (no NFKC).
     Returns the repaired text (characters may be fewer or more than given).
     """
     text = text.translate(_TRANSLATE)
+    if text[:1] in PUA_BULLETS:
+        text = PUA_BULLETS[text[0]] + text[1:]
     if "\u00a8" in text or "\u00b4" in text or "\u02c6" in text or "\u02dc" in text or "\u02c7" in text \
             or "\u02d8" in text or "\u02da" in text or "\u00af" in text or "\u02dd" in text:
         text = _ACCENT_PAIR.sub(_compose_accent, text)
@@ -210,6 +213,7 @@ class PageReader:
         self._dp = [ctypes.byref(x) for x in self._d]
         self._f = [ctypes.c_float() for _ in range(4)]
         self._fp = [ctypes.byref(x) for x in self._f]
+        self._styles: dict[tuple[bytes, int], tuple[bool, bool]] = {}
 
     # -- fonts and geometry of single characters --------------------------------
     def _font(self, tp, k: int) -> tuple[float, bool, bool, int]:
@@ -222,12 +226,13 @@ class PageReader:
         size = fs * scale
         angle = int(round(math.degrees(math.atan2(m.b, m.a)) / 90.0)) % 4 * 90
         n = pdfium_c.FPDFText_GetFontInfo(raw, k, self._name, 128, ctypes.byref(self._flags))
-        name = self._name.value.decode("latin-1", "replace") if n else ""
-        name = name.split("+", 1)[-1]
+        key = (self._name.value if n else b"", self._flags.value & 1)
+        style = self._styles.get(key)
+        if style is None:
+            name = key[0].decode("latin-1", "replace").split("+", 1)[-1]
+            style = self._styles[key] = (bool(_BOLD_NAME.search(name)), bool(key[1]) or bool(_MONO_NAME.search(name)))
         weight = pdfium_c.FPDFText_GetFontWeight(raw, k)
-        bold = weight >= 600 or bool(_BOLD_NAME.search(name))
-        mono = bool(self._flags.value & 1) or bool(_MONO_NAME.search(name))
-        return size, bold, mono, angle
+        return size, weight >= 600 or style[0], style[1], angle
 
     def _charbox(self, tp, k: int) -> tuple[float, float, float, float]:
         pdfium_c.FPDFText_GetCharBox(tp.raw, k, *self._dp)
@@ -238,7 +243,16 @@ class PageReader:
         """Insert spaces that pdfium left out where the glyph gap is wider than SPACE_GAP_EM."""
         cuts = []
         for m in _SPACE_CANDIDATE.finditer(text):
-            k = start + m.start()
+            i = m.start()
+            a = text.rfind(" ", 0, i) + 1
+            b = text.find(" ", i)
+            token = text[a:b if b >= 0 else len(text)]
+            if "@" in token or "://" in token or "www." in token:
+                continue
+            k = start + i
+            pdfium_c.FPDFText_GetFontInfo(tp.raw, k, self._name, 128, ctypes.byref(self._flags))
+            if self._flags.value & 1:
+                continue
             l1, b1, r1, t1 = self._charbox(tp, k - 1)
             l2, b2, r2, t2 = self._charbox(tp, k)
             if angle == 0:
@@ -249,7 +263,8 @@ class PageReader:
                 gap = b2 - t1
             else:
                 gap = b1 - t2
-            if gap > SPACE_GAP_EM * size:
+            camel = text[i - 1].islower() and text[i].isupper()
+            if gap > (CAMEL_GAP_EM if camel else SPACE_GAP_EM) * size:
                 cuts.append(m.start())
         if not cuts:
             return text
@@ -312,21 +327,29 @@ class PageReader:
                 r = max(r, rr)
                 bt = min(bt, rb)
                 t = max(t, rt)
-            mid = a + (b - a) // 2
-            while mid > k and text[mid].isspace():
-                mid -= 1
             size, bold, mono, angle = self._font(tp, k)
             pdfium_c.FPDFText_GetCharOrigin(tp.raw, k, self._dp[0], self._dp[1])
             origin = (self._d[0].value, self._d[1].value)
-            if mid != k:
-                size2, bold2, mono2, _ = self._font(tp, mid)
+            # Weight and spacing hold for the line when its first, middle and last
+            # characters agree (a bold run-in word does not make a bold line).
+            last = b - 1
+            while last > k and text[last].isspace():
+                last -= 1
+            mid = k + (last - k) // 2
+            while mid > k and text[mid].isspace():
+                mid -= 1
+            for j in {mid, last} - {k}:
+                size2, bold2, mono2, _ = self._font(tp, j)
                 bold = bold and bold2
                 mono = mono and mono2
                 size = max(size, size2)
             votes[angle // 90] += b - a
             if seg.endswith("\u00ad"):
                 hyph = True
-            facts.append((a, b, hyph, (l, bt, r, t), size, bold, mono, angle, origin))
+            # The first and last visible characters bound the line sideways (a
+            # leading space glyph would otherwise hide an indentation).
+            ends = (self._charbox(tp, k), self._charbox(tp, last))
+            facts.append((a, b, hyph, (l, bt, r, t), size, bold, mono, angle, origin, ends))
         angle = votes.index(max(votes)) * 90 if facts else 0
         frame = _frame(angle, crop)
         pdata = PageData(index, frame, n_chars=n, has_images=has_images)
@@ -334,8 +357,13 @@ class PageReader:
         if pdata.ruled:
             pdata.edges = edges
         pdata.text = text
-        for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin) in enumerate(facts):
+        for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin, ends) in enumerate(facts):
             x0, top, x1, bottom = frame.box(l, bt, r, t)
+            if ang == angle:
+                f0 = frame.box(*ends[0])
+                f1 = frame.box(*ends[1])
+                if f0[2] > f0[0] and f1[2] > f1[0] and f1[2] >= f0[0]:
+                    x0, x1 = f0[0], f1[2]
             base = frame.point(*origin)[1] if ang == angle else bottom
             if not top - size <= base <= bottom + size:
                 base = bottom
@@ -353,7 +381,7 @@ class PageReader:
             line_text = clean_text(raw)
             if not line_text.strip():
                 continue
-            nonspace = sum(1 for ch in line_text if not ch.isspace())
+            nonspace = len(line_text) - line_text.count(" ")
             vertical = (nonspace >= 2 and h > 1.6 * w and h > 0.8 * nonspace * size * 0.8
                         and bool(_CJK.search(line_text)))
             line = Line(line_text, x0, top, x1, bottom, size, bold, mono, hyph, vertical, ang, order, base)

@@ -21,6 +21,8 @@ class Table:
         rows: body rows, each a list of cell strings (same length as `header`).
         captions: title rows printed inside the grid above the header (one cell
             spanning every column), kept as text before the table.
+        notes: such rows below the last body row (notes, sources), kept as text
+            after the table.
         col_x: left edge of each column (points), to recognise a continuation.
         continues: set by the layout when this table continues the previous
             page's last table (its rows then join that table's block).
@@ -33,6 +35,7 @@ class Table:
     header: list[str]
     rows: list[list[str]]
     captions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     col_x: list[float] = field(default_factory=list)
     continues: bool = False
 
@@ -103,7 +106,7 @@ def find_tables(pdata: PageData, tp, page_text: str) -> list[Table]:
         table = _build(grid, texts)
         if table is None:
             continue
-        header_row, header_boxes, body, captions, keep_cols = table
+        header_row, header_boxes, body, captions, notes, keep_cols = table
         if any(c is None for c in header_row) and body:
             if chars is None:
                 chars = _page_chars(tp, frame, page_text)
@@ -119,7 +122,7 @@ def find_tables(pdata: PageData, tp, page_text: str) -> list[Table]:
         for ci in keep_cols:
             xs = [grid[ri][ci][0] for ri in range(len(grid)) if grid[ri][ci] is not None]
             col_x.append(median(xs) if xs else x0)
-        out.append(Table(x0, top, x1, bottom, header, rows, captions, col_x))
+        out.append(Table(x0, top, x1, bottom, header, rows, captions, notes, col_x))
     out.sort(key=lambda tb: (tb.top, tb.x0))
     return out
 
@@ -150,25 +153,27 @@ def _join(lines: list[str]) -> str:
 
 
 def _build(grid, texts):
-    """Clean a raw grid: captions out, empty rows and columns out, stacked rows split.
+    """Clean a raw grid: captions and notes out, empty rows and columns out, stacked rows split.
 
     Returns:
         (header cells as line lists or None for merged, header boxes, body rows as
-        line lists, caption strings, kept column indexes), or None when what is left
-        has fewer than 2 rows or 2 columns.
+        line lists, caption strings, note strings, kept column indexes), or None
+        when what is left has fewer than 2 rows or 2 columns.
     """
     ncols = len(grid[0])
     rows = [(grid[i], texts[i]) for i in range(len(grid))]
     rows = [(g, t) for g, t in rows if any(c for c in t if c)]
+
+    def spanning(row) -> bool:
+        g, t = row
+        return ncols > 1 and sum(1 for c in t if c) == 1 and sum(1 for c in g if c is not None) == 1
+
     captions: list[str] = []
-    while rows:
-        g, t = rows[0]
-        filled = [c for c in t if c]
-        if len(filled) == 1 and sum(1 for c in g if c is not None) == 1 and ncols > 1:
-            captions.append(_join(filled[0]))
-            rows.pop(0)
-        else:
-            break
+    while rows and spanning(rows[0]):
+        captions.append(_join(next(c for c in rows.pop(0)[1] if c)))
+    notes: list[str] = []
+    while len(rows) > 2 and spanning(rows[-1]):
+        notes.insert(0, _join(next(c for c in rows.pop()[1] if c)))
     keep_cols = [ci for ci in range(ncols) if any(t[ci] for _, t in rows)
                  or (rows and rows[0][0][ci] is None)]
     if len(rows) < 2 or len(keep_cols) < 2:
@@ -191,7 +196,7 @@ def _build(grid, texts):
     header_row = [header_row[i] for i in used]
     header_boxes = [header_boxes[i] for i in used]
     body = [[r[i] for i in used] for r in body]
-    return header_row, header_boxes, body, captions, keep_cols
+    return header_row, header_boxes, body, captions, notes, keep_cols
 
 
 def _split_stacked(cells: list[list[str]]) -> list[list[list[str]]]:
@@ -209,12 +214,16 @@ def _split_stacked(cells: list[list[str]]) -> list[list[list[str]]]:
 
 
 def _page_chars(tp, frame, text: str) -> list[tuple[str, float, float, float, float]]:
-    """Every character of the page with its upright box: (char, x0, top, x1, bottom)."""
+    """Every character of the page with its upright box: (char, x0, top, x1, bottom).
+
+    White space is kept as (" ", 0, 0, 0, 0): it separates words.
+    """
     out = []
     n = len(text)
     for i in range(n):
         ch = text[i]
         if ch.isspace() or ch in "\ufffe\ufffd":
+            out.append((" ", 0.0, 0.0, 0.0, 0.0))
             continue
         l, b, r, t = tp.get_charbox(i)
         x0, top, x1, bottom = frame.box(l, b, r, t)
@@ -250,7 +259,8 @@ def _split_header(header_row, header_boxes, body, keep_cols, grid, chars) -> lis
         if j - i > 1 and header_boxes[i] is not None and all(bounds[k] for k in range(i, j)):
             x0, top, x1, bottom = header_boxes[i]
             x1 = max(x1, bounds[j - 1][1])
-            inside = [c for c in chars if x0 - 1 <= (c[1] + c[3]) / 2 <= x1 + 1 and top - 1 <= (c[2] + c[4]) / 2 <= bottom + 1]
+            inside = [c for c in chars if c[0] == " " or
+                      (x0 - 1 <= (c[1] + c[3]) / 2 <= x1 + 1 and top - 1 <= (c[2] + c[4]) / 2 <= bottom + 1)]
             parts = _words_by_column(inside, [bounds[k] for k in range(i, j)])
             if parts is not None:
                 for k, label in enumerate(parts):
@@ -260,46 +270,58 @@ def _split_header(header_row, header_boxes, body, keep_cols, grid, chars) -> lis
 
 
 def _words_by_column(chars, bounds) -> list[str] | None:
-    """Group characters into lines and words, then words into the given column ranges."""
-    if not chars:
-        return None
-    chars = sorted(chars, key=lambda c: ((c[2] + c[4]) / 2, c[1]))
-    lines: list[list] = []
-    for c in chars:
-        mid = (c[2] + c[4]) / 2
-        if lines and abs(mid - lines[-1][0]) <= max(2.0, 0.4 * (c[4] - c[2])):
-            lines[-1][1].append(c)
-        else:
-            lines.append([mid, [c]])
-    per_line = []
-    for _, cs in lines:
-        cs.sort(key=lambda c: c[1])
-        words = []
-        cur = [cs[0]]
-        for a, b in zip(cs, cs[1:]):
-            if b[1] - a[3] > 0.25 * max(1.0, a[4] - a[2]):
+    """Group characters (content order) into words and lines, then words into column ranges."""
+    words: list[list] = []
+    cur: list = []
+    for c in chars + [(" ", 0.0, 0.0, 0.0, 0.0)]:
+        if c[0] == " ":
+            if cur:
                 words.append(cur)
-                cur = [b]
-            else:
-                cur.append(b)
-        words.append(cur)
-        cols: dict[int, list[str]] = {}
-        for w in words:
-            cx = (w[0][1] + w[-1][3]) / 2
+            cur = []
+        elif cur and min(cur[-1][4], c[4]) - max(cur[-1][2], c[2]) <= 0:
+            words.append(cur)
+            cur = [c]
+        else:
+            cur.append(c)
+    if not words:
+        return None
+    # A word joins the line it overlaps vertically (descenders do not start a line).
+    lines: list[list] = []
+    for w in words:
+        top = min(c[2] for c in w)
+        bottom = max(c[4] for c in w)
+        for ln in lines:
+            if min(ln[1], bottom) - max(ln[0], top) > 0.3 * min(bottom - top, ln[1] - ln[0]):
+                ln[0], ln[1] = min(ln[0], top), max(ln[1], bottom)
+                ln[2].append(w)
+                break
+        else:
+            lines.append([top, bottom, [w]])
+    lines.sort(key=lambda ln: ln[0])
+    # Top lines set with ordinary word spaces (no column-wide gap) and with more
+    # lines below them are group labels ("Pre-Pawn" over its three sub-columns).
+    group: list[str] = []
+    while len(lines) > 1:
+        top, bottom, ws = lines[0]
+        ws.sort(key=lambda w: w[0][1])
+        gaps = [b[0][1] - a[-1][3] for a, b in zip(ws, ws[1:])]
+        if gaps and max(gaps) > 0.6 * (bottom - top):
+            break
+        group.extend(clean_text("".join(ch[0] for ch in w)) for w in ws)
+        lines.pop(0)
+    labels: list[list[str]] = [[] for _ in bounds]
+    spread = False
+    for _, _, ws in lines:
+        ws.sort(key=lambda w: w[0][1])
+        cols: set[int] = set()
+        for w in ws:
+            cx = (min(c[1] for c in w) + max(c[3] for c in w)) / 2
             best = min(range(len(bounds)), key=lambda k: 0 if bounds[k][0] <= cx <= bounds[k][1]
                        else min(abs(cx - bounds[k][0]), abs(cx - bounds[k][1])))
-            cols.setdefault(best, []).append(clean_text("".join(ch[0] for ch in w)))
-        per_line.append(cols)
-    spread = any(len(cols) >= 2 for cols in per_line)
+            labels[best].append(clean_text("".join(ch[0] for ch in w)))
+            cols.add(best)
+        spread = spread or len(cols) >= 2
     if not spread:
         return None
-    group: list[str] = []
-    labels: list[list[str]] = [[] for _ in bounds]
-    for cols in per_line:
-        if len(cols) == 1 and spread and not any(labels):
-            group.extend(next(iter(cols.values())))
-            continue
-        for k, words in cols.items():
-            labels[k].extend(words)
     prefix = " ".join(group)
     return [" ".join(x for x in (prefix, " ".join(ws)) if x) for ws in labels]
