@@ -68,9 +68,9 @@ def _page_number_value(text: str) -> int | None:
 def drop_furniture(pages: list[PageData]) -> int:
     """Remove running headers, footers, page numbers and margin numbering, in place.
 
-    Dropped are lines that (a) repeat with the same text (digits ignored) at the
-    same height on at least 40% of the pages (3 or more), (b) sit in the top or
-    bottom 12% of the page and repeat there on 3 or more pages, or (c) sit in
+    Dropped are lines that (a) repeat with the same text at the same height on at
+    least 40% of the pages (3 or more), (b) sit in the top or bottom 12% of the
+    page and repeat there (digits ignored) on 3 or more pages, or (c) sit in
     those margins and carry a number that runs with the physical page number (the
     printed page number, alone or beside a running title). Needs 2 pages or more.
 
@@ -90,7 +90,7 @@ def drop_furniture(pages: list[PageData]) -> int:
             text = ln.text.strip()
             if len(text) > 120:
                 continue
-            norm = _SPACES.sub(" ", _DIGITS.sub("#", text.lower()))
+            exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
             zone = cy < 0.12 * h or cy > 0.88 * h
@@ -98,15 +98,16 @@ def drop_furniture(pages: list[PageData]) -> int:
             off = value - (p.index + 1) if value is not None else None
             if off is not None:
                 offsets[off] += 1
-            keyed[(norm, bucket)].add(p.index)
+            keyed[(exact, bucket)].add(p.index)
+            norm = _DIGITS.sub("#", exact) if zone else exact
             if zone:
                 zone_keyed[(norm, bucket)].add(p.index)
-            facts.append((p, ln, norm, bucket, zone, off))
+            facts.append((p, ln, exact, norm, bucket, zone, off))
 
-    def count(table: dict, norm: str, bucket: int) -> int:
+    def count(table: dict, key: str, bucket: int) -> int:
         pages_seen: set[int] = set()
         for b in (bucket - 1, bucket, bucket + 1):
-            pages_seen |= table.get((norm, b), set())
+            pages_seen |= table.get((key, b), set())
         return len(pages_seen)
 
     repeat_min = max(3, math.ceil(0.4 * n))
@@ -114,8 +115,8 @@ def drop_furniture(pages: list[PageData]) -> int:
     offset_min = max(2, min(5, math.ceil(0.25 * n)))
     good_offsets = {o for o, c in offsets.items() if c >= offset_min}
     drop: set[int] = set()
-    for p, ln, norm, bucket, zone, off in facts:
-        if (n >= 3 and count(keyed, norm, bucket) >= repeat_min) \
+    for p, ln, exact, norm, bucket, zone, off in facts:
+        if (n >= 3 and count(keyed, exact, bucket) >= repeat_min) \
                 or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= zone_min) \
                 or (off is not None and off in good_offsets):
             drop.add(id(ln))
@@ -673,7 +674,7 @@ class Joiner:
                 out += t
             else:
                 out += " " + t
-            pending_hyphen = ln.hyphen or (t.endswith("-") and len(t) > 1 and _LETTER.match(t[-2]) is not None)
+            pending_hyphen = ln.hyphen or (t.endswith("-") and len(t) > 1 and t[-2].isalnum())
             if ln.hyphen:
                 out += "-"
         return out

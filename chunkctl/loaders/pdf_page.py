@@ -28,18 +28,19 @@ _SPACING_ACCENTS = {
 }
 _ACCENT_PAIR = re.compile("(?<=[^\\W\\d_])([\u00a8\u00b4\u02c6\u02dc\u02c7\u02d8\u02da\u00af\u02dd])([a-zA-Z\u0131\u0237])")
 _TRANSLATE = {ord(k): v for k, v in LIGATURES.items()}
-# Control characters and non-characters pdfium may hand back; tabs become spaces.
+# Control characters and non-characters pdfium may hand back; tabs, no-break
+# spaces and Unicode line/paragraph separators inside a line become spaces.
 for _cp in list(range(0x00, 0x20)) + [0x7F, 0xFFFE, 0xFFFF, 0x00AD, 0x200B, 0xFEFF]:
     _TRANSLATE[_cp] = None
-_TRANSLATE[0x09] = " "
-_TRANSLATE[0xA0] = " "
+for _cp in (0x09, 0xA0, 0x85, 0x2028, 0x2029):
+    _TRANSLATE[_cp] = " "
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demibold|[-,+]?(?:cmbx|cmb\d|bx\d)|medi(?:um)?\b|-medi|,b$|-b$|-sb$", re.I)
 _MONO_NAME = re.compile(r"courier|mono|cmtt|consola|menlo|typewriter|sftt|lmtt|inconsolata|terminal|fixed|\bcode", re.I)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 # Where a space may be missing: after sentence punctuation before a letter, or at a
 # lower-to-upper case change ("law.The", "generallyThe"); checked against glyph gaps.
-_SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d\u2019])(?=[^\W\d_(\u201c\u2018])|(?<=[a-z])(?=[A-Z])")
+_SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d])(?=[^\W\d_(\u201c\u2018])|(?<=[a-z])(?=[A-Z])")
 # A gap wider than this fraction of the font size is a word space (after
 # punctuation; inside a CamelCase word only a full space counts).
 SPACE_GAP_EM = 0.14
