@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Union
@@ -670,7 +671,7 @@ class Joiner:
                 out = t
             elif pending_hyphen:
                 out = self.hyphen(out, t)
-            elif (is_cjk(out[-1]) and is_cjk(t[0])) or out[-1] in "\u2014/":
+            elif (is_cjk(out[-1]) and is_cjk(t[0])) or out[-1] in "\u2014/" or unicodedata.category(t[0])[0] == "M":
                 out += t
             else:
                 out += " " + t

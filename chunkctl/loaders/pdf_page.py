@@ -9,6 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 import pypdfium2.raw as pdfium_c
+import regex
 
 # Ligature glyphs U+FB00-FB06 become their letters (only these: no NFKC, so
 # superscripts, full-width forms and the like stay as they are).
@@ -28,6 +29,9 @@ _SPACING_ACCENTS = {
 }
 _ACCENT_PAIR = re.compile("(?<=[^\\W\\d_])([\u00a8\u00b4\u02c6\u02dc\u02c7\u02d8\u02da\u00af\u02dd])([a-zA-Z\u0131\u0237])")
 _TRANSLATE = {ord(k): v for k, v in LIGATURES.items()}
+# A combining mark never follows white space in real text: pdfium puts a space
+# before Thai marks it places out of order ("ข ํ ้อ").
+_SPACE_BEFORE_MARK = regex.compile(r"\s+(?=\p{M})")
 # Control characters and non-characters pdfium may hand back; tabs, no-break
 # spaces and Unicode line/paragraph separators inside a line become spaces.
 for _cp in list(range(0x00, 0x20)) + [0x7F, 0xFFFE, 0xFFFF, 0x00AD, 0x200B, 0xFEFF]:
@@ -53,7 +57,7 @@ FPDF_PAGEOBJ_FORM = 5
 
 
 def clean_text(text: str) -> str:
-    """Repair one line of extracted text: ligatures, a leading PUA bullet, TeX accents, control characters.
+    """Repair one line of extracted text: ligatures, a leading PUA bullet, TeX accents, stray spaces, controls.
 
     Ligatures U+FB00-FB06 become letters; nothing else is folded (no NFKC).
     Returns the repaired text (characters may be fewer or more than given).
@@ -61,6 +65,8 @@ def clean_text(text: str) -> str:
     text = text.translate(_TRANSLATE)
     if text[:1] in PUA_BULLETS:
         text = PUA_BULLETS[text[0]] + text[1:]
+    if not text.isascii():
+        text = _SPACE_BEFORE_MARK.sub("", text)
     if "\u00a8" in text or "\u00b4" in text or "\u02c6" in text or "\u02dc" in text or "\u02c7" in text \
             or "\u02d8" in text or "\u02da" in text or "\u00af" in text or "\u02dd" in text:
         text = _ACCENT_PAIR.sub(_compose_accent, text)
