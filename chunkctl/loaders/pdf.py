@@ -13,7 +13,7 @@ from ..model import Block, BlockKind, Document
 from . import register
 from .pdf_layout import (Group, Joiner, body_size, drop_furniture, font_headings, group_page, merge_pieces,
                          move_split_words, outline_headings, reading_order)
-from .pdf_page import Frame, Line, PageData, PageReader
+from .pdf_page import MAX_EDGES, Frame, Line, PageData, PageReader
 from .pdf_tables import Table, find_tables
 
 # pdfium's FPDF_GetLastError codes (fpdfview.h).
@@ -127,6 +127,8 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str]) -> PageData
         pdata = PageData(i, Frame(0))
     finally:
         page.close()
+    if pdata.too_many_edges:
+        warnings.append(f"page {i + 1} draws over {MAX_EDGES} ruling lines; tables were not looked for on it")
     pdata.text = ""
     pdata.edges = []
     if not pdata.lines and not pdata.tables and not pdata.stray and pdata.has_images:

@@ -17,9 +17,8 @@ from .pdf_tables import Table
 _BULLET = re.compile(
     r"^(?:[\u2022\u25cf\u25cb\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2219\u00b7\u27a2\u2713\u2714\u2756\u2192"
     r"\u25ba\u25b6\u2605\u2606\u2666\u25c6\u25c7\u2013\u2014*\-+]"
-    r"|\(?(?:\d{1,2}|[a-z]|[ivx]{1,5})[.)](?=\s)|\[\d{1,3}\](?=\s))\s+\S"
+    r"|\(?(?:\d{1,2}|[a-z]|[ivx]{1,5})[.)](?=\s)|\[\d{1,3}\](?=\s)|o(?=\s+[A-Z]))\s+\S"
 )
-_WORDISH_O = re.compile(r"^o\s+\S")
 _NUMBERED_HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?|[A-Z]\.|[IVX]{1,5}\.)\s+\S"
                                r"|[一二三四五六七八九十]{1,3}[、.．]|第[0-9一二三四五六七八九十百]{1,4}[章节條条部篇])")
 _PAGE_NUMBER = re.compile(
@@ -347,7 +346,6 @@ def group_page(placed: list[Placed], page: int) -> list[Group]:
             groups.extend(x for x, _ in _cut(members, page, pitch, edges, code=False))
         else:
             groups.append(g)
-    _mark_o_bullets(groups)
     return _rejoin(groups)
 
 
@@ -403,16 +401,6 @@ def _cut(placed: list[Placed], page: int, pitch: dict[float, float],
             out.append((cur, [pl]))
         prev = pl
     return out
-
-
-def _mark_o_bullets(groups: list[Group]) -> None:
-    """Word's second-level bullet is a letter "o": an item when two such lines follow each other."""
-    for i, g in enumerate(groups):
-        if g.kind == "para" and _WORDISH_O.match(g.lines[0].text):
-            nb = [groups[j] for j in (i - 1, i + 1) if 0 <= j < len(groups)]
-            if any(x.kind in ("item", "para") and x.lines and (_WORDISH_O.match(x.lines[0].text) or x.kind == "item")
-                   for x in nb):
-                g.kind = "item"
 
 
 def _line_pitch(lines: list[Line]) -> dict[float, float]:
@@ -479,6 +467,8 @@ def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float
         if not (group.kind == "item" and abs(ln.x0 - group.lines[-1].x0) < 0.7 * size and len(group.lines) > 1) \
                 and not (group.kind == "item" and ln.x0 <= first.x0 + 4 * size):
             return True
+    if group.kind == "item" and ln.x0 <= group.lines[0].x0 + 0.3 * size and p.x1 < right - 2.5 * size:
+        return True  # back at the bullet's margin after a short line: the item has ended
     if p.x1 < right - 2.5 * size and not centred and (
             _TERMINAL.search(p.text[-8:].rstrip()) or (len(group.lines) == 1 and _NUMBERED_HEADING.match(p.text))):
         return True
@@ -578,8 +568,10 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     An entry matches a group on its destination page whose first one to three lines
     read as the entry's title (numbering, case and punctuation ignored); among
     several, the one nearest the destination's height wins. Without a text match,
-    the first short bold or large group at or below the destination height is taken.
-    The heading path uses the outline's titles; levels are outline depths + 1.
+    the first short bold or large group at the destination height is taken (for a
+    destination without a height, the first such group of the page).
+    The heading path uses the outline's titles (the printed text for matches by
+    position only); levels are outline depths + 1.
 
     Args:
         groups_by_page: groups of each page.
@@ -614,11 +606,18 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
                     if best is None or dist < best[0]:
                         best = (dist, gi, k)
                     break
-        if best is None and ty is not None:
+        if best is None:
+            # No text match: the first short bold or large group at or below the
+            # destination (the page's top when the destination has no height).
             for gi, g in enumerate(groups):
-                if g.kind in ("para", "item") and g.lines and g.lines[0].bottom >= ty - 2:
-                    if len(g.lines) <= 3 and len(g.plain()) <= 150 and (g.bold or g.size >= 1.15 * body):
-                        best = (0, gi, len(g.lines))
+                if g.kind not in ("para", "item") or not g.lines:
+                    continue
+                if ty is not None and g.lines[0].bottom < ty - 2:
+                    continue
+                if len(g.lines) <= 3 and len(g.plain()) <= 150 and (g.bold or g.size >= 1.15 * body):
+                    best = (-1.0, gi, len(g.lines))
+                    break
+                if ty is not None:
                     break
         if best is None:
             continue
@@ -630,7 +629,9 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
             groups.insert(gi + 1, rest)
         g.kind = "heading"
         g.level = min(depth + 1, 6)
-        g.title = " ".join(title.split())
+        # A text match names the heading by its outline title; a match by position
+        # only (the printed words differ) by the printed heading.
+        g.title = " ".join(title.split()) if best[0] >= 0 else g.plain()
         matched += 1
     return matched
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import math
 import re
@@ -49,6 +50,10 @@ _SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d])(?=[^\W\d_(\u201c\u2018])|
 # punctuation; inside a CamelCase word only a full space counts).
 SPACE_GAP_EM = 0.14
 CAMEL_GAP_EM = 0.25
+
+# A page with more ruling edges than this is a drawing (a chart, a map): looking
+# for tables in it would cost seconds (pairwise intersections), so it is skipped.
+MAX_EDGES = 2500
 
 FPDF_PAGEOBJ_TEXT = 1
 FPDF_PAGEOBJ_PATH = 2
@@ -190,6 +195,7 @@ class PageData:
         has_images: the page draws at least one image.
         ruled: the page has ruling lines that could form a table grid.
         edges: its ruling edges in user space when `ruled` (see `_scan_objects`).
+        too_many_edges: more than MAX_EDGES ruling edges (tables not looked for).
         text: pdfium's text of the page, index-aligned with its characters.
         tables: tables found on the page (filled by the table reader).
     """
@@ -202,6 +208,7 @@ class PageData:
     has_images: bool = False
     ruled: bool = False
     edges: list = field(default_factory=list)
+    too_many_edges: bool = False
     text: str = ""
     tables: list = field(default_factory=list)
 
@@ -360,7 +367,8 @@ class PageReader:
         angle = votes.index(max(votes)) * 90 if facts else 0
         frame = _frame(angle, crop)
         pdata = PageData(index, frame, n_chars=n, has_images=has_images)
-        pdata.ruled = bool(edges) and angle == 0 and _has_grid(edges)
+        pdata.too_many_edges = len(edges) > MAX_EDGES
+        pdata.ruled = bool(edges) and angle == 0 and not pdata.too_many_edges and _has_grid(edges)
         if pdata.ruled:
             pdata.edges = edges
         pdata.text = text
@@ -432,7 +440,7 @@ def _scan_objects(page, fp, f, crop) -> tuple[bool, list[tuple[str, float, float
             has_images = True
         elif typ == FPDF_PAGEOBJ_FORM and not has_images:
             has_images = _form_has_image(obj, 0)
-        elif typ == FPDF_PAGEOBJ_PATH and len(edges) < 5000:
+        elif typ == FPDF_PAGEOBJ_PATH and len(edges) <= MAX_EDGES:
             if not pdfium_c.FPDFPageObj_GetBounds(obj, *fp):
                 continue
             l, b, r, t = (x.value for x in f)
@@ -477,7 +485,7 @@ def _segment_edges(obj, nseg: int) -> list[tuple[str, float, float, float]]:
     out = []
     prev = None
     start = None
-    for i in range(min(nseg, 4000)):
+    for i in range(min(nseg, MAX_EDGES + 1)):
         seg = pdfium_c.FPDFPath_GetPathSegment(obj, i)
         if not pdfium_c.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y)):
             continue
@@ -514,14 +522,20 @@ def _has_grid(edges: list[tuple[str, float, float, float]], tol: float = 3.0) ->
     if len(hs) < 3 or len(vs) < 3:
         return False
 
-    def crossings(e, others) -> int:
-        _, c, lo, hi = e
-        positions = set()
-        for _, oc, olo, ohi in others:
-            if lo - tol <= oc <= hi + tol and olo - tol <= c <= ohi + tol:
-                positions.add(round(oc))
-                if len(positions) >= 3:
-                    return 3
-        return len(positions)
+    def crossed(lines, others) -> bool:
+        # Some edge of `lines` is crossed by others at three or more positions.
+        others = sorted(others, key=lambda e: e[1])
+        keys = [e[1] for e in others]
+        for _, c, lo, hi in lines:
+            positions = set()
+            i = bisect.bisect_left(keys, lo - tol)
+            while i < len(keys) and keys[i] <= hi + tol:
+                _, oc, olo, ohi = others[i]
+                if olo - tol <= c <= ohi + tol:
+                    positions.add(round(oc))
+                    if len(positions) >= 3:
+                        return True
+                i += 1
+        return False
 
-    return any(crossings(h, vs) >= 3 for h in hs) and any(crossings(v, hs) >= 3 for v in vs)
+    return crossed(hs, vs) and crossed(vs, hs)
