@@ -61,7 +61,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
         meta_title = _metadata_title(pdf)
     finally:
         pdf.close()
-    text, blocks, first_heading = assemble(pages, outline)
+    text, blocks, first_heading = assemble(pages, outline, labels)
     stem = PurePosixPath(source).stem if source != "-" else "stdin"
     meta: dict[str, Any] = {
         "title": meta_title or first_heading or stem,
@@ -302,8 +302,8 @@ def _norm_cells(cells: list[str]) -> list[str]:
     return [" ".join(c.lower().split()) for c in cells]
 
 
-def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | None]]
-             ) -> tuple[str, list[Block], str | None]:
+def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | None]],
+             labels: list[str] | None = None) -> tuple[str, list[Block], str | None]:
     """Turn read pages into the document text and its blocks.
 
     Steps: drop page furniture; join pieces of printed lines; order each page for
@@ -311,10 +311,15 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     outline, else font size and weight); move words hyphenated across pages; write
     each page's blocks separated by blank lines, pages separated by form feeds.
 
+    Args:
+        pages: the read pages, in order.
+        outline: (depth, title, page index, destination y or None) per outline entry.
+        labels: printed page labels per page, when the PDF defines them.
+
     Returns:
         (document text, blocks with character spans, first heading's title or None).
     """
-    drop_furniture(pages)
+    drop_furniture(pages, labels)
     for p in pages:
         p.lines = merge_pieces(p.lines)
     groups_by_page: list[list[Group]] = []

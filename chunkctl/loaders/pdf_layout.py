@@ -28,6 +28,7 @@ _PAGE_NUMBER = re.compile(
     re.I,
 )
 _DIGITS = re.compile(r"\d+")
+_PAGE_WORD = re.compile(r"^(?:page|p\.|seite|página|pagina)\s*", re.I)
 _TOC_END = re.compile(r"(?:\.{2,}|\s|\u2026)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
 _SPACES = re.compile(r"\s+")
 _TERMINAL = re.compile(r"[.!?:;\u3002\uff01\uff1f\u300d\u201d\"')\]]\W{0,2}\d{0,3}$")
@@ -65,14 +66,23 @@ def _page_number_value(text: str) -> int | None:
     return _roman_value(raw)
 
 
-def drop_furniture(pages: list[PageData]) -> int:
+def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> int:
     """Remove running headers, footers, page numbers and margin numbering, in place.
 
-    Dropped are lines that (a) repeat with the same text at the same height on at
-    least 40% of the pages (3 or more), (b) sit in the top or bottom 12% of the
-    page and repeat there (digits ignored) on 3 or more pages, or (c) sit in
-    those margins and carry a number that runs with the physical page number (the
-    printed page number, alone or beside a running title). Needs 2 pages or more.
+    A line is in a page's margin when it lies in the top or bottom 12% of the page
+    or is one of the two top-most or bottom-most lines of a page of six lines or
+    more. Dropped are lines that (a) repeat with the same text at the same height
+    on at least 40% of the pages (3 or more), (b) sit in the margin and repeat there
+    (digits ignored in lines of up to 60 characters) on 3 or more
+    pages, (c) sit in the margin and carry a number that runs with the physical page
+    number at the same end of 3 or more pages, or of 2 pages in a row (the printed page number,
+    alone or beside a running title), or (d) sit in the margin and read as the
+    page's label from /PageLabels. A page whose every line would go keeps them (what
+    repeats is then the content). Needs 2 pages or more.
+
+    Args:
+        pages: the read pages (their `lines` are filtered).
+        labels: printed page labels per physical page, when the PDF defines them.
 
     Returns:
         the number of lines dropped.
@@ -82,10 +92,13 @@ def drop_furniture(pages: list[PageData]) -> int:
         return 0
     keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
     zone_keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
-    offsets: Counter = Counter()
+    offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
     facts = []
     for p in pages:
         h = p.frame.height or 1.0
+        by_height = sorted(p.lines, key=lambda ln: ln.top)
+        edge_ids = {id(ln) for ln in by_height[:2] + by_height[-2:]} if len(by_height) >= 6 else set()
+        label = labels[p.index].strip().lower() if labels and p.index < len(labels) else ""
         for ln in p.lines:
             text = ln.text.strip()
             if len(text) > 120:
@@ -93,16 +106,18 @@ def drop_furniture(pages: list[PageData]) -> int:
             exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
-            zone = cy < 0.12 * h or cy > 0.88 * h
+            zone = cy < 0.12 * h or cy > 0.88 * h or id(ln) in edge_ids
             value = _page_number_value(text) if zone and len(text) <= 80 else None
-            off = value - (p.index + 1) if value is not None else None
+            # A page number runs with the page at the same end of every page.
+            off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
-                offsets[off] += 1
+                offsets[off].add(p.index)
             keyed[(exact, bucket)].add(p.index)
-            norm = _DIGITS.sub("#", exact) if zone else exact
+            norm = _DIGITS.sub("#", exact) if zone and len(exact) <= 60 else exact
             if zone:
                 zone_keyed[(norm, bucket)].add(p.index)
-            facts.append((p, ln, exact, norm, bucket, zone, off))
+            is_label = zone and bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
+            facts.append((p, ln, exact, norm, bucket, zone, off, is_label))
 
     def count(table: dict, key: str, bucket: int) -> int:
         pages_seen: set[int] = set()
@@ -111,14 +126,13 @@ def drop_furniture(pages: list[PageData]) -> int:
         return len(pages_seen)
 
     repeat_min = max(3, math.ceil(0.4 * n))
-    zone_min = 3
-    offset_min = max(2, min(5, math.ceil(0.25 * n)))
-    good_offsets = {o for o, c in offsets.items() if c >= offset_min}
+    good_offsets = {o for o, idx in offsets.items()
+                    if len(idx) >= 3 or any(i + 1 in idx for i in idx)}
     drop: set[int] = set()
-    for p, ln, exact, norm, bucket, zone, off in facts:
+    for p, ln, exact, norm, bucket, zone, off, is_label in facts:
         if (n >= 3 and count(keyed, exact, bucket) >= repeat_min) \
-                or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= zone_min) \
-                or (off is not None and off in good_offsets):
+                or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= 3) \
+                or (off is not None and off in good_offsets) or is_label:
             drop.add(id(ln))
     if not drop:
         return 0
