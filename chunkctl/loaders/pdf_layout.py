@@ -219,10 +219,6 @@ def reading_order(page: PageData) -> list[Placed]:
     return out
 
 
-def _box(e: Element) -> tuple[float, float, float, float]:
-    return e.x0, e.top, e.x1, e.bottom
-
-
 def _columns(elems: list[Element], depth: int) -> float | None:
     """The x of a gutter that splits `elems` into side-by-side columns, or None."""
     body = [e for e in elems if isinstance(e, Table) or len(e.text.strip()) >= 2]

@@ -39,6 +39,14 @@ class Table:
     col_x: list[float] = field(default_factory=list)
     continues: bool = False
 
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
     def contains(self, x: float, y: float, tol: float = 1.0) -> bool:
         """Whether the upright point (x, y) lies inside the table's box."""
         return self.x0 - tol <= x <= self.x1 + tol and self.top - tol <= y <= self.bottom + tol

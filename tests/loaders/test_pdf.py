@@ -12,6 +12,7 @@ from chunkctl.errors import LoaderError
 from chunkctl.loaders.pdf import load_pdf
 from chunkctl.loaders.pdf_layout import Joiner, Placed, drop_furniture, is_list_start, reading_order
 from chunkctl.loaders.pdf_page import Frame, Line, PageData, clean_text
+from chunkctl.loaders.pdf_tables import Table
 from chunkctl.pipeline import load
 from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, run_checker, run_cli
 
@@ -86,6 +87,16 @@ def test_two_columns_are_read_column_by_column():
     page = _page(0, [title] + mixed)
     order = [p.item.text for p in reading_order(page)]
     assert order == [title.text] + [x.text for x in left] + [x.text for x in right]
+
+
+def test_table_inside_a_column_stays_in_its_column():
+    left = [_line(f"left line {i} of the first column", 60, 100 + 15 * i, 250) for i in range(8)]
+    right = [_line(f"right line {i} of the second column", 310, 100 + 15 * i, 500) for i in range(8)]
+    table = Table(60, 230, 250, 300, ["a", "b"], [["1", "2"]])
+    page = _page(0, left + right)
+    page.tables = [table]
+    order = [p.item for p in reading_order(page)]
+    assert order == left + [table] + right
 
 
 def test_single_column_keeps_content_order():
@@ -255,3 +266,26 @@ def test_br14_chunks_pages_and_sections(tmp_path, size):
     sections = {tuple(r["headings"]) for r in recs}
     assert sections <= {("Bees on city roofs",), ("How tides are forecast",), ("Errata",)}
     assert ("Errata",) in sections and ("Bees on city roofs",) in sections
+
+
+@needs_shared()
+@pytest.mark.parametrize("name", ["latex-outline-bookmarks.pdf", "word-styled-table-de.pdf", "roman-page-labels.pdf"])
+def test_damaged_files_give_a_document_or_a_one_line_error(name):
+    import random
+
+    data = (PDF / name).read_bytes()
+    rng = random.Random(name)
+    variants = [data[:int(len(data) * f)] for f in (0.05, 0.3, 0.6, 0.9, 0.99)]
+    for _ in range(5):
+        b = bytearray(data)
+        for _ in range(30):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        variants.append(bytes(b))
+    for v in variants:
+        try:
+            doc = load_pdf(v, name, ChunkConfig())
+        except LoaderError as exc:
+            assert exc.reason.startswith(("unreadable PDF: ", "encrypted PDF: ")), exc.reason
+            assert "\n" not in exc.reason
+        else:
+            assert doc.text.count("\f") == doc.meta["n_pages"] - 1
