@@ -152,8 +152,14 @@ def merge_pieces(lines: list[Line]) -> list[Line]:
     """Join consecutive pieces of one printed line (same baseline, small gap) into one Line.
 
     pdfium starts a new line after superscripts and font changes; a piece that
-    continues the previous one to its right on the same baseline is appended,
-    with a space when the gap is wider than a fifth of the font size.
+    continues the previous one to its right on the same baseline (gap at most one
+    font size) is appended, with a space when the gap is wider than a fifth of it.
+
+    Args:
+        lines: a page's lines in content order (upright coordinates, points).
+
+    Returns:
+        the lines with such pieces merged (the Line objects are updated in place).
     """
     out: list[Line] = []
     for ln in lines:
@@ -192,8 +198,16 @@ def reading_order(page: PageData) -> list[Placed]:
 
     Vertical CJK pages read right to left. Pages with two (or more) columns read
     column by column inside each band between full-width elements (titles, wide
-    figures); other pages keep pdfium's content order, with tables placed at their
-    height. Lines in other directions (margin stamps) come last.
+    figures); other pages keep pdfium's content order, each table placed after the
+    last line that starts above it. Lines in other directions (margin stamps) come
+    last.
+
+    Args:
+        page: a read page (its `lines`, `tables` and `stray` lines).
+
+    Returns:
+        the elements in reading order, each with its column and band numbers
+        (column 0 = full width or single column).
     """
     lines = page.lines
     tables = page.tables
@@ -335,7 +349,7 @@ class Group:
 
 
 def is_list_start(text: str) -> bool:
-    """Whether a line opens a list item (bullet glyph or enumerator)."""
+    """Whether a line opens a list item: a bullet glyph, "1." / "a)" / "(iv)", "[12]" or Word's "o"."""
     return bool(_BULLET.match(text))
 
 
@@ -346,7 +360,16 @@ def group_page(placed: list[Placed], page: int) -> list[Group]:
     size, weight or monospacing, a vertical gap well above the usual line pitch, a
     first-line indent, a list bullet or enumerator, or after a short line that ends a
     sentence. Runs of monospaced lines that look like code (operators, brackets,
-    indentation) form code groups; other monospaced text is cut like prose.
+    indentation) form code groups; other monospaced text is cut like prose. A
+    paragraph cut by a column break or a figure (no sentence end before, lower case
+    after) is joined back.
+
+    Args:
+        placed: the page's elements in reading order (`reading_order`).
+        page: 0-based page number.
+
+    Returns:
+        groups of kind "para", "item", "code" or "table" in reading order.
     """
     pitch = _line_pitch([p.item for p in placed if isinstance(p.item, Line)])
     edges = _column_edges(placed)
@@ -488,7 +511,7 @@ def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float
 # -- headings ----------------------------------------------------------------------
 
 def body_size(groups: list[Group]) -> float:
-    """The most common font size (points), weighted by characters."""
+    """The body text's font size: the most common size in points, weighted by characters (10 when empty)."""
     c: Counter = Counter()
     for g in groups:
         for ln in g.lines:
@@ -671,7 +694,8 @@ class Joiner:
         self.compounds = compounds
 
     def join(self, lines: list[Line]) -> str:
-        """The lines as one paragraph string (no line breaks)."""
+        """The lines as one paragraph string: no line breaks, joined by spaces (none between CJK characters,
+    after an em dash or slash, or before a combining mark), hyphenated words rejoined."""
         out = ""
         pending_hyphen = False
         for ln in lines:
@@ -692,7 +716,7 @@ class Joiner:
         return out
 
     def hyphen(self, left: str, right: str) -> str:
-        """Join `left` (ending in "-") and `right` across a line break."""
+        """Join `left` (ending in "-") and `right` (the next line) across a line break, by the class rules."""
         m = re.search(r"([^\W\d_]+)-$", left)
         r = re.match(r"[^\W\d_]+", right)
         if not m or not r:
@@ -707,7 +731,12 @@ class Joiner:
 
 
 def move_split_words(groups_by_page: list[list[Group]], joiner: Joiner) -> None:
-    """A word hyphenated across a page break moves whole to the earlier page, in place."""
+    """A word hyphenated across a page break moves whole to the earlier page, in place.
+
+    Applies when a page's last group is a paragraph or item ending in a hyphen and
+    the next page's first group is a paragraph starting lower-case; the joined word
+    follows the `Joiner` rules.
+    """
     for gp, gn in zip(groups_by_page, groups_by_page[1:]):
         if not gp or not gn:
             continue

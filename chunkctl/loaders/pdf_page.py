@@ -85,7 +85,7 @@ def _compose_accent(m: re.Match) -> str:
 
 
 def is_cjk(ch: str) -> bool:
-    """True for Han, kana and full-width characters (scripts written without spaces)."""
+    """True for one Han, kana or full-width character (scripts written without spaces between words)."""
     return bool(_CJK.match(ch))
 
 
