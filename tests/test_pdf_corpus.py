@@ -187,6 +187,9 @@ def test_freeculture_sentence_across_a_page_break():
     last = next(r for r in recs if r["start"] < end <= r["end"])
     assert first["page_start"] <= 22 <= first["page_end"]
     assert last["page_end"] == 23
+    # spaces the typesetter left out are restored from the glyph gaps
+    assert "spread generally. The idea that knowledge should be free" in doc.text
+    assert "generally.The" not in doc.text
     # running heads, page numbers and the printer's line numbers are gone
     assert "FREE CULTURE\n" not in doc.text.split("\f")[40]
     assert "4TH PASS PAGES" not in doc.text

@@ -47,7 +47,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-
 # lower-to-upper case change ("law.The", "generallyThe"); checked against glyph gaps.
 _SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d])(?=[^\W\d_(\u201c\u2018])|(?<=[a-z])(?=[A-Z])")
 # A gap wider than this fraction of the font size is a word space (after
-# punctuation; inside a CamelCase word only a full space counts).
+# punctuation; inside a CamelCase word or a domain name only a full space counts).
 SPACE_GAP_EM = 0.14
 CAMEL_GAP_EM = 0.25
 
@@ -277,8 +277,10 @@ class PageReader:
                 gap = b2 - t1
             else:
                 gap = b1 - t2
-            camel = text[i - 1].islower() and text[i].isupper()
-            if gap > (CAMEL_GAP_EM if camel else SPACE_GAP_EM) * size:
+            # A case change inside a word ("PyMuPDF") or a dot before a lower-case
+            # letter ("Amazon.com", "e.g.") needs a full space's gap.
+            strict = (text[i - 1].islower() and text[i].isupper()) or (text[i - 1] == "." and text[i].islower())
+            if gap > (CAMEL_GAP_EM if strict else SPACE_GAP_EM) * size:
                 cuts.append(m.start())
         if not cuts:
             return text
