@@ -1,4 +1,4 @@
-"""`chunkctl eval`: metrics on hand-made spans, retrieval limits, parent expansion, the harness check."""
+"""`chunkctl eval`: metrics on hand-made spans, retrieval limits, parent expansion, the harness check, the CLI."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import sys
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from chunkctl import evaluate
+from chunkctl.cli import app
 from chunkctl.errors import ConfigError
 from chunkctl.scoring import merge, measure, overlap, precision_omega, score_retrieval
 from tests.conftest import SHARED, needs_shared
@@ -175,6 +177,14 @@ def test_grid_entries_and_their_flags():
             evaluate.parse_grid(bad)
 
 
+def test_cli_default_grid_is_the_library_default():
+    import inspect
+
+    from chunkctl.cli import eval_
+
+    assert inspect.signature(eval_).parameters["grid"].default == evaluate.DEFAULT_GRID
+
+
 # ---------------------------------------------------------------- the harness check (reference measurement)
 
 
@@ -199,3 +209,72 @@ def test_fixed_200_token_windows_reproduce_the_reference_figures():
     assert row.mean("recall") * 100 == pytest.approx(88.2, abs=1.5)
     assert row.mean("precision_omega") * 100 == pytest.approx(20.7, abs=1.5)
     assert row.mean("iou") * 100 == pytest.approx(4.7, abs=1.5)
+
+
+# ---------------------------------------------------------------- the command
+
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def small_eval(tmp_path):
+    """One corpus (the State of the Union) and its first 6 questions, as JSON lines."""
+    corpus = tmp_path / "corpora"
+    corpus.mkdir()
+    (corpus / "state_of_the_union.md").write_bytes((CHROMA / "corpora" / "state_of_the_union.md").read_bytes())
+    rows = [q for q in evaluate.load_questions(CHROMA / "questions_df.csv") if q.corpus_id == "state_of_the_union"]
+    lines = [json.dumps({"question": q.text, "corpus_id": q.corpus_id,
+                         "references": [{"content": c, "start_index": s, "end_index": e}
+                                        for (s, e), c in zip(q.excerpts, q.contents)]}) for q in rows[:6]]
+    (tmp_path / "q.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return corpus, tmp_path / "q.jsonl"
+
+
+@needs_shared()
+def test_cli_eval_writes_every_figure(small_eval, tmp_path):
+    pytest.importorskip("bm25s")
+    corpus, questions = small_eval
+    out = tmp_path / "r.json"
+    r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--grid",
+                            "recursive:200/0,hierarchical:100/0:parent=400", "--json", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "chunkctl chunk DOCS --strategy" in r.stdout and "recall" in r.stdout
+    data = json.loads(out.read_text())
+    assert set(data) == {"settings", "results", "best"}
+    s = data["settings"]
+    assert (s["n_questions"], s["corpora"], s["k"], s["token_budget"]) == (6, {"state_of_the_union": 6}, 5, None)
+    assert s["retriever"]["name"] == "bm25" and s["retriever"]["k1"] == 1.5 and s["retriever"]["b"] == 0.75
+    assert [(x["config"], x["scored"]) for x in data["results"]] == [
+        ("recursive:200/0", "chunks"), ("hierarchical:100/0:parent=400", "chunks"),
+        ("hierarchical:100/0:parent=400", "parents")]
+    for x in data["results"]:
+        assert set(x) == {"config", "scored", "flags", "n_units", "mean_unit_tokens", "retrieved", "metrics",
+                          "per_corpus", "per_question"}
+        assert set(x["metrics"]) == set(x["per_question"]) == {"recall", "precision", "precision_omega", "iou"}
+        assert all(set(v) == {"mean", "std"} and 0 <= v["mean"] <= 1 for v in x["metrics"].values())
+        assert all(len(v) == 6 for v in x["per_question"].values())
+        assert x["per_corpus"]["state_of_the_union"]["n_questions"] == 6
+        assert set(x["retrieved"]) == {"units", "tokens", "chars"}
+    assert data["results"][0]["retrieved"]["units"] == 5
+    assert data["results"][2]["flags"] == "--strategy hierarchical --chunk-size 100 --overlap 0 --parent-chunk-size 400"
+    best = data["best"]
+    assert best["optimize"] == "iou" and best["value"] == max(x["metrics"]["iou"]["mean"] for x in data["results"])
+
+
+@needs_shared()
+def test_cli_eval_usage_errors_are_one_line(small_eval):
+    pytest.importorskip("bm25s")
+    corpus, questions = small_eval
+    for extra in (["--grid", "recursive:abc"], ["--optimize", "f1"], ["--k", "0"], ["--retriever", "tfidf"]):
+        r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), *extra])
+        assert r.exit_code == 2, extra
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_cli_eval_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bm25s", None)  # import bm25s now raises ImportError
+    r = runner.invoke(app, ["eval", str(tmp_path), "--questions", str(tmp_path / "q.csv")])
+    assert r.exit_code == 2
+    [line] = r.stderr.strip().splitlines()
+    assert "pip install 'chunkctl[eval]'" in line and "bm25s" in line
