@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -79,6 +80,9 @@ class BM25Index:
         import bm25s
         import Stemmer
 
+        # bm25s sets its own logger to DEBUG; once anything (wordllama does) adds a root
+        # handler, every index build would print a debug line on stderr.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         self._stemmer = Stemmer.Stemmer("english")
         self._n = len(texts)
         tokens = bm25s.tokenize(list(texts), stopwords="en", stemmer=self._stemmer, show_progress=False)
