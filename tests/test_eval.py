@@ -278,3 +278,8 @@ def test_cli_eval_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch
     assert r.exit_code == 2
     [line] = r.stderr.strip().splitlines()
     assert "pip install 'chunkctl[eval]'" in line and "bm25s" in line
+
+
+def test_cli_eval_help_has_examples():
+    r = runner.invoke(app, ["eval", "--help"])
+    assert r.exit_code == 0 and "Example" in r.stdout and "--token-budget" in r.stdout
