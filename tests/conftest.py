@@ -54,8 +54,12 @@ def _load_checker():
 _CHECKER_MOD = None
 
 
-def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str) -> str:
-    """Write records as JSONL and run the shared contract checker on them in-process; assert 0 violations."""
+def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str, extract_cmd: str | None = None) -> str:
+    """Write records as JSONL and run the shared contract checker on them in-process; assert 0 violations.
+
+    `extract_cmd` replaces `python -m chunkctl extract` for pdf/html document text (e.g. a
+    `cat` of texts extracted once per session).
+    """
     global _CHECKER_MOD
     import contextlib
     import io
@@ -68,7 +72,8 @@ def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str) 
     out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        rc = _CHECKER_MOD.main([str(out), "--root", str(root), "--extract-cmd", f"{sys.executable} -m chunkctl extract",
+        rc = _CHECKER_MOD.main([str(out), "--root", str(root), "--extract-cmd",
+                                extract_cmd or f"{sys.executable} -m chunkctl extract",
                                 "--max-examples", "3", *extra])
     report = buf.getvalue()
     assert rc == 0, report

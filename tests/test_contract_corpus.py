@@ -1,35 +1,68 @@
-"""The whole shared corpus through the real CLI and ../shared/tools/check_chunks.py: 0 violations."""
+"""Every strategy over the whole shared corpus (all formats) and ../shared/tools/check_chunks.py: 0 violations.
+
+Documents are loaded once per test session and chunked in-process; the checker runs
+in-process too, reading pdf/html document text from files written once from the same
+`load()` that `chunkctl extract` prints (tests/test_cli.py and the pdf/html corpus
+tests check that command end to end through the real CLI).
+"""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
+
 import pytest
 
-from tests.conftest import CORPUS, needs_shared, run_checker, run_cli
+import chunkctl.embeddings
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ChunkctlError
+from chunkctl.loaders import LOADERS
+from chunkctl.pipeline import chunk_records, discover, load
+from tests.conftest import CORPUS, check_records, needs_shared
 
 pytestmark = needs_shared()
 
-SETTINGS = [("128", "16"), ("256", "32"), ("512", "15%")]
 ALLOW_MISSING = ["zero-bytes.pdf", "truncated-mid-stream.pdf", "encrypted-password-test.pdf",
                  "scanned-jbig2-no-text-rot270.pdf"]
+CONFIGS = [("recursive", 128, 16), ("recursive", 256, 32), ("recursive", 512, "15%"), ("fixed", 256, 32),
+           ("fixed", 64, 0), ("sentence", 256, 32), ("section", 256, 32), ("hierarchical", 128, 16),
+           ("auto", 256, 32)] + ([("semantic", 256, 32)] if chunkctl.embeddings.available() else [])
+FORMATS = [f for f in ("txt", "md", "html", "pdf") if f in LOADERS]
 
 
-def _formats():
-    from chunkctl.loaders import LOADERS
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory):
+    """{format: [Document]} for every corpus file that loads, and an extract command over cached texts."""
+    cache = tmp_path_factory.mktemp("extracted")
+    docs = {}
+    for fmt in FORMATS:
+        docs[fmt] = []
+        for item in discover([str(CORPUS / fmt)]).inputs:
+            try:
+                doc = load(item.path, source=item.source)
+            except ChunkctlError:
+                continue
+            docs[fmt].append(doc)
+            if fmt in ("pdf", "html"):
+                (cache / item.source).write_bytes(doc.text.encode("utf-8", "surrogatepass"))
+    extract = "sh -c " + shlex.quote(f'cat "{cache}/$(basename "$0")"')
+    return docs, extract
 
-    return [f for f in ("txt", "md", "html", "pdf") if f in LOADERS]
 
-
-@pytest.mark.parametrize("fmt", _formats())
-@pytest.mark.parametrize("strategy", ["recursive", "fixed", "sentence", "section"])
-@pytest.mark.parametrize("size,overlap", SETTINGS)
-def test_corpus_passes_the_contract_checker(tmp_path, fmt, strategy, size, overlap):
-    if strategy in ("sentence", "section") and (size, overlap) != ("256", "32"):
-        pytest.skip("one setting is enough for these strategies; recursive and fixed get all three")
-    out = tmp_path / "out.jsonl"
-    p = run_cli("chunk", str(CORPUS / fmt), "--strategy", strategy, "--chunk-size", size, "--overlap", overlap,
-                "-o", str(out), "--quiet", timeout=600)
-    assert p.returncode in (0, 1), p.stderr.decode()
-    rc, report = run_checker(out, CORPUS / fmt, "--expect-all", "--phrases", str(CORPUS / "encodings.json"),
-                             "--allow-missing", *ALLOW_MISSING)
-    assert rc == 0, report
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("strategy,size,overlap", CONFIGS)
+def test_corpus_passes_the_contract_checker(tmp_path, corpus, fmt, strategy, size, overlap):
+    docs, extract = corpus
+    config = ChunkConfig(strategy=strategy, chunk_size=size, overlap=overlap)
+    records = [r for doc in docs[fmt] for r in chunk_records(doc, config)]
+    report = check_records(records, CORPUS / fmt, tmp_path, "--expect-all", "--phrases",
+                           str(CORPUS / "encodings.json"), "--allow-missing", *ALLOW_MISSING, extract_cmd=extract)
     assert report.splitlines()[-1].startswith("OK")
+
+
+@pytest.mark.parametrize("name", ["html/winfuture-de-latin1.html", "pdf/tracemonkey-two-column-paper.pdf"])
+def test_extract_command_prints_what_load_returns(name):
+    p = subprocess.run([sys.executable, "-m", "chunkctl", "extract", str(CORPUS / name)], capture_output=True)
+    assert p.returncode == 0
+    assert p.stdout == load(CORPUS / name).text.encode("utf-8")

@@ -23,8 +23,7 @@ PHRASES = CORPUS / "encodings.json"
 
 @pytest.mark.parametrize("options", [
     ("--chunk-size", "256", "--overlap", "32"),
-    ("--strategy", "fixed", "--chunk-size", "128", "--overlap", "15%"),
-], ids=["recursive-256-32", "fixed-128-15pct"])
+], ids=["recursive-256-32"])
 def test_corpus_has_no_contract_violations(tmp_path, options):
     out = tmp_path / "html.jsonl"
     p = run_cli("chunk", str(HTML), *options, "--jobs", "2", "-o", str(out))
