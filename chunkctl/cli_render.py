@@ -23,6 +23,9 @@ STYLES = {"breadcrumb": "bold cyan", "header": "bold magenta", "context": "cyan"
 class RunProgress:
     """The progress bar of `chunkctl chunk` on stderr: files, MB, chunks, rate and ETA.
 
+    It is redrawn as each file is done, by the caller's thread: no refresh thread, so
+    worker processes can be forked safely.
+
     Args:
         console: a stderr console (a terminal).
         files: number of inputs.
@@ -33,7 +36,7 @@ class RunProgress:
         self.progress = Progress(
             SpinnerColumn(), TextColumn("{task.fields[files]}/" + str(files) + " files"), BarColumn(),
             DownloadColumn(), TextColumn("{task.fields[chunks]} chunks"), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=console, transient=True)
+            TimeRemainingColumn(), console=console, transient=True, auto_refresh=False)
         self.task = self.progress.add_task("chunk", total=max(total_bytes, 1), files=0, chunks=0)
 
     def __enter__(self) -> "RunProgress":
@@ -46,6 +49,7 @@ class RunProgress:
     def update(self, summary: "RunSummary") -> None:
         """Show the counts so far."""
         self.progress.update(self.task, completed=summary.done_bytes, files=summary.done, chunks=summary.chunks)
+        self.progress.refresh()
 
 
 def summary_table(s: "RunSummary") -> Table:

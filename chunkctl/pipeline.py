@@ -315,13 +315,24 @@ def stdin_input(data: bytes, format: str, name: str = "-") -> InputFile:
     return InputFile(None, name, format, len(data), data)
 
 
+_WARM_UP = {"txt": b"Warm up.\n", "md": b"# Warm\n\nUp.\n", "html": b"<h1>Warm</h1><p>Up.</p>"}
+
+
 def _warm(config: ChunkConfig) -> None:
-    """Load the tokenizer and get the strategy ready (run once in each worker, outside the time limit)."""
+    """Get a worker ready outside the per-file time limit: load the tokenizer and chunk
+    a tiny document of each text format once, so lazy set-up (parsers, compiled
+    patterns, imports) is not charged to the first real file."""
     from .chunking import STRATEGIES
     from .tokenizers import get_tokenizer
 
     get_tokenizer(config.tokenizer, config.tokenizer_pattern)
     STRATEGIES[config.strategy].ready(config)
+    for fmt, data in _WARM_UP.items():
+        if fmt in LOADERS:
+            try:
+                chunk_records(load_bytes(data, "warm-up", fmt, config), config)
+            except ChunkctlError:
+                pass
 
 
 def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:

@@ -5,15 +5,18 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterator, Sequence
 
-# NOTE: forkserver, not fork: the parent may run threads (rich's progress refresh),
-# and forking a process with threads can copy a held lock into the child. The
-# forkserver imports chunkctl once, so starting (or replacing) a worker is a cheap
-# fork of an already-warm process.
+# NOTE: a worker is a plain fork of this process when it runs no other thread: it
+# starts at once and inherits the loaded tokenizer (no warm-up). With other threads
+# alive (a library user's application), forking could copy a lock some thread holds,
+# so workers come from a forkserver instead: a clean process that imports chunkctl
+# once and forks each worker from there.
 _PRELOAD = ["chunkctl.pipeline"]
 
 
@@ -37,6 +40,7 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] 
     # Ctrl-C reaches the whole foreground process group; the parent alone decides
     # what to do about it and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if init is not None:
         try:
             init()
@@ -62,6 +66,13 @@ class _Worker:
     """One worker process, its end of the pipe and the item it is busy with."""
 
     def __init__(self, ctx: Any, fn: Callable[[Any], Any], init: Callable[[], None] | None):
+        # A forked child flushes the standard streams when it ends: they must hold
+        # nothing of the parent's, or that output would be written twice.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_serve, args=(child, fn, init), daemon=True)
         self.proc.start()
@@ -92,7 +103,10 @@ class _Worker:
 
 
 def _context() -> Any:
-    if "forkserver" in mp.get_all_start_methods():
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return mp.get_context("fork")
+    if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(_PRELOAD)
         return ctx
