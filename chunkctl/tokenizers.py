@@ -171,6 +171,8 @@ class Tokenizer:
         self.name = name
         self.encoding = encoding
         self._safe = _SAFE.get(family) if family else None
+        # The same pattern searched right to left finds the last safe point at once.
+        self._safe_rev = regex.compile(self._safe.pattern, flags=regex.REVERSE) if self._safe else None
         self._lead: np.ndarray | None = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
@@ -274,27 +276,13 @@ class TokenTable:
         if m is None:
             return self.tok.count(prefix + text[start:end])
         a = m.end()
-        b = self._last_safe(safe, a, end)
+        m = self.tok._safe_rev.search(text, a, end)
+        b = m.end() if m is not None else None
         if b is None or b <= a:
             return self.tok.count(prefix + text[start:end])
         enc = self.tok.count
         inner = self.index(b) - self.index(a)
         return enc(prefix + text[start:a]) + inner + enc(text[b:end])
-
-    def _last_safe(self, safe: regex.Pattern, lo: int, end: int) -> int | None:
-        """The last safe split point x with lo <= x <= end, or None."""
-        text = self.text
-        window = 64
-        while True:
-            s = max(lo, end - window)
-            last = None
-            for m in safe.finditer(text, s, end):
-                last = m
-            if last is not None:
-                return last.end()
-            if s <= lo:
-                return None
-            window *= 4
 
 
 @functools.lru_cache(maxsize=8)

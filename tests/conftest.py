@@ -34,7 +34,8 @@ def run_checker(jsonl: Path, root: Path, *extra: str) -> tuple[int, str]:
 def parse_jsonl(data: bytes | str) -> list[dict]:
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    return [json.loads(line) for line in data.splitlines() if line.strip()]
+    # split on "\n" only: str.splitlines() also breaks at U+2028, U+0085 ... inside JSON strings
+    return [json.loads(line) for line in data.split("\n") if line.strip()]
 
 
 def needs_shared():

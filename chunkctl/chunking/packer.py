@@ -7,13 +7,14 @@ the grapheme fallback lives here. Strategies never read files.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from ..model import Block, BlockKind, Chunk
-from .segment import Graphemes, Level, Splitters, split_words
+from .segment import Graphemes, Level, Splitters, split_lines, split_words
 from .sentences import SentenceSplitter
 
 if TYPE_CHECKING:
@@ -125,6 +126,15 @@ class Packer:
             return False
         return self.count(a, b) <= budget
 
+    def snap_start(self, pos: int) -> int:
+        """`pos`, or the cluster boundary before it when a piece starts on a combining mark.
+
+        Pieces start after white space; a mark that follows a space belongs to the
+        space's cluster (UAX #29), so the chunk then starts at the space.
+        """
+        g = self.graphemes
+        return pos if g.is_boundary(pos) else g.floor(pos)
+
     # ------------------------------------------------------------------ prefixes
     def breadcrumb_parts(self, path: Sequence[str], skip: Iterable[int] = ()) -> list[str]:
         """Heading path entries for the breadcrumb, without those at indices in `skip`."""
@@ -234,7 +244,7 @@ class Packer:
                 barrier: bool, block: Block | None, out: list[Atom], split_to: Level | None = None) -> None:
         pieces: list[tuple[int, int]] = [(a, b)]
         while li < len(levels):
-            pieces = self._split(levels[li], a, b, block, kind)
+            pieces = self._on_clusters(self._split(levels[li], a, b, block, kind), b)
             if len(pieces) > 1:
                 break
             if split_to is not None and levels[li] <= split_to and pieces:
@@ -253,6 +263,23 @@ class Packer:
             else:
                 self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out,
                              split_to if deeper else None)
+
+    def _on_clusters(self, pieces: list[tuple[int, int]], b: int) -> list[tuple[int, int]]:
+        """Pieces moved onto grapheme-cluster boundaries (a splitter may cut "。" from a ZWJ after it)."""
+        g = self.graphemes
+        out: list[tuple[int, int]] = []
+        prev_end = -1
+        for s, e in pieces:
+            if not g.is_boundary(s):
+                s = g.floor(s)
+            if not g.is_boundary(e):
+                e = min(g.ceil(e), max(b, e))
+            s = max(s, prev_end)
+            if e <= s:
+                continue
+            out.append((s, e))
+            prev_end = e
+        return out
 
     def _windows_into(self, a: int, b: int, budget: int, strength: int, kind: str, barrier: bool,
                       block: Block | None, out: list[Atom]) -> None:
@@ -380,7 +407,7 @@ class Packer:
         def arrays():
             n = len(atoms)
             ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
-            te = np.searchsorted(self._starts, ends, side="left")
+            te = np.searchsorted(self._starts, ends, side="left").tolist()
             after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]
             return n, te, after
 
@@ -390,16 +417,19 @@ class Packer:
         while i < n:
             atom = atoms[i]
             if atom.oversize:
-                out.append(Chunk(atom.start, atom.end, "", path, self._kind(atoms, i, i),
-                                 self.count(atom.start, atom.end), budget, True))
+                # One grapheme cluster over the body budget: alone, without prefix (it is
+                # flagged only when it is over the whole budget too).
+                a0 = self.snap_start(atom.start)
+                cnt = self.count(a0, atom.end)
+                out.append(Chunk(a0, atom.end, "", path, self._kind(atoms, i, i), cnt, budget, cnt > budget))
                 carry = None
                 i += 1
                 continue
-            cs = carry if carry is not None else atom.start
+            cs = self.snap_start(carry if carry is not None else atom.start)
             prefix, ptoks = self._prefix(path, atoms, nhead, i, n - 1)
             body_budget = budget - ptoks
             tcs = self.T(cs)
-            j = int(np.searchsorted(te[i:], tcs + body_budget + SLACK, side="right")) - 1 + i
+            j = bisect.bisect_right(te, tcs + body_budget + SLACK, i) - 1
             chosen = None
             if j >= i:
                 cands = list(range(i, j + 1))
@@ -417,9 +447,10 @@ class Packer:
                     continue
                 # The atom does not fit with its prefix (the estimate was off by a few
                 # tokens): emit it without prefix, or cut it finer when it is too big alone.
-                cnt = self.count(atom.start, atom.end)
+                a0 = self.snap_start(atom.start)
+                cnt = self.count(a0, atom.end)
                 if cnt <= budget:
-                    out.append(Chunk(atom.start, atom.end, "", path, self._kind(atoms, i, i), cnt, budget))
+                    out.append(Chunk(a0, atom.end, "", path, self._kind(atoms, i, i), cnt, budget))
                     i += 1
                     continue
                 atoms[i:i + 1] = self._split_atom(atom, budget)
@@ -432,14 +463,17 @@ class Packer:
         return out
 
     @staticmethod
-    def _choose(cands: list[int], after: list[int], te: np.ndarray, thr: float) -> int:
+    def _choose(cands: list[int], after: list[int], te: list[int], thr: float) -> int:
         """The end atom: strongest boundary after it among candidates filled to `thr`; latest on ties."""
         best = cands[-1]
-        best_key = None
-        for k in cands:
-            key = (te[k] >= thr, after[k], k)
-            if best_key is None or key > best_key:
-                best, best_key = k, key
+        best_full, best_st = te[best] >= thr, after[best]
+        for k in reversed(cands):
+            full = te[k] >= thr
+            if best_full and not full:
+                break  # fill only falls further back; a full candidate is already held
+            st = after[k]
+            if (full, st) > (best_full, best_st):
+                best, best_full, best_st = k, full, st
         return best
 
     def _split_atom(self, atom: Atom, budget: int) -> list[Atom]:
@@ -475,18 +509,22 @@ class Packer:
             if x.level > Level.SENTENCE:
                 multi = True
         if multi:
+            # Sentence starts by rule (cheap: this runs once per chunk) and hard line
+            # starts (list items, log lines, verse) inside the window.
             a = max(lo, wlo - 80)
-            spans = self.sentences.spans(self.text, a, ce)
-            for n_s, (s, _e) in enumerate(spans):
-                if s >= wlo and (n_s > 0 or s in cands):
+            found = self.sentences.quick_starts(self.text, a, ce)
+            found += [s for s, _e in split_lines(self.text, a, ce) if s > a]
+            for s in found:
+                if s >= wlo:
                     cands.add(s)
-            if spans:
-                last_sentence = max(last_sentence, spans[-1][0])
+            if found:
+                last_sentence = max(last_sentence, max(found))
         text = self.text
         for c in sorted(cands):
             if c <= cs or c >= ce or c < lo:
                 continue
-            if tce - self.T(c) > self.overlap + SLACK:
+            c = self.snap_start(c)
+            if c <= cs or tce - self.T(c) > self.overlap + SLACK:
                 continue
             if self.count(c, ce) <= self.overlap:
                 return c
@@ -494,7 +532,8 @@ class Packer:
         for s, _e in split_words(text, max(last_sentence, wlo, lo), ce):
             if s <= cs or (s > 0 and not text[s - 1].isspace()):
                 continue
-            if tce - self.T(s) > self.overlap + SLACK:
+            s = self.snap_start(s)
+            if s <= cs or tce - self.T(s) > self.overlap + SLACK:
                 continue
             if self.count(s, ce) <= self.overlap:
                 return s
@@ -512,7 +551,7 @@ class Packer:
         hs, he = block.header if block.header else (block.start, block.start)
         header_text = text[hs:he]
         skip = [len(x.block.headings) - 1 for x in lead if x.block is not None]
-        first_start = lead[0].start if lead else block.start
+        first_start = self.snap_start(lead[0].start if lead else block.start)
         bc_first, _ = self.breadcrumb(self.breadcrumb_parts(path, skip))
         bc, _ = self.breadcrumb(self.breadcrumb_parts(path))
         out: list[Chunk] = []
@@ -524,7 +563,7 @@ class Packer:
                 cs = first_start
                 options = [bc_first, ""]
             else:
-                cs = rows[r][0]
+                cs = self.snap_start(rows[r][0])
                 options = [bc + header_text + "\n", header_text + "\n", bc, ""]
             done = False
             for prefix in options:

@@ -18,7 +18,9 @@ ABBREVIATIONS = frozenset(
 
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
+_LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])")
 _CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
+_LETTER = re.compile(r"[^\W\d_]")
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)+$")
 
 
@@ -110,7 +112,11 @@ class SentenceSplitter:
         # Cut points between sentences; spans are rebuilt from them so nothing is lost.
         # Fix-up 1: a "sentence" that starts with a lower-case letter or a digit
         # continues the previous one ("a.m. on", "approx. 4.5").
-        cuts = {a for a, _ in raw[1:] if 0 < a < n and not (chunk[a].islower() or chunk[a].isdigit())}
+        # (Only in text that capitalizes sentences somewhere: all-lower-case text, such as
+        # normalized corpora, would lose every sentence end to this rule.)
+        cased = chunk.lower() != chunk
+        cuts = {a for a, _ in raw[1:]
+                if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit())}
         # Fix-up 2: an end before a capital that the segmenter missed, unless an
         # abbreviation or an initial precedes the full stop.
         for m in _MISSED_END.finditer(chunk):
@@ -120,6 +126,14 @@ class SentenceSplitter:
                 if words and _is_abbreviation(words[-1]):
                     continue
             cuts.add(m.end(2))
+        # Fix-up 2b: text with no capitals at all (lower-cased corpora): a terminator and
+        # white space before a letter ends a sentence, abbreviations and initials aside.
+        if not cased:
+            for m in _LOWER_END.finditer(chunk):
+                words = chunk[max(0, m.end(1) - 24):m.end(1)].split()
+                if words and (_is_abbreviation(words[-1]) or words[-1].rstrip(".").replace(",", "").isdigit()):
+                    continue
+                cuts.add(m.end(2))
         # Fix-up 3: CJK terminators end sentences without a space.
         for m in _CJK_END.finditer(chunk):
             if m.end() < n:
@@ -129,6 +143,16 @@ class SentenceSplitter:
         for c in sorted(cuts) + [n]:
             if c <= prev:
                 continue
+            if c < n:
+                # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
+                end = c
+                while end > prev and chunk[end - 1].isspace():
+                    end -= 1
+                lo = max(prev, end - 12)
+                nl = max(chunk.rfind("\n", lo, end), chunk.rfind("\r", lo, end))
+                line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
+                if line >= 0 and not _LETTER.search(chunk, line, end):
+                    continue
             seg = chunk[prev:c]
             lead = len(seg) - len(seg.lstrip())
             body = len(seg.rstrip())
@@ -136,3 +160,28 @@ class SentenceSplitter:
                 out.append((start + prev + lead, start + prev + body))
             prev = c
         return out
+
+    def quick_starts(self, text: str, start: int, end: int) -> list[int]:
+        """Sentence starts in `text[start:end]` by rule alone (no segmenter call): a fast subset.
+
+        Used to pick where an overlap may start, which only needs a few sentence starts
+        near a chunk's end. A start follows a terminator, closing quotes and white space
+        before a capital (any letter in text without capitals), unless an abbreviation
+        or an initial precedes the full stop; or follows CJK 。！？ directly. These are
+        the same rules as the fix-ups of `spans`, so every start found here is one that
+        `spans` would accept in ordinary prose.
+        """
+        chunk = text[start:end]
+        cased = chunk.lower() != chunk
+        out = []
+        for m in (_MISSED_END if cased else _LOWER_END).finditer(chunk):
+            if m.group(1)[0] == ".":
+                words = chunk[max(0, m.end(1) - 24):m.end(1)].split()
+                if words and (_is_abbreviation(words[-1]) or words[-1].rstrip(".").replace(",", "").isdigit()):
+                    continue
+            out.append(start + m.end(2))
+        for m in _CJK_END.finditer(chunk):
+            if m.end() < len(chunk):
+                out.append(start + m.end())
+        return out
+

@@ -67,4 +67,4 @@ def load_bytes(data: bytes, source: str, fmt: str, config: "ChunkConfig") -> "Do
     return loader.load(data, source, config)
 
 
-from . import html, markdown, text  # noqa: E402,F401  (registration side effects)
+from . import html, markdown, pdf, text  # noqa: E402,F401  (registration side effects)

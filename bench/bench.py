@@ -1,0 +1,369 @@
+"""`make bench`: chunkctl's speed against one tiktoken pass and other chunkers, measured in the same run.
+
+Prints Markdown tables (paste them into README with the machine line). Nothing here is a
+test: timings are medians of interleaved repeats on whatever machine runs it.
+
+    python bench/bench.py                 # everything (a few minutes)
+    python bench/bench.py --quick         # no 100 MB corpus, 1 repeat
+    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+CASES = SHARED / "cases"
+SIZE, OVERLAP = 512, 64
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu or 'unknown CPU'}), "
+            f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} at start")
+
+
+def texts_of(fmt: str) -> list[tuple[str, str]]:
+    """(name, document text) of the corpus files of one format, as chunkctl reads them."""
+    import chunkctl
+
+    out = []
+    for p in sorted((CORPUS / fmt).iterdir()):
+        try:
+            out.append((p.name, chunkctl.load(p).text))
+        except chunkctl.ChunkctlError:
+            pass
+    return out
+
+
+def timed(fn, repeats: int) -> float:
+    """Median wall time of `fn()` over `repeats` runs (seconds)."""
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    for r in rows:
+        out.append("| " + " | ".join(str(x) for x in r) + " |")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- tools
+def tool_floor(enc):
+    def run(texts):
+        return [[0] * len(enc.encode_ordinary(t)) for t in texts]  # one pass; "chunks" = none
+    return run
+
+
+def tool_chunkctl(fmt: str, strategy: str = "recursive"):
+    import chunkctl
+
+    def run(texts):
+        out = []
+        for t in texts:
+            out.append([r["text"] for r in chunkctl.chunk_text(t, format=fmt, strategy=strategy, chunk_size=SIZE,
+                                                                overlap=OVERLAP)])
+        return out
+    return run
+
+
+def tool_langchain(enc, fmt):
+    from langchain_text_splitters import MarkdownTextSplitter, RecursiveCharacterTextSplitter
+
+    cls = MarkdownTextSplitter if fmt == "md" else RecursiveCharacterTextSplitter
+    splitter = cls(chunk_size=SIZE, chunk_overlap=OVERLAP,
+                   length_function=lambda s: len(enc.encode(s, disallowed_special=())))
+    return lambda texts: [splitter.split_text(t) for t in texts]
+
+
+def tool_chonkie(enc):
+    from chonkie import RecursiveChunker
+
+    chunker = RecursiveChunker(tokenizer=enc, chunk_size=SIZE)
+    return lambda texts: [[c.text for c in chunker.chunk(t)] for t in texts]
+
+
+def tool_semchunk(enc):
+    import semchunk
+
+    chunker = semchunk.chunkerify(lambda s: len(enc.encode(s, disallowed_special=())), SIZE)
+    return lambda texts: [chunker(t, overlap=OVERLAP) for t in texts]
+
+
+def tool_text_splitter(fmt):
+    from semantic_text_splitter import MarkdownSplitter, TextSplitter
+
+    cls = MarkdownSplitter if fmt == "md" else TextSplitter
+    splitter = cls.from_tiktoken_model("gpt-3.5-turbo", (SIZE, SIZE), overlap=OVERLAP)
+    return lambda texts: [splitter.chunks(t) for t in texts]
+
+
+def stats_of(chunks: list[list[str]], enc) -> tuple[int, float, int, int]:
+    """(chunks, mean tokens, max tokens, chunks over the limit), counted by re-encoding the output."""
+    counts = [len(enc.encode_ordinary(c)) for doc in chunks for c in doc]
+    if not counts:
+        return 0, 0.0, 0, 0
+    return len(counts), sum(counts) / len(counts), max(counts), sum(1 for c in counts if c > SIZE)
+
+
+def peak_rss_mb(code: str) -> float:
+    """Peak resident memory (MB) of a fresh Python running `code`."""
+    p = subprocess.run([sys.executable, "-c", code + "\nimport resource,sys;"
+                        "sys.stdout.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))"],
+                       capture_output=True, text=True, cwd=ROOT)
+    try:
+        return int(p.stdout.strip().splitlines()[-1]) / 1024
+    except (ValueError, IndexError):
+        return float("nan")
+
+
+# ----------------------------------------------------------------------------- sections
+def section_libs(enc, repeats: int) -> str:
+    """chunkctl against the floor and other chunkers on the shared md and txt corpus."""
+    out = []
+    for fmt in ("txt", "md"):
+        docs = texts_of(fmt)
+        texts = [t for _, t in docs]
+        mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
+        tools = [("tiktoken encode_ordinary (floor)", tool_floor(enc)),
+                 (f"chunkctl recursive (API)", tool_chunkctl(fmt))]
+        optional = [("LangChain RecursiveCharacter" if fmt == "txt" else "LangChain MarkdownTextSplitter",
+                     lambda: tool_langchain(enc, fmt)),
+                    ("chonkie RecursiveChunker (no overlap)", lambda: tool_chonkie(enc)),
+                    ("semchunk", lambda: tool_semchunk(enc)),
+                    ("semantic-text-splitter" + (" Markdown" if fmt == "md" else ""), lambda: tool_text_splitter(fmt))]
+        for name, make in optional:
+            try:
+                tools.append((name, make()))
+            except Exception as exc:  # a library that is not installed or fails offline is reported, not fatal
+                print(f"  skipped {name}: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        results = {name: [] for name, _ in tools}
+        outputs = {}
+        for _ in range(repeats):  # interleaved: every tool once per round
+            for name, fn in tools:
+                gc.collect()
+                t0 = time.perf_counter()
+                res = fn(texts)
+                results[name].append(time.perf_counter() - t0)
+                outputs[name] = res
+        floor = statistics.median(results[tools[0][0]])
+        rows = []
+        for name, _ in tools:
+            t = statistics.median(results[name])
+            if name.startswith("tiktoken"):
+                rows.append([name, f"{mb / t:.1f}", "1.00", "", "", "", ""])
+                continue
+            n, mean, mx, over = stats_of(outputs[name], enc)
+            rows.append([name, f"{mb / t:.1f}", f"{t / floor:.2f}", n, f"{mean:.0f}", mx, over])
+        cli = section_cli_time(fmt)
+        if cli is not None:
+            rows.insert(2, ["chunkctl recursive (CLI, --jobs 1)", f"{mb / cli:.1f}", f"{cli / floor:.2f}",
+                            "", "", "", ""])
+        out.append(f"**{fmt}** ({len(texts)} files, {mb:.1f} MB; cl100k_base, {SIZE} tokens, overlap {OVERLAP} "
+                   "where supported; median of {r} interleaved runs)\n\n".replace("{r}", str(repeats))
+                   + table(["tool", "MB/s", "× floor", "chunks", "mean tok", "max tok", "over limit"], rows))
+    return "\n\n".join(out)
+
+
+def section_cli_time(fmt: str) -> float | None:
+    """Wall time of `chunkctl chunk DIR --jobs 1` (process start and tokenizer load included)."""
+    exe = Path(sys.executable).parent / "chunkctl"
+    if not exe.exists():
+        return None
+    args = [str(exe), "chunk", str(CORPUS / fmt), "--jobs", "1", "--quiet", "--chunk-size", str(SIZE),
+            "--overlap", str(OVERLAP), "-o", os.devnull]
+    return timed(lambda: subprocess.run(args, capture_output=True), 3)
+
+
+def section_strategies(enc, repeats: int) -> str:
+    """Each strategy's MB/s and ratio to the floor on txt + md (+ html)."""
+    import chunkctl
+    from chunkctl.chunking import STRATEGIES
+
+    docs = [(fmt, t) for fmt in ("txt", "md", "html") for _, t in texts_of(fmt)]
+    mb = sum(len(t.encode("utf-8")) for _, t in docs) / 1e6
+    floor = timed(lambda: [enc.encode_ordinary(t) for _, t in docs], repeats)
+    rows = []
+    for name in STRATEGIES:
+        if name == "semantic" and not chunkctl.embeddings.available():
+            continue
+        if name == "html":
+            continue
+
+        def run(name=name):
+            n = 0
+            for fmt, t in docs:
+                f = "txt" if fmt == "html" else fmt  # html documents are re-chunked from their extracted text
+                n += len(chunkctl.chunk_text(t, format=f, strategy=name, chunk_size=SIZE, overlap=OVERLAP))
+            return n
+        t = timed(run, repeats)
+        extra = ""
+        if name == "semantic":
+            from chunkctl.chunking.sentences import SentenceSplitter
+
+            sp = SentenceSplitter()
+            n_sent = sum(len(sp.spans(tx, 0, len(tx))) for _, tx in docs)
+            extra = f"{n_sent / t:,.0f} sentences/s"
+        rows.append([name, f"{mb / t:.1f}", f"{t / floor:.2f}", extra])
+    return (f"Strategies over the txt, md and html corpus text ({mb:.1f} MB of text, {SIZE}/{OVERLAP}):\n\n"
+            + table(["strategy", "MB/s", "× floor", "note"], rows))
+
+
+def section_formats(enc, repeats: int) -> str:
+    """Loader + chunking per format, end to end from bytes, against one tiktoken pass over the extracted text."""
+    import chunkctl
+    from chunkctl.loaders import LOADERS
+    from chunkctl.pipeline import discover, process_file
+
+    rows = []
+    for fmt in ("txt", "md", "html", "pdf"):
+        if fmt not in LOADERS:
+            continue
+        items = [i for i in discover([str(CORPUS / fmt)]).inputs if i.format]
+        for i in items:
+            i.data = Path(i.path).read_bytes()
+        cfg = chunkctl.ChunkConfig(chunk_size=SIZE, overlap=OVERLAP)
+        texts = []
+        pages = 0
+        for i in items:
+            r = process_file(i, cfg)
+            if not r.error:
+                texts.append(chunkctl.load(i.path).text)
+        pages = sum(t.count("\f") + 1 for t in texts) if fmt == "pdf" else 0
+        mb = sum(i.size for i in items) / 1e6
+        floor = timed(lambda: [enc.encode_ordinary(t) for t in texts], repeats)
+        t = timed(lambda: [process_file(i, cfg) for i in items], repeats)
+        note = f"{pages / t:.0f} pages/s" if pages else ""
+        rows.append([fmt, len(items), f"{mb:.1f}", f"{mb / t:.1f}", f"{t / floor:.2f}", note])
+    return ("End to end per format (bytes -> records; one process; the floor is one tiktoken pass over the "
+            "extracted text):\n\n" + table(["format", "files", "MB", "MB/s", "× floor", "note"], rows))
+
+
+def section_scale(enc, repeats: int) -> str:
+    """Linear time: the BR-20 paragraph at 300 K and 600 K characters."""
+    import chunkctl
+
+    seed = (CASES / "BR-20-far-paragraph-break.txt").read_text("utf-8").rstrip("\n")
+    rows = []
+    res = {}
+    for k in (350, 700):
+        for tail in (True, False):
+            text = "\n".join([seed] * k) + ("\n\nEnd of survey notes.\n" if tail else "")
+            t = min(timed(lambda: chunkctl.chunk_text(text, format="txt", chunk_size=64, overlap=0), 1)
+                    for _ in range(max(2, repeats)))
+            res[(k, tail)] = t
+            rows.append([f"{len(text):,}", "yes" if tail else "no", f"{t:.2f}"])
+    ratio = res[(700, True)] / res[(350, True)]
+    return ("Scale (BR-20: one paragraph break at the very end, recursive 64/0, best of runs):\n\n"
+            + table(["characters", "final blank line", "seconds"], rows)
+            + f"\n\n600 K / 300 K time ratio: {ratio:.2f} (target <= 2.3)")
+
+
+def section_memory(quick: bool) -> str:
+    """Peak RSS of a whole-corpus CLI run and of large inputs."""
+    rows = []
+    exe = Path(sys.executable).parent / "chunkctl"
+
+    def cli_peak(args):
+        p = subprocess.run(["/usr/bin/env", "python3", "-c",
+                            "import resource,subprocess,sys;subprocess.run(sys.argv[1:]);"
+                            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)", *args],
+                           capture_output=True, text=True)
+        try:
+            return int(p.stdout.strip().splitlines()[-1]) / 1024
+        except (ValueError, IndexError):
+            return float("nan")
+
+    rows.append(["whole ../shared/corpus, CLI --jobs 1",
+                 f"{cli_peak([str(exe), 'chunk', str(CORPUS), '--jobs', '1', '--quiet', '-o', os.devnull]):.0f}"])
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big.txt"
+        seed = (CORPUS / "txt" / "war-and-peace-bom-cr-3mb.txt").read_bytes()[3:]
+        with open(big, "wb") as fh:
+            while fh.tell() < 50_000_000:
+                fh.write(seed)
+        rows.append(["one 50 MB text file, CLI", f"{cli_peak([str(exe), 'chunk', str(big), '--quiet', '-o', os.devnull]):.0f}"])
+        if not quick:
+            corpus = Path(tmp) / "c100"
+            corpus.mkdir()
+            n = 0
+            total = 0
+            files = [p for fmt in ("txt", "md") for p in sorted((CORPUS / fmt).iterdir())]
+            while total < 100_000_000:
+                for p in files:
+                    dest = corpus / f"{n:05d}-{p.name}"
+                    dest.write_bytes(p.read_bytes())
+                    total += p.stat().st_size
+                    n += 1
+            t0 = time.perf_counter()
+            peak = cli_peak([str(exe), "chunk", str(corpus), "--jobs", "1", "--quiet", "-o", os.devnull])
+            secs = time.perf_counter() - t0
+            rows.append([f"100 MB corpus ({n} files), CLI --jobs 1", f"{peak:.0f} ({total / 1e6 / secs:.1f} MB/s)"])
+    return "Peak resident memory (MB):\n\n" + table(["run", "peak RSS MB"], rows)
+
+
+def section_jobs(repeats: int) -> str:
+    """Wall time of --jobs 1 against --jobs 2 on the shared corpus."""
+    exe = Path(sys.executable).parent / "chunkctl"
+    base = [str(exe), "chunk", str(CORPUS), "--quiet", "-o", os.devnull]
+    t1 = timed(lambda: subprocess.run(base + ["--jobs", "1"], capture_output=True), repeats)
+    t2 = timed(lambda: subprocess.run(base + ["--jobs", "2"], capture_output=True), repeats)
+    return ("Parallel (whole ../shared/corpus, CLI):\n\n"
+            + table(["jobs", "seconds", "speed-up"], [[1, f"{t1:.2f}", "1.00"], [2, f"{t2:.2f}", f"{t1 / t2:.2f}"]]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="one repeat, no 100 MB corpus")
+    ap.add_argument("--only", action="append", help="run only these sections")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    repeats = 1 if args.quick else args.repeats
+    from chunkctl.tokenizers import get_tokenizer
+
+    enc = get_tokenizer("cl100k_base").encoding
+    print(f"Machine: {machine()}\n")
+    sections = {
+        "libs": lambda: section_libs(enc, repeats),
+        "formats": lambda: section_formats(enc, repeats),
+        "strategies": lambda: section_strategies(enc, repeats),
+        "scale": lambda: section_scale(enc, repeats),
+        "jobs": lambda: section_jobs(repeats),
+        "memory": lambda: section_memory(args.quick),
+    }
+    for name, fn in sections.items():
+        if args.only and name not in args.only:
+            continue
+        print(fn(), flush=True)
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Sentence segmentation: blingfire plus the fix-ups (abbreviations, list markers, CJK, lower-cased text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkctl.chunking.sentences import SentenceSplitter
+
+
+def split(text, name="blingfire"):
+    sp = SentenceSplitter(name)
+    return [text[a:b] for a, b in sp.spans(text, 0, len(text))]
+
+
+def test_abbreviations_decimals_and_lower_case_continuations():
+    assert split("Dr. Smith came at 9 a.m. and left. It cost approx. 4.5 dollars, e.g. in the U.S. today. "
+                 "The room. Mrs. Lind agreed.") == [
+        "Dr. Smith came at 9 a.m. and left.", "It cost approx. 4.5 dollars, e.g. in the U.S. today.",
+        "The room.", "Mrs. Lind agreed."]
+
+
+def test_cjk_terminators_need_no_space():
+    assert split("第一句话。第二句话！第三句？最后") == ["第一句话。", "第二句话！", "第三句？", "最后"]
+
+
+def test_list_markers_are_not_sentences():
+    assert split("24. 18. Software Engineering\n25. 19. Load Balancing") == [
+        "24. 18. Software Engineering\n25. 19. Load Balancing"]
+
+
+def test_lower_cased_text_still_has_sentences():
+    text = "the company had $20 million. a deferred tax asset of approx. 16 million was set up. the u.s. unit grew."
+    assert split(text) == ["the company had $20 million.", "a deferred tax asset of approx. 16 million was set up.",
+                           "the u.s. unit grew."]
+
+
+def test_spans_cover_every_character_and_are_offsets():
+    text = "  One.  Two!\n\nThree?   "
+    sp = SentenceSplitter()
+    assert sp.spans(text, 0, len(text)) == [(2, 6), (8, 12), (14, 20)]
+    assert sp.spans(text, 8, 20) == [(8, 12), (14, 20)]
+    assert sp.spans("   ", 0, 3) == []
+
+
+def test_pysbd_mode():
+    pytest.importorskip("pysbd")
+    assert split("Dr. Smith came. He left.", "pysbd") == ["Dr. Smith came.", "He left."]

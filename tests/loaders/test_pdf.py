@@ -1,0 +1,291 @@
+"""PDF loader: text repair, layout rules on small inputs, file-level errors, and the PDF cases BR-12 and BR-14."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import LoaderError
+from chunkctl.loaders.pdf import load_pdf
+from chunkctl.loaders.pdf_layout import Joiner, Placed, drop_furniture, is_list_start, reading_order
+from chunkctl.loaders.pdf_page import Frame, Line, PageData, clean_text
+from chunkctl.loaders.pdf_tables import Table
+from chunkctl.pipeline import load
+from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, run_checker, run_cli
+
+PDF = CORPUS / "pdf"
+
+
+def _line(text: str, x0: float, top: float, x1: float, size: float = 10.0, **kw) -> Line:
+    return Line(text, x0, top, x1, top + size, size, base=top + 0.8 * size, **kw)
+
+
+def _page(index: int, lines: list[Line], width: float = 600.0, height: float = 800.0) -> PageData:
+    return PageData(index, Frame(0, width=width, height=height), lines=lines)
+
+
+# -- text repair --------------------------------------------------------------------
+
+def test_ligatures_become_letters_and_nothing_else_is_folded():
+    assert clean_text("o\ufb03ce \ufb00 \ufb01 \ufb02 \ufb04 \ufb05 \ufb06") == "office ff fi fl ffl st st"
+    # superscripts, full-width letters and other compatibility characters stay
+    assert clean_text("x\u00b2 \uff26\uff55\uff4c\uff4c \u2460") == "x\u00b2 \uff26\uff55\uff4c\uff4c \u2460"
+
+
+def test_control_characters_go_and_tex_accents_compose():
+    assert clean_text("a\x00b\x02c\tz") == "abc z"
+    assert clean_text("na\u00a8\u0131ve caf\u00b4e") == "na\u00efve caf\u00e9"
+
+
+def test_space_before_a_combining_mark_goes():
+    # pdfium separates Thai marks it draws out of order; a mark after a space would
+    # make a grapheme cluster of the space
+    assert clean_text("\u0e02 \u0e4d \u0e49\u0e2d") == "\u0e02\u0e4d\u0e49\u0e2d"
+    assert Joiner([]).join([_line("\u0e02", 0, 0, 50), _line("\u0e49\u0e2d", 0, 12, 50)]) == "\u0e02\u0e49\u0e2d"
+
+
+def test_leading_private_use_bullet_is_mapped_only_at_the_line_start():
+    assert clean_text("\uf0b7 Home users") == "\u2022 Home users"
+    assert clean_text("a \uf0b7 b") == "a \uf0b7 b"
+
+
+def test_hyphenation_rules():
+    j = Joiner(["a self-contained unit", "a program is a program", "TraceMonkey runs"])
+    # lower-case continuation: joined without the hyphen
+    assert j.join([_line("com-", 0, 0, 50), _line("puter", 0, 12, 50)]) == "computer"
+    # a compound seen hyphenated elsewhere keeps its hyphen
+    assert j.join([_line("self-", 0, 0, 50), _line("contained", 0, 12, 50)]) == "self-contained"
+    # upper-case second part keeps the hyphen ...
+    assert j.join([_line("Anglo-", 0, 0, 50), _line("Saxon", 0, 12, 50)]) == "Anglo-Saxon"
+    # ... unless the joined word appears elsewhere in the document
+    assert j.join([_line("Trace-", 0, 0, 50), _line("Monkey", 0, 12, 50)]) == "TraceMonkey"
+    # pdfium's hyphenation mark (the hyphen itself is not in the text)
+    assert j.join([_line("pro", 0, 0, 50, hyphen=True), _line("gram", 0, 12, 50)]) == "program"
+    # numbers and CJK
+    assert j.join([_line("2009-", 0, 0, 50), _line("2010", 0, 12, 50)]) == "2009-2010"
+    assert j.join([_line("日本", 0, 0, 50), _line("語です", 0, 12, 50)]) == "日本語です"
+
+
+def test_list_starts():
+    for text in ("\u2022 item", "1. first", "a) second", "(iv) fourth", "[12] A. Gal. Trace trees", "- dash"):
+        assert is_list_start(text), text
+    for text in ("300. ACM New York", "1.5 percent", "Plain text"):
+        assert not is_list_start(text), text
+
+
+# -- layout ----------------------------------------------------------------------------
+
+def test_two_columns_are_read_column_by_column():
+    left = [_line(f"left line {i} of the first column", 60, 100 + 15 * i, 250) for i in range(8)]
+    right = [_line(f"right line {i} of the second column", 310, 100 + 15 * i, 500) for i in range(8)]
+    # content order interleaves the columns line by line
+    mixed = [x for pair in zip(left, right) for x in pair]
+    title = _line("A title across both columns of the page", 150, 60, 450, size=16)
+    page = _page(0, [title] + mixed)
+    order = [p.item.text for p in reading_order(page)]
+    assert order == [title.text] + [x.text for x in left] + [x.text for x in right]
+
+
+def test_table_inside_a_column_stays_in_its_column():
+    left = [_line(f"left line {i} of the first column", 60, 100 + 15 * i, 250) for i in range(8)]
+    right = [_line(f"right line {i} of the second column", 310, 100 + 15 * i, 500) for i in range(8)]
+    table = Table(60, 230, 250, 300, ["a", "b"], [["1", "2"]])
+    page = _page(0, left + right)
+    page.tables = [table]
+    order = [p.item for p in reading_order(page)]
+    assert order == left + [table] + right
+
+
+def test_single_column_keeps_content_order():
+    lines = [_line(f"a full-width line of prose number {i}", 60, 100 + 15 * i, 540) for i in range(10)]
+    page = _page(0, lines)
+    assert [p.item for p in reading_order(page)] == lines
+
+
+def test_running_headers_footers_and_page_numbers_are_dropped():
+    pages = []
+    for i in range(6):
+        lines = [
+            _line("ACME Annual Report 2024", 60, 30, 300),
+            _line(f"Body text unique to page {i}, saying something new.", 60, 100, 540),
+            _line(f"More body text on page {i} that continues the story.", 60, 115, 540),
+            _line(f"{i + 3}", 295, 760, 305),
+        ]
+        pages.append(_page(i, lines))
+    dropped = drop_furniture(pages)
+    assert dropped == 12
+    for p in pages:
+        assert [ln.text[:9] for ln in p.lines] == ["Body text", "More body"]
+
+
+def test_page_whose_only_text_repeats_keeps_it():
+    pages = [_page(i, [_line("habibi", 60, 60, 120)]) for i in range(4)]
+    assert drop_furniture(pages) == 0
+    assert all(p.lines for p in pages)
+
+
+# -- file-level errors --------------------------------------------------------------------
+
+@pytest.mark.parametrize("data, reason", [
+    (b"", "unreadable PDF: the file is empty (0 bytes)"),
+    (b"hello, this is not a PDF at all\n" * 4, "unreadable PDF: no %PDF header (not a PDF file)"),
+    (b"%PDF-1.4\n1 0 obj <<>> endobj\n", "unreadable PDF: damaged beyond repair (truncated or corrupt structure)"),
+])
+def test_unreadable_bytes_are_one_line_errors(data, reason):
+    with pytest.raises(LoaderError) as err:
+        load_pdf(data, "x.pdf", ChunkConfig())
+    assert err.value.reason == reason
+    assert str(err.value) == f"x.pdf: {reason}"
+
+
+@needs_shared()
+def test_encrypted_file_needs_the_right_password():
+    path = PDF / "encrypted-password-test.pdf"
+    data = path.read_bytes()
+    with pytest.raises(LoaderError, match="a password is needed"):
+        load_pdf(data, "e.pdf", ChunkConfig())
+    with pytest.raises(LoaderError, match="the password is wrong"):
+        load_pdf(data, "e.pdf", ChunkConfig(password="nope"))
+    doc = load_pdf(data, "e.pdf", ChunkConfig(password="test"))
+    assert doc.meta["n_pages"] == 4
+    assert "Backup4all" in doc.text
+    assert doc.text.count("\f") == 3
+
+
+@needs_shared()
+def test_empty_user_password_opens_without_one():
+    doc = load(PDF / "encrypted-aes256-empty-password.pdf")
+    assert doc.text == "pdf encryption test password: asdfzxcv"
+
+
+@needs_shared()
+def test_blank_pages_keep_their_form_feeds():
+    # japanese-vertical-text.pdf: page 1 has two vertical lines, pages 2 and 3 are blank
+    doc = load(PDF / "japanese-vertical-text.pdf")
+    assert doc.text == "\u3042\u3044\u3046\u3048\u304a\u65e5\u672c\u8a9e\f\f"
+    assert doc.warnings == []  # blank, not scanned: nothing to report
+
+
+@needs_shared()
+def test_scanned_page_is_a_warning_not_an_error():
+    doc = load(PDF / "scanned-jbig2-no-text-rot270.pdf")
+    assert doc.text == ""
+    assert doc.warnings == ["page 1 has no text layer; OCR is not supported"]
+
+
+@needs_shared()
+def test_rotated_page_reads_upright():
+    # /Rotate 90 page whose text runs bottom-to-top in user space
+    doc = load(PDF / "zen-of-python-corrupt-zlib.pdf")
+    lines = [b.start for b in doc.blocks]
+    assert doc.text.startswith("Beautiful is better than ugly.\n\nExplicit is better than implicit.")
+    assert lines == sorted(lines)
+
+
+# -- BR-12: ligature glyphs ---------------------------------------------------------------
+
+@needs_shared()
+@pytest.mark.parametrize("args", [
+    ("--strategy", "recursive", "--chunk-size", "64", "--overlap", "0"),
+    ("--strategy", "fixed", "--chunk-size", "16", "--overlap", "4"),
+])
+def test_br12_ligatures(tmp_path, args):
+    pdf = CASES / "BR-12-ligatures.pdf"
+    out = tmp_path / "out.jsonl"
+    res = run_cli("chunk", str(pdf), *args, "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    code, summary = run_checker(out, CASES.parent)
+    assert code == 0, summary
+    recs = parse_jsonl(out.read_bytes())
+    assert recs
+    # no presentation-form ligature survives anywhere
+    assert not any(re.search("[\ufb00-\ufb06]", r["text"]) for r in recs)
+    # the chunk texts, joined with overlap removed, hold every word
+    doc = load(pdf).text
+    covered = doc[recs[0]["start"]:recs[-1]["end"]]
+    for word in ("office", "staff", "filed", "flow", "efficient", "fix", "baffling", "shuffled", "files",
+                 "first", "floor"):
+        assert re.search(rf"\b{word}\b", covered), word
+    # token counts are of the expanded text (the checker verified n_tokens == len(encode(text)))
+    assert all(r["page_start"] == 1 and r["page_end"] == 1 for r in recs)
+
+
+# -- BR-14: two columns ---------------------------------------------------------------------
+
+@needs_shared()
+def test_br14_extracted_text_reads_column_by_column():
+    text = load(CASES / "BR-14-two-columns.pdf").text
+    left = ["Bees on city roofs", "Rooftop hives need shade", "in July, because the tar", "under them gets very hot.",
+            "Keepers add a board over", "the lid and a water tray.", "A strong colony can make",
+            "twenty kilos of honey."]
+    right = ["How tides are forecast", "Tide tables come from long", "records of sea level at one",
+             "harbour. The pull of the moon", "and sun is split into many", "small cycles, and each cycle",
+             "is added back to predict", "the next high water."]
+    positions = [text.index(s) for s in left + right]
+    assert positions == sorted(positions)
+    assert text.index("twenty kilos of honey.") < text.index("How tides are forecast")
+    assert text.index("Rooftop hives need shade") < text.index("in July, because the tar")
+    for mixed in ("shade Tide", "hot. harbour", "honey. the next"):
+        assert mixed not in text
+    # no line mixes the columns either
+    for line in text.splitlines():
+        assert not ("bee" in line.lower() and "tide" in line.lower())
+    # two pages; the bare page numbers "1" and "2" are page furniture
+    assert text.count("\f") == 1
+    assert text.split("\f")[1] == "Errata\n\nThe hive weight on page one is for a full season."
+    assert not re.search(r"^\d+$", text, re.M)
+
+
+@needs_shared()
+@pytest.mark.parametrize("size", ["48", "128"])
+def test_br14_chunks_pages_and_sections(tmp_path, size):
+    pdf = CASES / "BR-14-two-columns.pdf"
+    out = tmp_path / "out.jsonl"
+    res = run_cli("chunk", str(pdf), "--strategy", "recursive", "--chunk-size", size, "--overlap", "0",
+                  "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    code, summary = run_checker(out, CASES.parent)
+    assert code == 0, summary
+    recs = parse_jsonl(out.read_bytes())
+    for r in recs:
+        body = r["text"][len(r["prefix"]):]
+        for mixed in ("shade Tide", "hot. harbour", "honey. the next"):
+            assert mixed not in r["text"]
+        assert 1 <= r["page_start"] <= r["page_end"] <= 2
+        if any(w in body for w in ("hive", "Bees", "Tide", "tides", "honey", "moon")) and "season" not in body:
+            assert r["page_start"] == 1
+        if "The hive weight on page one is for a full season." in body:
+            assert (r["page_start"], r["page_end"]) == (2, 2)
+    # headings from font weight: the three bold titles are the sections
+    blocks = [json.loads(x) for x in run_cli("extract", "--blocks", str(pdf)).stdout.splitlines()]
+    assert [b["text"] for b in blocks if b["kind"] == "heading"] == [
+        "Bees on city roofs", "How tides are forecast", "Errata"]
+    sections = {tuple(r["headings"]) for r in recs}
+    assert sections <= {("Bees on city roofs",), ("How tides are forecast",), ("Errata",)}
+    assert ("Errata",) in sections and ("Bees on city roofs",) in sections
+
+
+@needs_shared()
+@pytest.mark.parametrize("name", ["latex-outline-bookmarks.pdf", "word-styled-table-de.pdf", "roman-page-labels.pdf"])
+def test_damaged_files_give_a_document_or_a_one_line_error(name):
+    import random
+
+    data = (PDF / name).read_bytes()
+    rng = random.Random(name)
+    variants = [data[:int(len(data) * f)] for f in (0.05, 0.3, 0.6, 0.9, 0.99)]
+    for _ in range(5):
+        b = bytearray(data)
+        for _ in range(30):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        variants.append(bytes(b))
+    for v in variants:
+        try:
+            doc = load_pdf(v, name, ChunkConfig())
+        except LoaderError as exc:
+            assert exc.reason.startswith(("unreadable PDF: ", "encrypted PDF: ")), exc.reason
+            assert "\n" not in exc.reason
+        else:
+            assert doc.text.count("\f") == doc.meta["n_pages"] - 1
