@@ -239,3 +239,16 @@ def test_summary_line_when_stderr_is_not_a_terminal():
     assert p.returncode == 0
     line = p.stderr.decode().strip()
     assert line.startswith("chunkctl: 2 files (md 1, txt 1), ") and " chunks, " in line and line.endswith(" MB/s")
+
+
+def test_python_api_does_the_same_job(tmp_path):
+    import chunkctl
+
+    cli = parse_jsonl(invoke("chunk", EXAMPLES, "-n", "128", "--quiet").stdout_bytes)
+    assert list(chunkctl.chunk_paths([EXAMPLES], jobs=2, chunk_size=128, cache=tmp_path / "c")) == cli
+    assert list(chunkctl.chunk_paths([EXAMPLES], chunk_size=128, cache=tmp_path / "c")) == cli  # from the cache
+    d = _bad_folder(tmp_path)
+    with pytest.raises(chunkctl.LoaderError, match="unreadable.md: broken symbolic link"):
+        list(chunkctl.chunk_paths([d]))
+    kept = list(chunkctl.chunk_paths([d], errors="skip", flavour="langchain"))
+    assert {o["metadata"]["source"] for o in kept} == {"guide.md", "sub/notes.txt"}
