@@ -356,6 +356,8 @@ def chunk(
     _check_run_options(values)
     if output and output_dir:
         raise _usage_error("give -o FILE or --output-dir DIR, not both")
+    if errors == "-":
+        raise _usage_error("--errors needs a file name: standard output carries the records")
     inputs, problems = _inputs(paths or [], from_list, stdin_format, stdin_name, values)
     cache = RecordCache(values["cache"]) if values["cache"] else None
     known = pipeline.plan(inputs, config, values["max_file_size"], cache)
@@ -371,17 +373,18 @@ def chunk(
         errlog.commit()
         raise typer.Exit(EXIT_FAILED)
     signal.signal(signal.SIGTERM, _on_sigterm)
-    sink = OutputDir(output_dir) if output_dir else Output(output)
     show = con.tty and not values["quiet"]
-    progress: Any = contextlib.nullcontext()
-    if show:
-        from .cli_render import RunProgress
-
-        progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
-    results = pipeline.run(inputs, config, values["jobs"] or cpu_count(), values["max_file_size"],
-                           values["file_timeout"] or None, cache, known)
+    sink: Any = None
     stopped = False
     try:
+        sink = OutputDir(output_dir) if output_dir else Output(output)
+        progress: Any = contextlib.nullcontext()
+        if show:
+            from .cli_render import RunProgress
+
+            progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
+        results = pipeline.run(inputs, config, values["jobs"] or cpu_count(), values["max_file_size"],
+                               values["file_timeout"] or None, cache, known)
         with progress as live, contextlib.closing(results):
             con.live = live
             for res in results:
@@ -411,7 +414,8 @@ def chunk(
         errlog.commit()
     except KeyboardInterrupt as exc:
         con.live = None
-        sink.abort()
+        if sink is not None:
+            sink.abort()
         con.error("interrupted; no output file was written or replaced")
         raise typer.Exit(EXIT_TERMINATED if isinstance(exc, _Terminated) else EXIT_INTERRUPTED)
     except BrokenPipeError:
@@ -420,7 +424,8 @@ def chunk(
             sys.stdout = open(os.devnull, "w")
         raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
     except BaseException:
-        sink.abort()
+        if sink is not None:
+            sink.abort()
         raise
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
