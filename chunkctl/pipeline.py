@@ -379,8 +379,10 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         return
     from .workers import TaskFailure, imap_ordered
 
+    # Look ahead up to 64 MB of input past the next file to write, so one slow big
+    # file does not leave the other workers idle; memory stays bounded by that.
     results = imap_ordered(functools.partial(process_file, config=config), items, jobs, file_timeout,
-                           weight=lambda it: it.size, init=functools.partial(_warm, config))
+                           weight=lambda it: it.size, init=functools.partial(_warm, config), ahead=64e6)
     try:
         for i, res in results:
             yield _failure(items[i], res) if isinstance(res, TaskFailure) else res

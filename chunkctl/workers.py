@@ -115,15 +115,17 @@ def _context() -> Any:
 
 def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, timeout: float | None = None,
                  weight: Callable[[Any], float] | None = None, init: Callable[[], None] | None = None,
-                 window: int | None = None) -> Iterator[tuple[int, Any]]:
+                 window: int | None = None, ahead: float = 0) -> Iterator[tuple[int, Any]]:
     """Apply `fn` to every item in worker processes; yield `(index, result)` in item order.
 
     Each worker holds one item at a time. A worker still busy `timeout` seconds after
     it got its item is killed and replaced, and the item's result is a
     `TaskFailure("timeout", ...)`; a worker that dies gives `TaskFailure("crashed", ...)`.
-    Within a window of the next `window` items the heaviest (by `weight`, e.g. file
-    size) is dispatched first, so a big file does not start last; results are still
-    yielded in order, and at most `window` results wait in memory.
+    Items are dispatched ahead of the next result to yield: the next `window` items,
+    and further while the items waiting or running weigh at most `ahead` in all (so
+    one slow big item does not idle the other workers, yet memory stays bounded).
+    Among those, the heaviest (by `weight`, e.g. file size) goes first, so a big file
+    does not start last; results are still yielded in order.
 
     Stopping early (closing the generator, an exception such as KeyboardInterrupt)
     kills busy workers and stops idle ones before it returns: no process outlives it.
@@ -138,7 +140,9 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
         weight: cost estimate of an item; defaults to equal costs.
         init: picklable function each worker runs once before its first item (warm-up,
             e.g. loading the tokenizer), outside the time limit.
-        window: how far ahead of the next result to dispatch; defaults to `8 * jobs`.
+        window: items dispatched ahead of the next result at least; defaults to `8 * jobs`.
+        ahead: total weight the items dispatched ahead may have beyond `window`
+            (e.g. 64 MB of input). Defaults to 0: `window` alone.
 
     Yields:
         (index into `items`, fn's result or a TaskFailure).
@@ -153,6 +157,8 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
     results: dict[int, Any] = {}
     waiting: list[int] = []  # dispatchable indices, inside the window
     next_out = next_in = 0
+    load = 0.0  # weight of the items admitted and not yet yielded
+    weigh = weight or (lambda _item: 1.0)
 
     failed_starts = 0
 
@@ -168,12 +174,14 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
     try:
         while next_out < n:
             while next_out in results:
+                load -= weigh(items[next_out])
                 yield next_out, results.pop(next_out)
                 next_out += 1
             if next_out >= n:
                 break
-            while next_in < n and next_in < next_out + window:
+            while next_in < n and (next_in < next_out + window or load + weigh(items[next_in]) <= ahead):
                 waiting.append(next_in)
+                load += weigh(items[next_in])
                 next_in += 1
             while len(workers) < jobs and len(workers) < len(waiting) + sum(w.task is not None for w in workers):
                 workers.append(_Worker(ctx, fn, init))

@@ -58,3 +58,11 @@ def test_stopping_early_leaves_no_worker_behind():
         time.sleep(0.05)
     else:
         raise AssertionError(f"worker {pid} still runs")
+
+
+def test_look_ahead_by_weight_reaches_past_the_window():
+    # With window=1 only the next item could start; `ahead` lets the light items behind
+    # a heavy one run meanwhile, and the order of results is still the input order.
+    items = [("ok", i) for i in range(10)]
+    out = list(imap_ordered(_job, items, jobs=2, window=1, ahead=100, weight=lambda it: 1.0))
+    assert out == [(i, i * 2) for i in range(10)]
