@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterator, Sequence
 
+from .errors import ChunkctlError
+
 # NOTE: a worker is a plain fork of this process when it runs no other thread: it
 # starts at once and inherits the loaded tokenizer (no warm-up). With other threads
 # alive (a library user's application), forking could copy a lock some thread holds,
@@ -167,7 +169,8 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
         if not w.ready:
             failed_starts += 1
             if failed_starts > 3:
-                raise RuntimeError("worker processes die before they start; run with a time limit of 0 to see why")
+                raise ChunkctlError("worker processes die as they start; run with --jobs 1 --file-timeout 0 "
+                                    "to see why")
         w.stop(kill=True)
         workers.remove(w)
 
