@@ -5,7 +5,7 @@ test: timings are medians of interleaved repeats on whatever machine runs it.
 
     python bench/bench.py                 # everything (a few minutes)
     python bench/bench.py --quick         # no 100 MB corpus, 1 repeat
-    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs
+    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs, cli
 """
 
 from __future__ import annotations
@@ -339,6 +339,47 @@ def section_jobs(repeats: int) -> str:
             + table(["jobs", "seconds", "speed-up"], [[1, f"{t1:.2f}", "1.00"], [2, f"{t2:.2f}", f"{t1 / t2:.2f}"]]))
 
 
+def section_cli(repeats: int) -> str:
+    """Issue 6: --jobs 1 against --jobs 2, and a --cache rerun, on txt+md+html (wall times, outputs compared)."""
+    exe = Path(sys.executable).parent / "chunkctl"
+    dirs = [str(CORPUS / f) for f in ("txt", "md", "html")]
+    mb = sum(p.stat().st_size for d in dirs for p in Path(d).iterdir() if p.is_file()) / 1e6
+    with tempfile.TemporaryDirectory() as tmp:
+        def run(name: str, *extra: str) -> float:
+            out = Path(tmp) / f"{name}.jsonl"
+            t0 = time.perf_counter()
+            p = subprocess.run([str(exe), "chunk", *dirs, "-o", str(out), *extra], capture_output=True)
+            wall = time.perf_counter() - t0
+            if p.returncode != 0:
+                raise SystemExit(f"chunkctl failed: {p.stderr.decode()[-500:]}")
+            return wall
+
+        load0 = os.getloadavg()[0]
+        t1 = statistics.median(run("j1", "--jobs", "1") for _ in range(repeats))
+        t2 = statistics.median(run("j2", "--jobs", "2") for _ in range(repeats))
+        cold, warm = [], []
+        for i in range(repeats):
+            cache = str(Path(tmp) / f"cache{i}")
+            cold.append(run("cold", "--jobs", "2", "--cache", cache))
+            warm.append(run("warm", "--jobs", "2", "--cache", cache))
+        t_cold, t_warm = statistics.median(cold), statistics.median(warm)
+        empty = statistics.median(
+            timed(lambda: subprocess.run([str(exe), "chunk", "--from-list", os.devnull, "-q"], capture_output=True), 1)
+            for _ in range(repeats))
+        same = len({(Path(tmp) / f"{n}.jsonl").read_bytes() for n in ("j1", "j2", "cold", "warm")}) == 1
+        load1 = os.getloadavg()[0]
+    rows = [["--jobs 1", f"{t1:.2f}", f"{mb / t1:.1f}", "1.00"],
+            ["--jobs 2", f"{t2:.2f}", f"{mb / t2:.1f}", f"{t1 / t2:.2f}x faster"],
+            ["--jobs 2 --cache (first run, cache empty)", f"{t_cold:.2f}", f"{mb / t_cold:.1f}", ""],
+            ["--jobs 2 --cache (unchanged corpus)", f"{t_warm:.2f}", f"{mb / t_warm:.1f}",
+             f"{100 * t_warm / t_cold:.0f}% of the first run"],
+            ["(start-up alone: no input)", f"{empty:.2f}", "", ""]]
+    return (f"CLI on ../shared/corpus txt+md+html ({mb:.1f} MB), wall seconds, median of {repeats}; outputs "
+            f"byte-identical: {'yes' if same else 'NO'}; load average {load0:.1f} before, {load1:.1f} after "
+            "(on 2 cores, a load above ~0.5 means another job shared the machine):\n\n"
+            + table(["run", "seconds", "MB/s", "ratio"], rows))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one repeat, no 100 MB corpus")
@@ -356,6 +397,7 @@ def main() -> None:
         "strategies": lambda: section_strategies(enc, repeats),
         "scale": lambda: section_scale(enc, repeats),
         "jobs": lambda: section_jobs(repeats),
+        "cli": lambda: section_cli(repeats),
         "memory": lambda: section_memory(args.quick),
     }
     for name, fn in sections.items():

@@ -4,6 +4,7 @@ Public API:
     load(path) -> Document
     chunk_file(path, **options) -> list[dict]   (contract records)
     chunk_text(text, format="txt", **options) -> list[dict]
+    chunk_paths(paths, jobs=..., cache=..., **options) -> iterator of records (the CLI's job)
     Document, Block, Chunk, ChunkConfig, get_tokenizer
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from .__about__ import __version__
 from .config import ChunkConfig
@@ -20,7 +21,7 @@ from .model import Block, BlockKind, Chunk, Document
 from .tokenizers import get_tokenizer
 
 __all__ = [
-    "__version__", "load", "chunk_file", "chunk_text", "Document", "Block", "BlockKind", "Chunk", "ChunkConfig",
+    "__version__", "load", "chunk_file", "chunk_text", "chunk_paths", "Document", "Block", "BlockKind", "Chunk", "ChunkConfig",
     "ChunkctlError", "ConfigError", "LoaderError", "TokenizerError", "get_tokenizer",
 ]
 
@@ -76,3 +77,58 @@ def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any
     data = text.encode("utf-8", "surrogatepass")
     doc = load_bytes(data, source, format, config)
     return chunk_records(doc, config)
+
+
+def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path | None = None,
+                file_timeout: float | None = 300.0, flavour: str = "chunkctl", include: Iterable[str] = (),
+                exclude: Iterable[str] = (), hidden: bool = False, max_file_size: int | None = None,
+                errors: str = "raise", **options: Any) -> Iterator[dict[str, Any]]:
+    """Chunk files and folders as `chunkctl chunk` does, yielding records in output order.
+
+    The same job as the command line, for a Python caller: folders are walked in
+    sorted order, `jobs` worker processes share the files (the records do not depend
+    on it), a file slower than `file_timeout` seconds is stopped, and with a `cache`
+    folder unchanged files are not parsed again.
+
+    Args:
+        paths: files and folders (a file's `source` is the path as given; a folder's
+            files are relative to it).
+        jobs: worker processes. Defaults to 1.
+        cache: record cache folder. Defaults to `None` (no cache).
+        file_timeout: seconds one file may take; None or 0: no limit. Defaults to 300.
+        flavour: "chunkctl" (contract records), "langchain" or "llamaindex" dicts.
+        include, exclude, hidden, max_file_size: which files to take, as on the command line.
+        errors: "raise" (LoaderError at the first file that fails; the workers are
+            stopped) or "skip" (leave failed files out).
+        **options: ChunkConfig fields, e.g. strategy="recursive", chunk_size=256.
+
+    Yields:
+        one dict per chunk, documents in input order.
+
+    Raises:
+        LoaderError: a path that is missing or a file that fails, with errors="raise".
+        ConfigError, TokenizerError: bad options.
+    """
+    import orjson
+
+    from . import pipeline
+    from .cache import RecordCache
+    from .flavours import convert_lines
+
+    if errors not in ("raise", "skip"):
+        raise ConfigError(f"errors={errors!r}: use 'raise' or 'skip'")
+    config = ChunkConfig(**options)
+    found = pipeline.discover([str(p) for p in paths], include, exclude, hidden)
+    if found.problems and errors == "raise":
+        p = found.problems[0]
+        raise LoaderError(p.source, p.reason)
+    results = pipeline.run(found.inputs, config, jobs, max_file_size, file_timeout,
+                           RecordCache(cache) if cache is not None else None)
+    try:
+        for res in results:
+            if res.error and errors == "raise":
+                raise LoaderError(res.source, res.error.removeprefix(res.source + ": "))
+            for line in convert_lines(res.lines, flavour).splitlines():
+                yield orjson.loads(line)
+    finally:
+        results.close()

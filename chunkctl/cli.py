@@ -1,17 +1,20 @@
-"""Command line: parse and cross-check options, wire inputs -> pipeline -> output; rich output only here, on stderr."""
+"""Command line: parse and cross-check options, wire inputs -> pipeline -> outputs; rich only here (and in cli_render), on stderr."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import os
+import signal
 import sys
-import time
-from collections import Counter
-from typing import Annotated, Optional
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
 from .__about__ import __version__
-from .errors import ChunkctlError, ConfigError, MissingExtraError, TokenizerError
+from .errors import ChunkctlError, ConfigError, LoaderError, MissingExtraError, TokenizerError
 
 app = typer.Typer(
     name="chunkctl",
@@ -22,36 +25,215 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job): stop as cleanly as on Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+# ----------------------------------------------------------------------------- messages
 class _Console:
-    """One-line messages and the summary on stderr (rich only when stderr is a terminal)."""
+    """One-line messages on stderr, through the live progress display when there is one."""
 
     def __init__(self, quiet: bool = False):
         self.quiet = quiet
         self.tty = sys.stderr.isatty()
-        self._rich = None
+        self.live: Any = None
+        self._rich: Any = None
 
     @property
-    def rich(self):
+    def rich(self) -> Any:
         if self._rich is None:
             from rich.console import Console
 
             self._rich = Console(stderr=True, highlight=False)
         return self._rich
 
+    def _say(self, line: str) -> None:
+        if self.live is not None:
+            self.live.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def error(self, msg: str) -> None:
-        print(f"chunkctl: error: {msg}", file=sys.stderr, flush=True)
+        self._say(f"chunkctl: error: {msg}")
 
     def warn(self, msg: str) -> None:
         if not self.quiet:
-            print(f"chunkctl: warning: {msg}", file=sys.stderr, flush=True)
+            self._say(f"chunkctl: warning: {msg}")
 
 
-def _usage_error(msg: str) -> "typer.Exit":
+def _usage_error(msg: str) -> typer.Exit:
     print(f"chunkctl: error: {msg}", file=sys.stderr, flush=True)
     return typer.Exit(EXIT_USAGE)
+
+
+# ----------------------------------------------------------------------------- option bundles
+@dataclass
+class _Opt:
+    name: str
+    type: Any
+    default: Any
+    info: Any
+
+
+def _opt(name: str, type_: Any, default: Any, *decls: str, help: str, **kw: Any) -> _Opt:
+    return _Opt(name, type_, default, typer.Option(*decls, help=help, show_default=default not in (None, False), **kw))
+
+
+CHUNK_OPTIONS = [
+    _opt("strategy", str, "recursive", "--strategy", "-s", help="Chunking strategy: recursive, fixed, sentence, "
+         "section, hierarchical, semantic, auto."),
+    _opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
+    _opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
+         "percentage of --chunk-size."),
+    _opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, or a "
+         ".tiktoken file."),
+    _opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "
+         ".tiktoken file."),
+    _opt("context", str, "headings", "--context", help="What goes in prefix: none, headings, title+headings."),
+    _opt("no_breadcrumbs", bool, False, "--no-breadcrumbs", help="Same as --context none."),
+    _opt("encoding", Optional[str], None, "--encoding", help="Force the text encoding of txt/md/html files "
+         "(default: detect)."),
+    _opt("min_chunk_tokens", int, 0, "--min-chunk-tokens", help="section: merge sibling sections smaller than this."),
+    _opt("parent_chunk_size", Optional[int], None, "--parent-chunk-size", help="hierarchical: parent budget "
+         "(default 4x --chunk-size)."),
+    _opt("levels", Optional[str], None, "--levels", help="hierarchical: budgets from largest to smallest, "
+         "e.g. 2048,512,128."),
+    _opt("sentence_splitter", str, "blingfire", "--sentence-splitter", help="blingfire (fast) or pysbd (accurate)."),
+    _opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: cut below this "
+         "percentile of neighbour similarity."),
+    _opt("content_type", Optional[str], None, "--content-type", help="auto: force legal, narrative, code or other."),
+    _opt("main_content", bool, False, "--main-content", help="html: keep only the main article."),
+    _opt("keep_boilerplate", bool, False, "--keep-boilerplate", help="html: keep navigation, headers, footers and "
+         "asides."),
+    _opt("password", Optional[str], None, "--password", help="pdf: password of encrypted files."),
+]
+RUN_OPTIONS = [
+    _opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). The output does not depend on it."),
+    _opt("quiet", bool, False, "--quiet", "-q", help="No warnings, progress or summary (errors still print)."),
+    _opt("include", Optional[list[str]], None, "--include", help="Only files matching this glob (repeatable)."),
+    _opt("exclude", Optional[list[str]], None, "--exclude", help="Skip files matching this glob (repeatable)."),
+    _opt("hidden", bool, False, "--hidden", help="Also walk hidden files and folders."),
+    _opt("max_file_size", Optional[int], None, "--max-file-size", help="Skip files larger than this many bytes, "
+         "with a warning."),
+    _opt("file_timeout", float, 300.0, "--file-timeout", help="Seconds one file may take before it is stopped and "
+         "reported as failed (0: no limit)."),
+    _opt("format", str, "chunkctl", "--format", "-f", help="Record flavour: chunkctl (the contract), langchain "
+         "(Document), llamaindex (TextNode)."),
+    _opt("cache", Optional[str], None, "--cache", help="Folder of cached records: unchanged files are not parsed "
+         "again."),
+]
+CONFIG_OPTIONS = [
+    _opt("config_file", Optional[str], None, "--config", help="Read options from this TOML file (default: "
+         "chunkctl.toml or [tool.chunkctl] in pyproject.toml, searched upward)."),
+    _opt("no_config", bool, False, "--no-config", help="Read no configuration file."),
+]
+
+
+@dataclass
+class _Given:
+    """The values of a command's bundled options, and which were given on the command line."""
+
+    values: dict[str, Any]
+    given: set[str]
+
+
+def with_options(*bundles: list[_Opt]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add bundles of options to a command; it receives them as `opts` (a `_Given`).
+
+    The command must take `ctx: typer.Context` (to learn which options were given
+    explicitly: click's parameter source) and `opts`.
+    """
+    names = [o.name for b in bundles for o in b]
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name != "opts"]
+        extra = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default,
+                                   annotation=Annotated[o.type, o.info]) for b in bundles for o in b]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            ctx = kwargs["ctx"]
+            values = {n: kwargs.pop(n) for n in names}
+            given = set()
+            for n in names:
+                src = ctx.get_parameter_source(n)
+                if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP"):
+                    given.add(n)
+            return fn(*args, opts=_Given(values, given), **kwargs)
+
+        wrapper.__signature__ = sig.replace(parameters=own + extra)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
+        return wrapper
+
+    return deco
+
+
+def _effective(opts: _Given) -> tuple[dict[str, Any], dict[str, str]]:
+    """Options after the configuration file: (values, origins); a bad file is a usage error."""
+    from .settings import KEYS, Settings, load_settings, resolve
+
+    v = opts.values
+    try:
+        settings = Settings() if v.get("no_config") else load_settings(v.get("config_file"))
+    except ConfigError as exc:
+        raise _usage_error(str(exc))
+    keyed = {k: d for k, d in v.items() if k in KEYS}
+    given = {k: v[k] for k in keyed if k in opts.given}
+    values, origins = resolve(keyed, given, settings)
+    for k in v:
+        if k not in values and k not in ("config_file", "no_config"):
+            values[k], origins[k] = v[k], "command line" if k in opts.given else "default"
+    if values.pop("no_breadcrumbs", False):
+        values["context"], origins["context"] = "none", "command line"
+    origins.pop("no_breadcrumbs", None)
+    return values, origins
+
+
+def _chunk_config(values: dict[str, Any]):
+    """ChunkConfig from effective values; a bad value is a usage error naming the fix."""
+    from .config import ChunkConfig
+
+    levels = values.get("levels")
+    if isinstance(levels, str):
+        try:
+            levels = tuple(int(x) for x in levels.replace(" ", "").split(",") if x) or None
+        except ValueError:
+            raise _usage_error(f"--levels {levels!r}: give budgets in tokens separated by commas, e.g. 2048,512,128")
+    fields = set(ChunkConfig.field_names())
+    kw = {k: val for k, val in values.items() if k in fields}
+    kw["levels"] = levels
+    try:
+        config = ChunkConfig(**kw)
+    except ConfigError as exc:
+        raise _usage_error(str(exc))
+    if config.encoding:
+        import codecs
+
+        try:
+            codecs.lookup(config.encoding)
+        except LookupError:
+            raise _usage_error(f"--encoding {config.encoding!r} is not an encoding Python knows")
+    return config
+
+
+def _ready(config) -> None:
+    """Load the tokenizer and check the strategy's extras now, so a problem is a usage error, not N failures."""
+    from .chunking import STRATEGIES
+    from .tokenizers import get_tokenizer
+
+    try:
+        get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+        STRATEGIES[config.strategy].ready(config)
+    except (TokenizerError, ConfigError, MissingExtraError) as exc:
+        raise _usage_error(str(exc))
 
 
 def _version(value: bool) -> None:
@@ -65,72 +247,84 @@ def main(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
-    """chunkctl: structure-aware, token-exact chunking for retrieval-augmented generation."""
+    """chunkctl: structure-aware, token-exact chunking for retrieval-augmented generation.
+
+    Exit codes: 0 all good, 1 some files failed (the rest fully written), 2 bad usage, 130 interrupted.
+    """
 
 
-def _build_config(**kw):
-    from .config import ChunkConfig
+# ----------------------------------------------------------------------------- chunk
+def _check_run_options(values: dict[str, Any]) -> None:
+    from .flavours import FLAVOURS
 
-    try:
-        return ChunkConfig(**kw)
-    except ConfigError as exc:
-        raise _usage_error(str(exc))
+    if values["jobs"] < 0:
+        raise _usage_error("--jobs must be 0 (all cores) or a positive number")
+    if values["max_file_size"] is not None and values["max_file_size"] < 0:
+        raise _usage_error("--max-file-size must not be negative")
+    if values["file_timeout"] < 0:
+        raise _usage_error("--file-timeout must be 0 (no limit) or a positive number of seconds")
+    if values["format"] not in FLAVOURS:
+        raise _usage_error(f"--format {values['format']!r} is not one of: {', '.join(FLAVOURS)}")
 
 
-def _parse_levels(levels: Optional[str]) -> Optional[tuple[int, ...]]:
-    if not levels:
-        return None
-    try:
-        return tuple(int(x) for x in levels.replace(" ", "").split(",") if x)
-    except ValueError:
-        raise _usage_error(f"--levels {levels!r}: give budgets in tokens separated by commas, e.g. 2048,512,128")
+def _inputs(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
+            values: dict[str, Any]):
+    """Inputs in command-line order (then the list's), and the problems found; usage errors exit 2."""
+    from . import pipeline
+
+    paths = list(paths)
+    if paths.count("-") + (from_list == "-") > 1:
+        raise _usage_error("standard input can be read once: give '-' or '--from-list -', not both")
+    if from_list is not None:
+        try:
+            if from_list == "-":
+                paths += pipeline.read_list(sys.stdin)
+            else:
+                with open(from_list, encoding="utf-8", errors="surrogateescape") as fh:
+                    paths += pipeline.read_list(fh)
+        except OSError as exc:
+            raise _usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})")
+    if "-" in paths and not stdin_format:
+        raise _usage_error("'-' reads a document from standard input: say its format with --stdin-format "
+                           "(txt, md, html or pdf)")
+    if not paths and from_list is None:
+        raise _usage_error("give files or folders to chunk, '-' for standard input, or --from-list FILE")
+    inputs, problems = [], []
+    for p in paths:
+        if p == "-":
+            try:
+                inputs.append(pipeline.stdin_input(sys.stdin.buffer.read(), stdin_format or "", stdin_name or "-"))
+            except LoaderError as exc:
+                raise _usage_error(f"--stdin-format: {exc.reason}")
+            continue
+        found = pipeline.discover([p], values["include"] or (), values["exclude"] or (), values["hidden"])
+        inputs += found.inputs
+        problems += found.problems
+    return inputs, problems
 
 
 @app.command()
+@with_options(CHUNK_OPTIONS, RUN_OPTIONS, CONFIG_OPTIONS)
 def chunk(
-    paths: Annotated[list[str], typer.Argument(help="Files and folders to chunk (folders are walked recursively).",
-                                               show_default=False)],
-    output: Annotated[Optional[str], typer.Option("-o", "--output", help="Write JSONL here (atomically); '-' or "
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[str]], typer.Argument(
+        help="Files and folders to chunk (folders recursively, in sorted order); '-' reads one document from "
+             "standard input.", show_default=False)] = None,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", help="Write JSONL here, atomically; '-' or "
                                                   "nothing: stdout. A name ending in .gz is gzip-compressed.")] = None,
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Chunking strategy: recursive, fixed, sentence, "
-                                          "section, hierarchical, semantic, auto.")] = "recursive",
-    chunk_size: Annotated[int, typer.Option("--chunk-size", "-n", help="Token budget per chunk, prefix included.")] = 512,
-    overlap: Annotated[str, typer.Option("--overlap", help="Tokens shared by consecutive chunks at most: a number "
-                                         "or a percentage of --chunk-size.")] = "15%",
-    tokenizer: Annotated[str, typer.Option("--tokenizer", help="cl100k_base, o200k_base, a model name, or a "
-                                           ".tiktoken file.")] = "cl100k_base",
-    tokenizer_pattern: Annotated[Optional[str], typer.Option("--tokenizer-pattern", help="Pre-tokenizer regex "
-                                                             "for a local .tiktoken file.")] = None,
-    context: Annotated[str, typer.Option("--context", help="What goes in prefix: none, headings, "
-                                         "title+headings.")] = "headings",
-    no_breadcrumbs: Annotated[bool, typer.Option("--no-breadcrumbs", help="Same as --context none.")] = False,
-    encoding: Annotated[Optional[str], typer.Option("--encoding", help="Force the text encoding of txt/md/html "
-                                                    "files (default: detect).")] = None,
-    min_chunk_tokens: Annotated[int, typer.Option("--min-chunk-tokens", help="section: merge sibling sections "
-                                                  "smaller than this.")] = 0,
-    parent_chunk_size: Annotated[Optional[int], typer.Option("--parent-chunk-size", help="hierarchical: parent "
-                                                             "budget (default 4x --chunk-size).")] = None,
-    levels: Annotated[Optional[str], typer.Option("--levels", help="hierarchical: budgets from largest to "
-                                                  "smallest, e.g. 2048,512,128.")] = None,
-    sentence_splitter: Annotated[str, typer.Option("--sentence-splitter", help="blingfire (fast) or pysbd "
-                                                   "(accurate).")] = "blingfire",
-    breakpoint_percentile: Annotated[float, typer.Option("--breakpoint-percentile", help="semantic: cut below "
-                                                         "this percentile of neighbour similarity.")] = 95.0,
-    content_type: Annotated[Optional[str], typer.Option("--content-type", help="auto: force legal, narrative, "
-                                                        "code or other.")] = None,
-    main_content: Annotated[bool, typer.Option("--main-content", help="html: keep only the main article.")] = False,
-    keep_boilerplate: Annotated[bool, typer.Option("--keep-boilerplate", help="html: keep navigation, headers, "
-                                                   "footers and asides.")] = False,
-    password: Annotated[Optional[str], typer.Option("--password", help="pdf: password of encrypted files.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (0: all cores).")] = 0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No warnings, progress or summary.")] = False,
-    include: Annotated[Optional[list[str]], typer.Option("--include", help="Only files matching this glob "
-                                                         "(repeatable).")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", help="Skip files matching this glob "
-                                                         "(repeatable).")] = None,
-    hidden: Annotated[bool, typer.Option("--hidden", help="Also walk hidden files and folders.")] = False,
-    max_file_size: Annotated[Optional[int], typer.Option("--max-file-size", help="Skip files larger than this "
-                                                         "many bytes, with a warning.")] = None,
+    output_dir: Annotated[Optional[str], typer.Option("--output-dir", help="Write one JSONL file per document "
+                                                      "under this folder, mirroring the input tree.")] = None,
+    errors: Annotated[Optional[str], typer.Option("--errors", help="Write one JSON record per failed file here "
+                                                  "(source, error_type, message).")] = None,
+    fail_fast: Annotated[bool, typer.Option("--fail-fast", help="Stop at the first failure (exit 1); no output "
+                                            "file is written.")] = False,
+    from_list: Annotated[Optional[str], typer.Option("--from-list", help="Also read paths from this file, one per "
+                                                     "line ('-': standard input).")] = None,
+    stdin_format: Annotated[Optional[str], typer.Option("--stdin-format", help="Format of the document read from "
+                                                        "'-': txt, md, html or pdf.")] = None,
+    stdin_name: Annotated[Optional[str], typer.Option("--stdin-name", help="The records' source for the document "
+                                                      "read from '-' (default '-').")] = None,
+    opts: Any = None,
 ) -> None:
     """Chunk files and folders into JSONL records (one per chunk).
 
@@ -138,99 +332,243 @@ def chunk(
 
       chunkctl chunk ./docs -o chunks.jsonl
 
-      chunkctl chunk ./docs --strategy recursive --chunk-size 256 --overlap 32 | jq .text
+      chunkctl chunk ./docs --chunk-size 256 --overlap 32 --jobs 4 --cache .chunk-cache -o chunks.jsonl.gz
 
-      chunkctl chunk policy.txt --strategy fixed --chunk-size 128 --overlap 15%
+      git ls-files '*.md' | chunkctl chunk --from-list - --format langchain > docs.jsonl
+
+      curl -s https://example.com/page.html | chunkctl chunk - --stdin-format html --stdin-name page.html
+
+      chunkctl chunk ./docs --output-dir chunks/ --errors failed.jsonl || echo "some files failed"
+
+    Exit codes: 0 all files chunked; 1 some failed (each named on stderr; the rest
+    fully written); 2 bad usage; 130 interrupted (no output file written or replaced).
     """
     from . import pipeline
-    from .tokenizers import get_tokenizer
-    from .writer import Output
+    from .cache import RecordCache
+    from .flavours import convert_lines
+    from .report import RunSummary
+    from .workers import cpu_count
+    from .writer import ErrorLog, Output, OutputDir
 
-    con = _Console(quiet)
-    if no_breadcrumbs:
-        context = "none"
-    config = _build_config(
-        strategy=strategy, chunk_size=chunk_size, overlap=overlap, tokenizer=tokenizer,
-        tokenizer_pattern=tokenizer_pattern, context=context, encoding=encoding,
-        min_chunk_tokens=min_chunk_tokens, parent_chunk_size=parent_chunk_size, levels=_parse_levels(levels),
-        sentence_splitter=sentence_splitter, breakpoint_percentile=breakpoint_percentile,
-        content_type=content_type, main_content=main_content, keep_boilerplate=keep_boilerplate,
-        password=password,
-    )
-    if jobs < 0:
-        raise _usage_error("--jobs must be 0 (all cores) or a positive number")
-    if max_file_size is not None and max_file_size < 0:
-        raise _usage_error("--max-file-size must not be negative")
-    if encoding:
-        import codecs
-
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise _usage_error(f"--encoding {encoding!r} is not an encoding Python knows")
+    values, _ = _effective(opts)
+    con = _Console(values["quiet"])
+    config = _chunk_config(values)
+    _check_run_options(values)
+    if output and output_dir:
+        raise _usage_error("give -o FILE or --output-dir DIR, not both")
+    if errors == "-":
+        raise _usage_error("--errors needs a file name: standard output carries the records")
+    inputs, problems = _inputs(paths or [], from_list, stdin_format, stdin_name, values)
+    cache = RecordCache(values["cache"]) if values["cache"] else None
+    known = pipeline.plan(inputs, config, values["max_file_size"], cache)
+    if any(r is None for r in known):
+        _ready(config)  # after the cache: a run that needs no tokenizer does not load one
+    summary = RunSummary()
+    errlog = ErrorLog(errors)
+    for p in problems:
+        con.error(str(p))
+        errlog.add(p.source, p.error_type, p.reason)
+        summary.failed += 1
+    if problems and fail_fast:
+        errlog.commit()
+        raise typer.Exit(EXIT_FAILED)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    show = con.tty and not values["quiet"]
+    sink: Any = None
+    stopped = False
     try:
-        get_tokenizer(config.tokenizer, config.tokenizer_pattern)
-        from .chunking import STRATEGIES
+        sink = OutputDir(output_dir) if output_dir else Output(output)
+        progress: Any = contextlib.nullcontext()
+        if show:
+            from .cli_render import RunProgress
 
-        STRATEGIES[config.strategy].ready(config)
-    except (TokenizerError, ConfigError, MissingExtraError) as exc:
-        raise _usage_error(str(exc))
-
-    found = pipeline.discover(paths, include or (), exclude or (), hidden)
-    failures = 0
-    for p in found.problems:
-        con.error(p)
-        failures += 1
-    n_workers = jobs or (os.cpu_count() or 1)
-    t0 = time.perf_counter()
-    out = Output(output)
-    stats = Counter()
-    by_format = Counter()
-    try:
-        for res in pipeline.run(found.inputs, config, n_workers, max_file_size):
-            for w in res.warnings:
-                con.warn(w)
-            if res.skipped:
-                stats["skipped"] += 1
-                continue
-            if res.error:
-                con.error(res.error)
-                failures += 1
-                continue
-            out.write(res.lines)
-            stats["files"] += 1
-            stats["chunks"] += res.n_chunks
-            stats["tokens"] += res.n_tokens
-            stats["bytes"] += res.nbytes
-            by_format[res.format] += 1
-            if res.n_chunks == 0:
-                stats["empty"] += 1
-        out.commit()
-    except KeyboardInterrupt:
-        out.abort()
-        con.error("interrupted; no output file was written")
-        raise typer.Exit(EXIT_INTERRUPTED)
+            progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
+        results = pipeline.run(inputs, config, values["jobs"] or cpu_count(), values["max_file_size"],
+                               values["file_timeout"] or None, cache, known)
+        with progress as live, contextlib.closing(results):
+            con.live = live
+            for res in results:
+                for w in res.warnings:
+                    con.warn(w)
+                summary.add(res)
+                if res.error:
+                    con.error(res.error)
+                    errlog.add(res.source, res.error_type, res.error)
+                    if fail_fast:
+                        stopped = True
+                        break
+                elif not res.skipped:
+                    lines = convert_lines(res.lines, values["format"])
+                    if output_dir:
+                        sink.write_document(res.source, lines)
+                    else:
+                        sink.write(lines)
+                if live is not None:
+                    live.update(summary)
+            con.live = None
+        if stopped:
+            sink.abort()
+            con.error("stopped at the first failure (--fail-fast); no output file was written")
+        else:
+            sink.commit()
+        errlog.commit()
+    except KeyboardInterrupt as exc:
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        con.error("interrupted; no output file was written or replaced")
+        raise typer.Exit(EXIT_TERMINATED if isinstance(exc, _Terminated) else EXIT_INTERRUPTED)
     except BrokenPipeError:
-        out.abort()
-        try:
+        sink.abort()
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        raise typer.Exit(EXIT_OK if not failures else EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
     except BaseException:
-        out.abort()
+        if sink is not None:
+            sink.abort()
         raise
-    secs = time.perf_counter() - t0
-    if not quiet:
-        fmts = ", ".join(f"{k} {v}" for k, v in sorted(by_format.items()))
-        mb = stats["bytes"] / 1e6
-        line = (f"chunkctl: {stats['files']} files ({fmts or 'none'}), {stats['chunks']} chunks, "
-                f"{stats['tokens']} tokens, {failures} failed, {stats['skipped']} skipped, "
-                f"{stats['empty']} empty, {secs:.2f} s, {mb / secs if secs else 0:.1f} MB/s")
-        print(line, file=sys.stderr, flush=True)
-    raise typer.Exit(EXIT_FAILED if failures else EXIT_OK)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not values["quiet"]:
+        if show:
+            from .cli_render import summary_table
+
+            con.rich.print(summary_table(summary))
+        else:
+            print(summary.line(), file=sys.stderr, flush=True)
+    raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
 
 
+# ----------------------------------------------------------------------------- config, inspect, stats
+@app.command("config")
+@with_options(CHUNK_OPTIONS, RUN_OPTIONS, CONFIG_OPTIONS)
+def config_cmd(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead.")] = False,
+    opts: Any = None,
+) -> None:
+    """Print the effective configuration and where each value comes from.
+
+    Values come from the command line, else the configuration file (chunkctl.toml,
+    or [tool.chunkctl] in pyproject.toml, in this folder or the nearest parent), else
+    the defaults. Takes the same options as `chunk`.
+
+    Examples:
+
+      chunkctl config
+
+      chunkctl config --chunk-size 256 --json | jq .values
+    """
+    import orjson
+
+    values, origins = _effective(opts)
+    _chunk_config(values)
+    _check_run_options(values)
+    values.pop("password", None)
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps({"values": values, "origins": origins}, option=orjson.OPT_INDENT_2))
+        sys.stdout.buffer.write(b"\n")
+    elif sys.stdout.isatty():
+        from rich.console import Console
+
+        from .cli_render import config_table
+
+        Console(highlight=False).print(config_table(values, origins))
+    else:
+        for key, value in values.items():
+            name = key.replace("_", "-")
+            if value is None:
+                print(f"# {name} is not set  ({origins[key]})")
+            else:
+                print(f"{name} = {orjson.dumps(value).decode()}  # {origins[key]}")
+
+
+@app.command("inspect")
+@with_options(CHUNK_OPTIONS, CONFIG_OPTIONS)
+def inspect_cmd(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="The file to chunk and show.", show_default=False)],
+    preview: Annotated[int, typer.Option("--preview", help="Show at most this many characters of each chunk "
+                                         "(0: all).")] = 0,
+    opts: Any = None,
+) -> None:
+    """Show a file's chunks on the terminal: boundaries, token counts, breadcrumb, repeated headers, overlap.
+
+    Takes the chunking options of `chunk` (and the configuration file), so what you
+    see is what `chunk` writes.
+
+    Examples:
+
+      chunkctl inspect docs/guide.md --chunk-size 128
+
+      chunkctl inspect report.html --strategy section --preview 300 | less -R
+    """
+    from rich.console import Console
+
+    from .cli_render import chunk_panels
+    from .inspection import inspect_file
+
+    values, _ = _effective(opts)
+    config = _chunk_config(values)
+    _ready(config)
+    try:
+        views = inspect_file(file, config)
+    except LoaderError as exc:
+        print(f"chunkctl: error: {exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)
+    Console(highlight=False).print(chunk_panels(views, preview))
+
+
+@app.command("stats")
+def stats_cmd(
+    file: Annotated[str, typer.Argument(help="A JSONL file of records (.gz too); '-': standard input.",
+                                        show_default=False)],
+    top: Annotated[int, typer.Option("--top", help="List this many documents with the most chunks.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead.")] = False,
+) -> None:
+    """Show the token-size histogram, counts by format and kind, chunks per document, and contract violations.
+
+    Exits 1 when a record breaks the contract (checks that need no document text:
+    fields and types, spans, prefix, budgets, ids, chunk order), so it can gate a CI job.
+
+    Examples:
+
+      chunkctl stats chunks.jsonl
+
+      chunkctl chunk ./docs | chunkctl stats -
+    """
+    import orjson
+
+    from .stats import read_stats
+
+    try:
+        stream = sys.stdin.buffer if file == "-" else open(file, "rb")
+    except OSError as exc:
+        print(f"chunkctl: error: {file}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+        raise typer.Exit(EXIT_USAGE)
+    try:
+        with contextlib.closing(stream) if file != "-" else contextlib.nullcontext():
+            st = read_stats(stream)
+    except (OSError, EOFError) as exc:
+        print(f"chunkctl: error: {file}: cannot read it ({exc})", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)
+    if as_json:
+        hist = [{"low": lo, "high": hi, "chunks": c} for lo, hi, c in st.histogram()]
+        doc = {"records": st.records, "documents": st.documents, "tokens": st.tokens, "histogram": hist,
+               "by_format": dict(st.by_format), "documents_by_format": dict(st.docs_by_format()),
+               "by_kind": dict(st.by_kind), "chunks_per_document": st.chunks_per_doc,
+               "violations": [str(v) for v in st.violations]}
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        from rich.console import Console
+
+        from .cli_render import stats_tables
+
+        Console(highlight=False).print(stats_tables(st, top))
+    raise typer.Exit(EXIT_FAILED if st.violations else EXIT_OK)
+
+
+# ----------------------------------------------------------------------------- extract, schema
 @app.command()
 def extract(
     file: Annotated[str, typer.Argument(help="The file whose document text to print.", show_default=False)],
@@ -250,11 +588,14 @@ def extract(
     """
     import orjson
 
-    from .errors import LoaderError
+    from .config import ChunkConfig
     from .pipeline import load
 
-    config = _build_config(encoding=encoding, main_content=main_content, keep_boilerplate=keep_boilerplate,
-                           password=password)
+    try:
+        config = ChunkConfig(encoding=encoding, main_content=main_content, keep_boilerplate=keep_boilerplate,
+                             password=password)
+    except ConfigError as exc:
+        raise _usage_error(str(exc))
     try:
         doc = load(file, config)
     except LoaderError as exc:
@@ -365,7 +706,12 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float]) -> Non
 
 @app.command()
 def schema() -> None:
-    """Print the JSON Schema of one output record (contract v1)."""
+    """Print the JSON Schema of one output record (contract v1).
+
+    Example:
+
+      chunkctl schema > chunk-record.schema.json
+    """
     import orjson
 
     from .schema import record_schema

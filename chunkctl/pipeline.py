@@ -1,18 +1,20 @@
 """The main job as a stream: discover inputs -> load -> chunk -> finalize -> JSONL bytes, one file at a time.
 
-`process_file` is the per-file function every engine maps (the local process pool,
+`process_file` is the per-file function every engine maps (the local worker pool,
 Dask, or a user's Ray/Spark job): it takes picklable inputs and returns picklable
-results, and never raises for a bad file.
+results, and never raises for a bad file. `run` maps it over a run's inputs in
+order, with a per-file time limit and an optional record cache.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
 
 import orjson
 
@@ -21,6 +23,12 @@ from .errors import ChunkctlError, LoaderError
 from .finalize import records
 from .loaders import LOADERS, format_for, load_bytes
 from .model import Document
+
+if TYPE_CHECKING:
+    from .cache import RecordCache
+
+DEFAULT_FILE_TIMEOUT = 300.0
+"""Seconds one file may take by default before its worker is stopped (generous: a slow PDF, not a hang)."""
 
 
 @dataclass
@@ -53,8 +61,11 @@ class FileResult:
         nbytes: input size in bytes.
         warnings: non-fatal problems, one line each.
         error: one-line reason when the file failed, else None.
-        error_type: short class of the failure ("LoaderError", "internal", ...).
+        error_type: short class of the failure ("LoaderError", "Timeout", "internal", ...).
         seconds: wall time spent on the file.
+        skipped: not processed (no loader for the extension, or over the size limit).
+        sha256: sha256 of the file's bytes when it was read (the cache key needs it).
+        cached: the lines came from the record cache.
     """
 
     source: str
@@ -68,14 +79,34 @@ class FileResult:
     error_type: str | None = None
     seconds: float = 0.0
     skipped: bool = False
+    sha256: str | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A named input that could not be taken (missing, broken link, not a file, unreadable folder).
+
+    Attributes:
+        source: the path as given or found.
+        error_type: short class: "NotFound", "BrokenLink", "NotAFile", "FolderUnreadable", "LinkLoop".
+        reason: what is wrong, without the path.
+    """
+
+    source: str
+    error_type: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
 
 
 @dataclass
 class Discovery:
-    """Inputs found for a run, and the problems met while looking (one line each)."""
+    """Inputs found for a run, and the problems met while looking (`str(problem)` is one line)."""
 
     inputs: list[InputFile]
-    problems: list[str]
+    problems: list[Problem]
     unsupported: list[str]
 
 
@@ -105,7 +136,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
     include = list(include)
     exclude = list(exclude)
     inputs: list[InputFile] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     unsupported: list[str] = []
 
     def add(path: str, source: str) -> None:
@@ -132,12 +163,13 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
             root = str(p)
 
             def onerror(err: OSError) -> None:
-                problems.append(f"{err.filename}: cannot read folder ({err.strerror or err})")
+                problems.append(Problem(str(err.filename), "FolderUnreadable",
+                                        f"cannot read folder ({err.strerror or err})"))
 
             for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
                 real = os.path.realpath(dirpath)
                 if real in seen:
-                    problems.append(f"{dirpath}: symbolic-link loop; not followed again")
+                    problems.append(Problem(dirpath, "LinkLoop", "symbolic-link loop; not followed again"))
                     dirnames[:] = []
                     continue
                 seen.add(real)
@@ -148,7 +180,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                         continue
                     full = os.path.join(dirpath, d)
                     if os.path.islink(full) and os.path.realpath(full) in seen:
-                        problems.append(f"{full}: symbolic-link loop; not followed")
+                        problems.append(Problem(full, "LinkLoop", "symbolic-link loop; not followed"))
                         continue
                     keep.append(d)
                 dirnames[:] = keep
@@ -162,13 +194,17 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                 if os.path.isfile(full):
                     add(full, rel)
                 elif os.path.islink(full) and not os.path.exists(full):
-                    problems.append(f"{full}: broken symbolic link")
+                    problems.append(Problem(rel, "BrokenLink", "broken symbolic link"))
+                elif os.path.exists(full) and not os.path.isdir(full):
+                    problems.append(Problem(rel, "NotAFile", "not a regular file (a pipe, socket or device)"))
         elif p.is_file():
             add(str(p), raw.replace(os.sep, "/"))
         elif p.exists():
-            problems.append(f"{raw}: not a regular file or folder")
+            problems.append(Problem(raw, "NotAFile", "not a regular file or folder"))
+        elif p.is_symlink():
+            problems.append(Problem(raw, "BrokenLink", "broken symbolic link"))
         else:
-            problems.append(f"{raw}: no such file or folder")
+            problems.append(Problem(raw, "NotFound", "no such file or folder"))
     return Discovery(inputs, problems, unsupported)
 
 
@@ -230,6 +266,7 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
         res.lines = b"".join([dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in recs])
         res.n_chunks = len(recs)
         res.n_tokens = sum(r["n_tokens"] for r in recs)
+        res.sha256 = str(doc.meta.get("sha256") or "") or None
     except ChunkctlError as exc:
         res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
         res.error_type = exc.__class__.__name__
@@ -246,39 +283,172 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
     return res
 
 
-def _process_star(args: tuple) -> FileResult:
-    return process_file(*args)
+def read_list(stream: IO[str]) -> list[str]:
+    """Paths from a list file, one per line, as `find` or `git ls-files` print them.
 
-
-def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None
-        ) -> Iterator[FileResult]:
-    """Process inputs and yield their results in input order.
-
-    With `jobs > 1` files are processed by a pool of worker processes; results are
-    still yielded in input order, so the output is byte-identical to `jobs=1`. At most
-    `4 * jobs` files are in flight, so memory stays bounded by a few documents.
+    Blank lines and lines starting with `#` are ignored; surrounding white space
+    (a trailing carriage return included) is dropped. Relative paths stay relative,
+    so they are read from the current folder, and each one's `source` is the path as
+    listed.
     """
-    if jobs <= 1 or len(inputs) <= 1:
-        for item in inputs:
-            yield process_file(item, config, max_file_size)
-        return
-    import concurrent.futures as cf
-    import multiprocessing as mp
+    out = []
+    for line in stream:
+        path = line.strip()
+        if path and not path.startswith("#"):
+            out.append(path)
+    return out
 
-    ctx = mp.get_context("forkserver") if hasattr(os, "fork") else mp.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        pending: list[cf.Future] = []
-        it = iter(inputs)
-        window = 4 * jobs
-        try:
-            for item in it:
-                pending.append(pool.submit(process_file, item, config, max_file_size))
-                if len(pending) >= window:
-                    yield pending.pop(0).result()
-            while pending:
-                yield pending.pop(0).result()
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+
+def stdin_input(data: bytes, format: str, name: str = "-") -> InputFile:
+    """An input holding a document read from standard input.
+
+    Args:
+        data: the document's bytes.
+        format: its format (`txt`, `md`, `html`, `pdf`): there is no extension to go by.
+        name: the records' `source`. Defaults to "-".
+
+    Raises:
+        LoaderError: no loader for `format`.
+    """
+    if format not in LOADERS:
+        raise LoaderError(name, f"no loader for format {format!r} (known: {', '.join(sorted(LOADERS))})")
+    return InputFile(None, name, format, len(data), data)
+
+
+_WARM_UP = {"txt": b"Warm up.\n", "md": b"# Warm\n\nUp.\n", "html": b"<h1>Warm</h1><p>Up.</p>"}
+
+
+def _warm(config: ChunkConfig) -> None:
+    """Get a worker ready outside the per-file time limit: load the tokenizer and chunk
+    a tiny document of each text format once, so lazy set-up (parsers, compiled
+    patterns, imports) is not charged to the first real file."""
+    from .chunking import STRATEGIES
+    from .tokenizers import get_tokenizer
+
+    get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+    STRATEGIES[config.strategy].ready(config)
+    for fmt, data in _WARM_UP.items():
+        if fmt in LOADERS:
+            try:
+                chunk_records(load_bytes(data, "warm-up", fmt, config), config)
+            except ChunkctlError:
+                pass
+
+
+def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
+    """The result of an input that needs no processing (unsupported, over the size limit), else None."""
+    if item.format is None:
+        return FileResult(item.source, None, nbytes=item.size, skipped=True)
+    if max_file_size is not None and item.size > max_file_size:
+        return FileResult(item.source, item.format, nbytes=item.size, skipped=True, warnings=[
+            f"{item.source}: skipped, {item.size} bytes is over --max-file-size {max_file_size}"])
+    return None
+
+
+def _from_cache(item: InputFile, config: ChunkConfig, cache: "RecordCache") -> FileResult | None:
+    """The cached result of an input whose bytes, source and options are unchanged, else None."""
+    import hashlib
+
+    from .cache import file_sha256
+
+    try:
+        sha = hashlib.sha256(item.data).hexdigest() if item.data is not None else file_sha256(item.path or item.source)
+    except OSError:
+        return None  # the worker reports why it cannot be read
+    entry = cache.get(cache.key(sha, item.source, item.format or "", config))
+    if entry is None:
+        return None
+    return FileResult(item.source, item.format, entry.lines, entry.n_chunks, entry.n_tokens, item.size,
+                      list(entry.warnings), sha256=sha, cached=True)
+
+
+def _failure(item: InputFile, failure: Any) -> FileResult:
+    kind = {"timeout": "Timeout", "crashed": "WorkerCrashed"}.get(failure.kind, "internal")
+    return FileResult(item.source, item.format, nbytes=item.size, error=f"{item.source}: {failure.message}",
+                      error_type=kind)
+
+
+def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None
+             ) -> Iterator[FileResult]:
+    """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order."""
+    if not items:
+        return
+    if jobs <= 1 and not file_timeout:
+        for item in items:
+            yield process_file(item, config)
+        return
+    from .workers import TaskFailure, imap_ordered
+
+    # Look ahead up to 64 MB of input past the next file to write, so one slow big
+    # file does not leave the other workers idle; memory stays bounded by that.
+    results = imap_ordered(functools.partial(process_file, config=config), items, jobs, file_timeout,
+                           weight=lambda it: it.size, init=functools.partial(_warm, config), ahead=64e6)
+    try:
+        for i, res in results:
+            yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
+    finally:
+        results.close()
+
+
+def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None = None,
+         cache: "RecordCache | None" = None) -> list[FileResult | None]:
+    """The results known without processing: skipped inputs and, with a cache, unchanged files.
+
+    Returns:
+        one entry per input: its FileResult when known, else None (to be processed).
+    """
+    known: list[FileResult | None] = []
+    for item in inputs:
+        res = _precheck(item, max_file_size)
+        if res is None and cache is not None:
+            res = _from_cache(item, config, cache)
+        known.append(res)
+    return known
+
+
+def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
+        file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: "RecordCache | None" = None,
+        known: list[FileResult | None] | None = None) -> Iterator[FileResult]:
+    """Process a run's inputs and yield their results in input order.
+
+    Files are processed by `jobs` worker processes (see `chunkctl.workers`); the
+    results come back in input order, so the output is byte-identical whatever
+    `jobs` is. A file still running after `file_timeout` seconds has its worker
+    stopped and replaced, and its result is a failure ("took longer than N s"); the
+    run goes on. With `jobs=1` and no time limit, files are processed in this process.
+
+    With a `cache`, a file whose bytes, source and options are unchanged is not
+    parsed again: its records come from the cache, byte for byte what processing it
+    would give; newly processed files are stored in it. Close the generator (or let
+    an exception run through it) to stop the workers early.
+
+    Args:
+        inputs: from `discover` (and `stdin_input`).
+        config: the chunking options.
+        jobs: worker processes. Defaults to 1.
+        max_file_size: skip (with a warning) files larger than this many bytes.
+        file_timeout: seconds one file may take; None or 0: no limit. Defaults to
+            DEFAULT_FILE_TIMEOUT (300).
+        cache: record cache, or None.
+        known: `plan(inputs, config, max_file_size, cache)` when the caller already
+            made it (e.g. to load the tokenizer only when some file needs processing).
+
+    Yields:
+        one FileResult per input, in input order.
+    """
+    if known is None:
+        known = plan(inputs, config, max_file_size, cache)
+    todo = [item for item, res in zip(inputs, known) if res is None]
+    computed = _compute(todo, config, jobs, file_timeout)
+    try:
+        for res in known:
+            if res is None:
+                res = next(computed)
+                if cache is not None and res.error is None and res.sha256:
+                    from .cache import CacheEntry
+
+                    key = cache.key(res.sha256, res.source, res.format or "", config)
+                    cache.put(key, CacheEntry(res.lines, res.n_chunks, res.n_tokens, res.warnings))
+            yield res
+    finally:
+        computed.close()

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import sys
 import tempfile
 from typing import BinaryIO
+
+
+def _target_mode(path: str) -> int:
+    """The permission bits for a new output file: the replaced file's, else 0666 minus the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 class Output:
@@ -30,6 +41,10 @@ class Output:
         folder = os.path.dirname(os.path.abspath(self.path)) or "."
         os.makedirs(folder, exist_ok=True)
         fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(self.path) + ".", suffix=".tmp", dir=folder)
+        # mkstemp makes the file private (0600); the output gets the mode a plain
+        # open() would give it, or keeps the mode of the file it replaces.
+        with contextlib.suppress(OSError):
+            os.chmod(fd, _target_mode(self.path))
         self._raw = os.fdopen(fd, "wb")
         if self.path.endswith(".gz"):
             self._fh = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0)  # type: ignore[assignment]
@@ -79,3 +94,88 @@ class Output:
         except OSError:
             pass
         self._tmp = None
+
+
+def mirror_path(source: str, suffix: str = ".jsonl") -> str:
+    """The relative path under an output folder for a document's records: its `source` plus `suffix`.
+
+    `a/b.md` becomes `a/b.md.jsonl`. The result never leaves the folder: a leading `/`
+    is dropped, `.` parts are dropped and `..` parts become `__`; stdin (`-`) becomes
+    `stdin.jsonl`.
+    """
+    parts = [("__" if p == ".." else p) for p in source.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or parts == ["-"]:
+        parts = ["stdin"]
+    return "/".join(parts) + suffix
+
+
+class OutputDir:
+    """One JSONL file per source document under a folder, mirroring the input tree.
+
+    Each file is written atomically (see `Output`): a reader never sees half a file,
+    and a run stopped half-way leaves every earlier file complete and the current
+    one untouched. A document with no chunks gets an empty file.
+
+    Args:
+        folder: the output folder (created when needed).
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = os.fspath(folder)
+        self._current: Output | None = None
+
+    def write_document(self, source: str, lines: bytes) -> str:
+        """Write one document's records to `folder/<source>.jsonl`; returns that path."""
+        path = os.path.join(self.folder, *mirror_path(source).split("/"))
+        self._current = Output(path)
+        self._current.write(lines)
+        self._current.commit()
+        self._current = None
+        return path
+
+    def commit(self) -> None:
+        """Nothing left to do: each document's file is committed as it is written."""
+
+    def abort(self) -> None:
+        """Drop the document file being written, if any."""
+        if self._current is not None:
+            self._current.abort()
+            self._current = None
+
+
+class ErrorLog:
+    """`--errors FILE`: one JSON object per failed input, written atomically at the end.
+
+    Each line is `{"source": ..., "error_type": ..., "message": ...}`, where `message`
+    is the reason without the leading source.
+
+    Args:
+        path: the file (None: collect nothing).
+    """
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self.lines: list[bytes] = []
+
+    def add(self, source: str, error_type: str | None, message: str) -> None:
+        """Record one failure (a one-line message such as "a.txt: binary file")."""
+        if self.path is None:
+            return
+        import orjson
+
+        if message.startswith(source + ": "):
+            message = message[len(source) + 2:]
+        self.lines.append(orjson.dumps({"source": source, "error_type": error_type or "error", "message": message},
+                                       option=orjson.OPT_APPEND_NEWLINE))
+
+    def commit(self) -> None:
+        """Write the file (empty when nothing failed, so a CI step can always upload it)."""
+        if self.path is None:
+            return
+        out = Output(self.path)
+        try:
+            out.write(b"".join(self.lines))
+            out.commit()
+        except BaseException:
+            out.abort()
+            raise

@@ -1,0 +1,254 @@
+"""`chunkctl chunk` in pipelines: byte-identical output, cache, interruption, failures, time limit, inputs and outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from chunkctl.cli import app
+from tests.conftest import CLI, CORPUS, ROOT, check_records, needs_shared, parse_jsonl, run_cli
+
+runner = CliRunner()
+EXAMPLES = ROOT / "examples"
+
+
+def invoke(*args: str, input: bytes | str | None = None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+def _tmp_files(folder: Path) -> list[str]:
+    return [p.name for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def _mixed_corpus(tmp_path: Path) -> Path:
+    """A small copy of ../shared/corpus: every format, a few files each (the whole corpus is for `make bench`)."""
+    d = tmp_path / "corpus"
+    picks = {"md": ["rust-book-data-types.md", "gfm-extensions-table-cases.md", "fastapi-features-zh.md",
+                    "jekyll-hooks-html-table.md", "utf8-bom-frontmatter.md", "table-with-latin1-byte.md"],
+             "html": ["v8-blog-code.html", "xinhua-gb2312-conflicting-meta.html", "sjis-no-charset-decl.html"],
+             "txt": ["agpl-3.0-license.txt", "koi8r-russian.txt", "latin1-portuguese-prose.txt"]}
+    for fmt, names in picks.items():
+        (d / fmt).mkdir(parents=True)
+        for name in names:
+            (d / fmt / name).write_bytes((CORPUS / fmt / name).read_bytes())
+    return d
+
+
+@needs_shared()
+def test_jobs_cache_and_reruns_give_identical_bytes(tmp_path):
+    corpus = str(_mixed_corpus(tmp_path))
+    cache = str(tmp_path / "cache")
+    outs = {}
+    for name, extra in [("j1", ["--jobs", "1"]), ("j2", ["--jobs", "2"]), ("cold", ["--jobs", "2", "--cache", cache]),
+                        ("warm", ["--jobs", "2", "--cache", cache])]:
+        out = tmp_path / f"{name}.jsonl"
+        p = run_cli("chunk", corpus, str(EXAMPLES), "--chunk-size", "256", "--overlap", "32", "-o", str(out), *extra)
+        assert p.returncode == 0, p.stderr
+        outs[name] = (out.read_bytes(), p.stderr.decode())
+    first = outs["j1"][0]
+    assert len(parse_jsonl(first)) > 100
+    assert all(data == first for data, _ in outs.values())  # jobs 1 = jobs 2 = a second run = cached
+    assert ", cached" not in outs["cold"][1]
+    assert ", 14 cached" in outs["warm"][1]
+
+
+def test_cache_ignores_corrupt_entries_and_keys_on_options(tmp_path):
+    cache = tmp_path / "cache"
+    base = ["chunk", EXAMPLES, "--cache", cache, "--jobs", "1", "--quiet"]
+    first = invoke(*base)
+    assert first.exit_code == 0
+    entries = [p for p in cache.rglob("*.jsonl")]
+    assert len(entries) == 2
+    # A damaged entry (half written by a crash, or edited) is ignored and rewritten.
+    entries[0].write_bytes(entries[0].read_bytes()[:-40])
+    entries[1].write_bytes(b"not json\n")
+    again = invoke(*base)
+    assert again.stdout_bytes == first.stdout_bytes
+    assert not _tmp_files(cache)
+    # Other options are another key: no stale records.
+    smaller = invoke(*base, "--chunk-size", "64")
+    assert all(r["meta"]["chunk_size"] == 64 for r in parse_jsonl(smaller.stdout_bytes))
+    assert len(list(cache.rglob("*.jsonl"))) == 4
+
+
+@needs_shared()
+def test_sigint_half_way_keeps_the_previous_output_and_stops_workers(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    txt = str(CORPUS / "txt")
+    proc = subprocess.Popen([*CLI, "chunk", txt, txt, txt, txt, "--jobs", "2", "-o", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            tmps = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+            if tmps and tmps[0].stat().st_size > 0:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        children = _descendants(proc.pid)
+        assert children, "no worker processes"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert out.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and [c for c in children if _alive(c)]:
+        time.sleep(0.05)
+    assert not [c for c in children if _alive(c)]
+
+
+def _descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out += [int(x) for x in fh.read().split()]
+    except OSError:
+        return out
+    return out + [g for c in out for g in _descendants(c)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _bad_folder(tmp_path: Path) -> Path:
+    d = tmp_path / "in"
+    (d / "sub").mkdir(parents=True)
+    (d / "guide.md").write_text("# Guide\n\nSome text to keep.\n\n## Part\n\nMore text here.\n")
+    (d / "sub" / "notes.txt").write_text("First paragraph.\n\nSecond paragraph.\n")
+    (d / "corrupt.txt").write_bytes(b"\x00\x01\x02PK\x03\x04 not text")
+    (d / "unreadable.md").symlink_to(d / "gone.md")  # as root, chmod 000 would not stop a read
+    return d
+
+
+def test_bad_files_give_exit_1_error_records_and_complete_chunks_for_the_rest(tmp_path):
+    d = _bad_folder(tmp_path)
+    out, errors = tmp_path / "o.jsonl", tmp_path / "errors.jsonl"
+    r = invoke("chunk", d, "-o", out, "--errors", errors, "--jobs", "2")
+    assert r.exit_code == 1
+    errs = parse_jsonl(errors.read_bytes())
+    assert sorted((e["source"], e["error_type"]) for e in errs) == [("corrupt.txt", "LoaderError"),
+                                                                     ("unreadable.md", "BrokenLink")]
+    assert {e["message"] for e in errs} == {"binary file (NUL bytes in the first 8 KiB); not a text document",
+                                            "broken symbolic link"}
+    recs = parse_jsonl(out.read_bytes())
+    assert sorted({r["source"] for r in recs}) == ["guide.md", "sub/notes.txt"]
+    check_records(recs, d, tmp_path)
+    assert "2 failed" in r.stderr
+
+
+def test_fail_fast_stops_without_writing_the_output(tmp_path):
+    d = _bad_folder(tmp_path)
+    (d / "unreadable.md").unlink()
+    out = tmp_path / "o.jsonl"
+    out.write_text("previous\n")
+    r = invoke("chunk", d, "-o", out, "--fail-fast", "--jobs", "1")
+    assert r.exit_code == 1
+    assert "corrupt.txt: binary file" in r.stderr and "--fail-fast" in r.stderr
+    assert out.read_text() == "previous\n" and not _tmp_files(tmp_path)
+
+
+@needs_shared()
+def test_file_timeout_stops_a_slow_file_and_the_run_goes_on(tmp_path):
+    big = tmp_path / "big.txt"
+    war = (CORPUS / "txt" / "war-and-peace-bom-cr-3mb.txt").read_bytes()
+    big.write_bytes(war + war[3:] + war[3:])  # about 10 MB: seconds of work, far over the limit
+    errors = tmp_path / "errors.jsonl"
+    r = invoke("chunk", big, EXAMPLES, "--file-timeout", "1", "--jobs", "1", "--errors", errors)
+    assert r.exit_code == 1
+    assert f"{big}: took longer than 1 s" in r.stderr
+    assert parse_jsonl(errors.read_bytes()) == [{"source": str(big), "error_type": "Timeout",
+                                                 "message": "took longer than 1 s"}]
+    assert {rec["source"] for rec in parse_jsonl(r.stdout_bytes)} == {"backup-guide.md", "returns-policy.txt"}
+
+
+def test_from_list_reads_paths_relative_to_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    listing = tmp_path / "files.txt"
+    listing.write_text("# chunk these\nexamples/returns-policy.txt\n\n  examples/backup-guide.md  \r\n")
+    r = invoke("chunk", "--from-list", listing, "--quiet")
+    assert r.exit_code == 0, r.stderr
+    recs = parse_jsonl(r.stdout_bytes)
+    assert [x["source"] for x in recs][0] == "examples/returns-policy.txt"
+    assert {x["source"] for x in recs} == {"examples/returns-policy.txt", "examples/backup-guide.md"}
+    piped = invoke("chunk", "--from-list", "-", "--quiet", input="examples/backup-guide.md\n")
+    assert {x["source"] for x in parse_jsonl(piped.stdout_bytes)} == {"examples/backup-guide.md"}
+    missing = invoke("chunk", "--from-list", tmp_path / "nope.txt")
+    assert missing.exit_code == 2 and "--from-list" in missing.stderr
+
+
+def test_stdin_document(tmp_path):
+    text = "# Title\n\nA paragraph from a pipe.\n\n## Next\n\nAnother one.\n"
+    r = invoke("chunk", "-", "--stdin-format", "md", "--stdin-name", "piped.md", "--quiet", input=text.encode())
+    assert r.exit_code == 0, r.stderr
+    recs = parse_jsonl(r.stdout_bytes)
+    assert {x["source"] for x in recs} == {"piped.md"} and recs[0]["format"] == "md"
+    assert "".join(x["text"][len(x["prefix"]):] for x in recs).replace("\n", "") in text.replace("\n", "")
+    assert recs == __import__("chunkctl").chunk_text(text, format="md", source="piped.md")
+    r = invoke("chunk", "-", input=b"text")
+    assert r.exit_code == 2 and "--stdin-format" in r.stderr
+    r = invoke("chunk", "-", "--stdin-format", "docx", input=b"text")
+    assert r.exit_code == 2 and "docx" in r.stderr
+
+
+def test_output_dir_mirrors_the_tree(tmp_path):
+    d = _bad_folder(tmp_path)
+    (d / "unreadable.md").unlink()
+    (d / "corrupt.txt").unlink()
+    od = tmp_path / "chunks"
+    r = invoke("chunk", d, "--output-dir", od, "--quiet")
+    assert r.exit_code == 0, r.stderr
+    files = sorted(str(p.relative_to(od)) for p in od.rglob("*") if p.is_file())
+    assert files == ["guide.md.jsonl", "sub/notes.txt.jsonl"]
+    whole = parse_jsonl(invoke("chunk", d, "--quiet").stdout_bytes)
+    assert parse_jsonl((od / "guide.md.jsonl").read_bytes()) == [x for x in whole if x["source"] == "guide.md"]
+    assert r.stdout_bytes == b""
+    both = invoke("chunk", d, "--output-dir", od, "-o", tmp_path / "x.jsonl")
+    assert both.exit_code == 2 and "not both" in both.stderr
+
+
+def test_usage_errors_of_run_options(tmp_path):
+    for args, msg in [(["--jobs", "-1"], "--jobs"), (["--file-timeout", "-2"], "--file-timeout"),
+                      (["--format", "haystack"], "--format"), ([], "give files")]:
+        r = invoke("chunk", *(["examples"] if args else []), *args)
+        assert r.exit_code == 2, args
+        assert msg in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_summary_line_when_stderr_is_not_a_terminal():
+    p = run_cli("chunk", "examples", "--jobs", "2")
+    assert p.returncode == 0
+    line = p.stderr.decode().strip()
+    assert line.startswith("chunkctl: 2 files (md 1, txt 1), ") and " chunks, " in line and line.endswith(" MB/s")
+
+
+def test_python_api_does_the_same_job(tmp_path):
+    import chunkctl
+
+    cli = parse_jsonl(invoke("chunk", EXAMPLES, "-n", "128", "--quiet").stdout_bytes)
+    assert list(chunkctl.chunk_paths([EXAMPLES], jobs=2, chunk_size=128, cache=tmp_path / "c")) == cli
+    assert list(chunkctl.chunk_paths([EXAMPLES], chunk_size=128, cache=tmp_path / "c")) == cli  # from the cache
+    d = _bad_folder(tmp_path)
+    with pytest.raises(chunkctl.LoaderError, match="unreadable.md: broken symbolic link"):
+        list(chunkctl.chunk_paths([d]))
+    kept = list(chunkctl.chunk_paths([d], errors="skip", flavour="langchain"))
+    assert {o["metadata"]["source"] for o in kept} == {"guide.md", "sub/notes.txt"}

@@ -1,0 +1,149 @@
+"""`inspect`, `stats`, the in-library validator, help texts, shell completion and the import direction."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import chunkctl
+from chunkctl.cli import app
+from chunkctl.inspection import split_prefix, views
+from chunkctl.validate import check_records
+from tests.conftest import CLI, ROOT, parse_jsonl
+
+runner = CliRunner()
+GUIDE = str(ROOT / "examples" / "backup-guide.md")
+TABLE_MD = "# Prices\n\n## Fruit\n\n| Fruit | Price |\n| --- | --- |\n" + "".join(
+    f"| fruit number {i} with a long name | {i}.00 EUR |\n" for i in range(40))
+
+
+def invoke(*args, input=None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+def test_inspect_shows_every_chunk_with_its_parts(tmp_path):
+    recs = chunkctl.chunk_file(GUIDE, chunk_size=64, overlap=10)
+    r = invoke("inspect", GUIDE, "--chunk-size", "64", "--overlap", "10")
+    assert r.exit_code == 0, r.stderr
+    titles = re.findall(r"#(\d+)  (\d+)/64 tok  \[(\d+):(\d+)\)", r.stdout)
+    assert [tuple(map(int, t)) for t in titles] == [(x["chunk_index"], x["n_tokens"], x["start"], x["end"])
+                                                     for x in recs]
+    assert "Backup and Restore Guide > Scheduling" in r.stdout
+    assert any(v.overlap for v in views(recs)) and "overlap" in r.stdout
+    assert invoke("inspect", "no/such.md").exit_code == 1
+
+
+def test_inspect_labels_breadcrumb_repeated_header_and_overlap():
+    recs = chunkctl.chunk_text(TABLE_MD, format="md", chunk_size=64, overlap=0)
+    table = [v for v in views(recs) if v.record["kind"] == "table" and v.record["prefix"]]
+    assert table, "the table was not split"
+    roles = dict(table[0].parts)
+    assert roles["breadcrumb"] == "Prices > Fruit\n\n"
+    assert roles["header"] == "| Fruit | Price |\n| --- | --- |\n"
+    for v in views(recs):
+        assert "".join(t for _, t in v.parts) == v.record["text"]
+    assert split_prefix("A > B\n\n", "text") == [("breadcrumb", "A > B\n\n")]
+    prose = chunkctl.chunk_text("One sentence here. " * 200, chunk_size=64, overlap=16)
+    shared = views(prose)[1]
+    assert shared.overlap == prose[0]["end"] - prose[1]["start"] > 0
+    assert shared.parts[0] == ("overlap", prose[1]["text"][:shared.overlap])
+
+
+def test_stats_of_a_good_file(tmp_path):
+    out = tmp_path / "o.jsonl"
+    assert invoke("chunk", ROOT / "examples", "-n", "128", "-o", out, "--quiet").exit_code == 0
+    recs = parse_jsonl(out.read_bytes())
+    r = invoke("stats", out, "--json")
+    assert r.exit_code == 0, r.stdout
+    st = json.loads(r.stdout)
+    assert st["records"] == len(recs) and st["documents"] == 2
+    assert st["tokens"] == sum(x["n_tokens"] for x in recs)
+    assert st["by_format"] == {"md": sum(x["format"] == "md" for x in recs),
+                               "txt": sum(x["format"] == "txt" for x in recs)}
+    assert st["documents_by_format"] == {"md": 1, "txt": 1}
+    assert sum(b["chunks"] for b in st["histogram"]) == len(recs) and st["histogram"][-1]["high"] == 128
+    assert st["chunks_per_document"] == {"backup-guide.md": recs[0]["n_chunks"],
+                                         "returns-policy.txt": recs[-1]["n_chunks"]}
+    assert st["violations"] == []
+    table = invoke("stats", out)
+    assert table.exit_code == 0 and "no violations" in table.stdout and "token sizes" in table.stdout
+    piped = invoke("stats", "-", "--json", input=out.read_bytes())
+    assert json.loads(piped.stdout)["records"] == len(recs)
+
+
+def test_stats_reports_records_that_break_the_contract(tmp_path):
+    recs = chunkctl.chunk_file(GUIDE, chunk_size=64, overlap=8)
+    bad = copy.deepcopy(recs)
+    bad[0]["n_tokens"] = 999                      # over the budget
+    bad[1]["id"] = bad[0]["id"]                   # duplicate id
+    del bad[2]["headings"]                        # missing field
+    bad[3]["text"] = bad[3]["text"] + "extra"     # body no longer matches its span
+    bad[5]["chunk_index"] = 9                     # order
+    lines = [json.dumps(r) for r in bad] + ["{not json"]
+    f = tmp_path / "bad.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    r = invoke("stats", f, "--json")
+    assert r.exit_code == 1
+    found = json.loads(r.stdout)["violations"]
+    where = f"({GUIDE}): "
+    for needle in (f"line 1 {where}G5: 999 tokens is over meta.chunk_size 64",
+                   f"line 2 {where}ids: id {recs[0]['id']} is not unique",
+                   f"line 3 {where}G1: missing field 'headings'",
+                   f"line 4 {where}G3: the body has",
+                   f"line 6 {where}index: chunk_index 9 where 5 was due",
+                   f"line {len(recs) + 1}: G1: not valid JSON"):
+        assert any(v.startswith(needle) for v in found), (needle, found)
+    assert "contract violations" in invoke("stats", f).stdout
+    assert check_records(recs) == []
+
+
+def test_validator_checks_parents_and_order():
+    tree = chunkctl.chunk_file(GUIDE, strategy="hierarchical", levels=(256, 64), overlap=0)
+    assert check_records(tree) == []
+    broken = copy.deepcopy(tree)
+    child = next(r for r in broken if r["parent_id"])
+    child["parent_id"] = "nope"
+    found = check_records(broken)
+    assert {v.rule for v in found} == {"G4"} and any("not a chunk of this document" in v.message for v in found)
+    other = chunkctl.chunk_text("Another document.", source="other.txt")
+    split = copy.deepcopy(tree) + other + [copy.deepcopy(tree[0])]
+    split[-1]["id"] = "other"
+    assert "not contiguous" in " ".join(str(v) for v in check_records(split))
+
+
+def test_every_command_has_help_with_examples():
+    for cmd in ("chunk", "extract", "schema", "config", "inspect", "stats"):
+        r = invoke(cmd, "--help")
+        assert r.exit_code == 0 and "Example" in r.stdout, cmd
+        assert f"chunkctl {cmd}" in r.stdout, cmd
+
+
+def test_shell_completion_is_offered_and_completes():
+    r = invoke("--help")
+    assert "--install-completion" in r.stdout and "--show-completion" in r.stdout
+    script = Path(sys.executable).parent / "chunkctl"  # completion keys on the program name
+    if not script.exists():
+        pytest.skip("the chunkctl console script is not installed beside this Python")
+    env = dict(os.environ, _CHUNKCTL_COMPLETE="complete_bash", COMP_WORDS="chunkctl chunk --chunk-s", COMP_CWORD="2")
+    p = subprocess.run([str(script)], env=env, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.stdout.split() == ["--chunk-size"]
+
+
+def test_only_the_cli_imports_its_renderings():
+    pkg = ROOT / "chunkctl"
+    users = [p.name for p in pkg.rglob("*.py") if "cli_render" in p.read_text() and p.name != "cli_render.py"]
+    assert users == ["cli.py"]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["chunk", "--help"]])
+def test_help_runs_as_a_module(args):
+    p = subprocess.run([*CLI, *args], capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0 and b"Usage" in p.stdout
