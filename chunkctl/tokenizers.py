@@ -116,19 +116,15 @@ def _packaged_bpe(name: str) -> bytes | None:
 
 def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
     """Parse the `.tiktoken` format (base64 token, space, rank per line)."""
-    import base64
+    import binascii
 
-    ranks: dict[bytes, int] = {}
+    fields = data.split()
+    if not fields or len(fields) % 2:
+        raise TokenizerError(f"{origin}: not a .tiktoken BPE file (expected 'token rank' lines)")
     try:
-        for line in data.splitlines():
-            if not line:
-                continue
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    except (ValueError, TypeError) as exc:
+        ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
+    except (ValueError, binascii.Error) as exc:
         raise TokenizerError(f"{origin}: not a .tiktoken BPE file ({exc.__class__.__name__})") from None
-    if not ranks:
-        raise TokenizerError(f"{origin}: empty BPE file")
     return ranks
 
 

@@ -139,6 +139,8 @@ _LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
 _WS = re.compile(r"\s+")
 _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
 _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
+_NON_WS_RUN = re.compile(r"\S+")
+_COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
 
 
@@ -176,28 +178,37 @@ def split_paragraphs(text: str, a: int, b: int) -> list[tuple[int, int]]:
 def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:
     """Lines of `text[a:b]`; for prose, soft line breaks (hard-wrapped text) are not boundaries.
 
-    A break is soft when the lines look wrapped at a column (the longest is 40-120
-    characters), the line before it is long (at least 60% of the longest), does not end
-    a sentence or clause, and the next line does not open a list item. Wrapped prose then splits at sentences instead of mid-sentence at line ends.
+    A break is soft when it looks made by a word-wrapping editor: the first word of
+    the next line would not have fitted on the line before it within the span's widest
+    line (greedy wrapping, 30-200 columns), the line before it does not end a sentence
+    or a clause and is not laid out in columns (" | ", tabs, runs of spaces), and the
+    next line does not open a list item. Wrapped prose then splits at sentences
+    instead of at line ends, while tables, logs and lists keep their lines.
     """
     lines = _split_by(_LINE_SEP, text, a, b)
     if not prose or len(lines) < 2:
         return lines
-    longest = max(e - s for s, e in lines)
+    widths = [e - _line_start(text, a, s) for s, e in lines]
+    wrap = max(widths)
+    if not 30 <= wrap <= 200:
+        return lines
     out = [lines[0]]
-    for s, e in lines[1:]:
+    prev_width = widths[0]
+    for (s, e), width in zip(lines[1:], widths[1:]):
         ps, pe = out[-1]
-        prev_line_len = pe - _line_start(text, ps, pe)
+        m = _NON_WS_RUN.match(text, s, e)
+        first_word = (m.end() - s) if m else e - s
         soft = (
-            prev_line_len >= 0.6 * longest
-            and 40 <= longest <= 120
+            prev_width + 1 + first_word > wrap
             and not _SENT_END.search(text, max(ps, pe - 8), pe)
+            and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
             and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
         )
         if soft:
             out[-1] = (ps, e)
         else:
             out.append((s, e))
+        prev_width = width
     return out
 
 

@@ -11,6 +11,8 @@ from typing import Any
 from ..model import Block, BlockKind, Document
 from . import register
 from .decode import decode
+from .headings import split_at_headings, wiki_headings
+from .pipetables import as_pipe_table
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NONSPACE = re.compile(r"\S")
@@ -241,15 +243,15 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
             path.append((level, extra["title"]))
             blocks.append(Block(kind, s, e, level=level, headings=tuple(t for _, t in path)))
             continue
-        blocks.append(Block(
+        blocks.append(as_pipe_table(text, Block(
             kind, s, e,
             headings=tuple(t for _, t in path),
             language=extra.get("language", ""),
             header=extra.get("header"),
             rows=extra.get("rows", ()),
             meta=extra.get("meta", {}),
-        ))
-    return blocks, first_h1
+        )))
+    return split_at_headings(text, blocks, wiki_headings(text, start)), first_h1
 
 
 @register("md", ".md", ".markdown", ".mdown", ".mkd")

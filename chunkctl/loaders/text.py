@@ -11,6 +11,8 @@ from ..lines import paragraph_spans
 from ..model import Block, BlockKind, Document
 from . import register
 from .decode import decode
+from .headings import wiki_headings
+from .pipetables import as_pipe_table
 
 # A paragraph separator: a line break followed by one or more blank lines, or a form feed.
 PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
@@ -176,9 +178,11 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
 
 
 def build_text_blocks(text: str) -> list[Block]:
-    """Typed blocks of a plain text: paragraphs, with clause heading lines as headings."""
+    """Typed blocks of a plain text: paragraphs, with clause and MediaWiki heading lines as headings."""
     paras = paragraph_spans(text)
     heads = find_clause_headings(text, {a for a, _ in paras})
+    for s, (e, level, title) in wiki_headings(text).items():
+        heads.setdefault(s, (e, level, title))
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     head_starts = sorted(heads)
@@ -223,7 +227,7 @@ def load_text(data: bytes, source: str, config) -> Document:
         LoaderError: binary or undecodable file.
     """
     text, encoding = decode(data, source, forced=config.encoding)
-    blocks = build_text_blocks(text)
+    blocks = [as_pipe_table(text, b) for b in build_text_blocks(text)]
     meta = {
         "title": PurePosixPath(source).stem if source != "-" else "stdin",
         "encoding": encoding,

@@ -71,3 +71,13 @@ def test_title_falls_back_to_file_name():
 
 def test_clean_heading_drops_inline_markup():
     assert clean_heading("The **`chunk`** [command](http://x) {#id}") == "The chunk command"
+
+
+def test_mediawiki_heading_lines_are_headings():
+    doc = load("# Wiki dump\n\n = Tower Building = \n Built in 1840 .\n = = History = = \n It was seized .\n"
+               "= = = 1861 = = =\nText.\n\n== Notes ==\nA = B is not a heading = here\n")
+    heads = [(b.level, b.headings) for b in doc.blocks if b.kind == BlockKind.HEADING]
+    assert heads == [(1, ("Wiki dump",)), (1, ("Tower Building",)), (2, ("Tower Building", "History")),
+                     (3, ("Tower Building", "History", "1861")), (2, ("Tower Building", "Notes"))]
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.PARAGRAPH] == [
+        "Built in 1840 .", "It was seized .", "Text.", "A = B is not a heading = here"]

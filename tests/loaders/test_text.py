@@ -102,3 +102,9 @@ def test_legal_corpus_headings():
     rheads = [rfc.text[b.start:b.end] for b in rfc.blocks if b.kind == BlockKind.HEADING]
     assert "1.  INTRODUCTION" in rheads and "1.1.  Motivation" in rheads
     assert not any("...." in h for h in rheads)
+
+
+def test_mediawiki_heading_lines_in_plain_text():
+    doc = load(b"== Scope ==\r\nApplies to all.\r\n\r\n=== Limits ===\r\nNone.\r\n")
+    heads = [(b.level, b.headings) for b in doc.blocks if b.kind == BlockKind.HEADING]
+    assert heads == [(2, ("Scope",)), (3, ("Scope", "Limits"))]

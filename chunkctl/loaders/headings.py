@@ -1,0 +1,86 @@
+"""Heading lines that are not Markdown or clause numbers (MediaWiki "== Title =="), and heading paths; no I/O."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..model import Block, BlockKind
+
+# MediaWiki section titles, also as the WikiText corpora print them with spaced signs:
+# "== History ==", "= = = Music = = =". Both runs must have the same number of "=".
+_WIKI = re.compile(r"[ \t]*((?:=[ \t]*){1,6})(?=[^=\s])([^\r\n]*?[^=\s])[ \t]*((?:=[ \t]*){1,6})")
+_LINE = re.compile(r"[^\r\n]+")
+
+
+def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int, tuple[int, int, str]]:
+    """MediaWiki-style heading lines of `text[start:end]`.
+
+    Returns:
+        {first character of the title line: (end of the line without trailing blanks, level, title)};
+        the level is the number of "=" on each side (1-6).
+    """
+    if end is None:
+        end = len(text)
+    out: dict[int, tuple[int, int, str]] = {}
+    if text.find("=", start, end) < 0:
+        return out
+    for line in _LINE.finditer(text, start, end):
+        m = _WIKI.fullmatch(text, line.start(), line.end())
+        if not m:
+            continue
+        left, right = m.group(1).count("="), m.group(3).count("=")
+        title = m.group(2).strip()
+        if left != right or not title or len(title) > 120:
+            continue
+        s = line.start() + (len(line.group()) - len(line.group().lstrip()))
+        out[s] = (line.start() + len(line.group().rstrip()), left, title)
+    return out
+
+
+def split_at_headings(text: str, blocks: list[Block], heads: dict[int, tuple[int, int, str]]) -> list[Block]:
+    """Cut paragraph blocks at the given heading lines and recompute every block's heading path.
+
+    Args:
+        text: the document text.
+        blocks: blocks in order (Markdown or plain-text ones).
+        heads: {line start: (line end, level, title)} of extra heading lines.
+    """
+    if not heads:
+        return blocks
+    starts = sorted(heads)
+    out: list[Block] = []
+    for b in blocks:
+        inside = [s for s in starts if b.start <= s < b.end] if b.kind == BlockKind.PARAGRAPH else []
+        if not inside:
+            out.append(b)
+            continue
+        pos = b.start
+        for s in inside:
+            e, level, title = heads[s]
+            if s > pos:
+                seg = text[pos:s].rstrip()
+                if seg.strip():
+                    out.append(replace(b, start=pos, end=pos + len(seg)))
+            out.append(Block(BlockKind.HEADING, s, e, level=level, meta={"title": title}))
+            rest = text[e:b.end]
+            pos = e + (len(rest) - len(rest.lstrip()))
+        if pos < b.end and text[pos:b.end].strip():
+            out.append(replace(b, start=pos))
+    return with_paths(text, out)
+
+
+def with_paths(text: str, blocks: list[Block]) -> list[Block]:
+    """The blocks with their `headings` recomputed from the heading blocks' levels and titles."""
+    path: list[tuple[int, str]] = []
+    out = []
+    for b in blocks:
+        if b.kind == BlockKind.HEADING:
+            title = b.meta.get("title") if b.meta else None
+            if title is None:
+                title = b.headings[-1] if b.headings else text[b.start:b.end].strip()
+            while path and path[-1][0] >= b.level:
+                path.pop()
+            path.append((b.level, title))
+        out.append(replace(b, headings=tuple(t for _, t in path)))
+    return out
