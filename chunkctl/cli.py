@@ -128,6 +128,10 @@ RUN_OPTIONS = [
          "(Document), llamaindex (TextNode)."),
     _opt("cache", Optional[str], None, "--cache", help="Folder of cached records: unchanged files are not parsed "
          "again."),
+    _opt("engine", str, "local", "--engine", help="local (worker processes here) or dask (a Dask cluster; extra "
+         "chunkctl[dask])."),
+    _opt("scheduler", Optional[str], None, "--scheduler", help="--engine dask: scheduler address, e.g. "
+         "tcp://10.0.0.5:8786 (default: a local cluster of --jobs processes)."),
 ]
 CONFIG_OPTIONS = [
     _opt("config_file", Optional[str], None, "--config", help="Read options from this TOML file (default: "
@@ -265,6 +269,17 @@ def _check_run_options(values: dict[str, Any]) -> None:
         raise _usage_error("--file-timeout must be 0 (no limit) or a positive number of seconds")
     if values["format"] not in FLAVOURS:
         raise _usage_error(f"--format {values['format']!r} is not one of: {', '.join(FLAVOURS)}")
+    if values["engine"] not in ("local", "dask"):
+        raise _usage_error(f"--engine {values['engine']!r} is not one of: local, dask")
+    if values["scheduler"] and values["engine"] != "dask":
+        raise _usage_error("--scheduler needs --engine dask")
+    if values["engine"] == "dask":
+        from .dask_engine import check
+
+        try:
+            check()
+        except MissingExtraError as exc:
+            raise _usage_error(str(exc))
 
 
 def _inputs(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
@@ -384,7 +399,7 @@ def chunk(
 
             progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
         results = pipeline.run(inputs, config, values["jobs"] or cpu_count(), values["max_file_size"],
-                               values["file_timeout"] or None, cache, known)
+                               values["file_timeout"] or None, cache, known, values["engine"], values["scheduler"])
         with progress as live, contextlib.closing(results):
             con.live = live
             for res in results:

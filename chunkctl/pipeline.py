@@ -368,10 +368,15 @@ def _failure(item: InputFile, failure: Any) -> FileResult:
                       error_type=kind)
 
 
-def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None
-             ) -> Iterator[FileResult]:
+def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
+             engine: str = "local", scheduler: str | None = None) -> Iterator[FileResult]:
     """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order."""
     if not items:
+        return
+    if engine == "dask":
+        from . import dask_engine
+
+        yield from dask_engine.compute(items, config, scheduler, jobs)
         return
     if jobs <= 1 and not file_timeout:
         for item in items:
@@ -408,7 +413,8 @@ def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None
 
 def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
         file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: "RecordCache | None" = None,
-        known: list[FileResult | None] | None = None) -> Iterator[FileResult]:
+        known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None
+        ) -> Iterator[FileResult]:
     """Process a run's inputs and yield their results in input order.
 
     Files are processed by `jobs` worker processes (see `chunkctl.workers`); the
@@ -432,6 +438,10 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
         cache: record cache, or None.
         known: `plan(inputs, config, max_file_size, cache)` when the caller already
             made it (e.g. to load the tokenizer only when some file needs processing).
+        engine: "local" (worker processes of this machine) or "dask" (a Dask cluster:
+            `scheduler`'s address, or a local cluster of `jobs` processes; no per-file
+            time limit there).
+        scheduler: Dask scheduler address for engine "dask".
 
     Yields:
         one FileResult per input, in input order.
@@ -439,7 +449,7 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
     if known is None:
         known = plan(inputs, config, max_file_size, cache)
     todo = [item for item, res in zip(inputs, known) if res is None]
-    computed = _compute(todo, config, jobs, file_timeout)
+    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler)
     try:
         for res in known:
             if res is None:

@@ -1,0 +1,45 @@
+"""--engine dask: the same records, byte for byte, from a LocalCluster of two worker processes on loopback."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import CORPUS, needs_shared, run_cli
+
+pytestmark = needs_shared()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as c:
+        yield c
+
+
+def test_dask_engine_writes_the_same_bytes_as_the_local_engine(tmp_path, cluster):
+    inputs = [str(CORPUS / "md"), str(CORPUS / "txt" / "rfc791-internet-protocol.txt"), str(CORPUS / "html")]
+    local = tmp_path / "local.jsonl"
+    dask = tmp_path / "dask.jsonl"
+    p1 = run_cli("chunk", *inputs, "--jobs", "1", "-q", "-o", str(local))
+    p2 = run_cli("chunk", *inputs, "--engine", "dask", "--scheduler", cluster.scheduler_address, "-q",
+                 "-o", str(dask))
+    assert p1.returncode == 0 and p2.returncode == 0, p2.stderr.decode()
+    assert dask.read_bytes() == local.read_bytes()
+    assert local.stat().st_size > 100_000
+
+
+def test_dask_engine_reports_bad_files_like_the_local_engine(tmp_path, cluster):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "ok.md").write_text("# Title\n\nText.\n")
+    (d / "bad.txt").write_bytes(b"\x00\x01binary")
+    p = run_cli("chunk", str(d), "--engine", "dask", "--scheduler", cluster.scheduler_address, "-o",
+                str(tmp_path / "o.jsonl"))
+    assert p.returncode == 1
+    assert b"bad.txt: binary file" in p.stderr and b"Traceback" not in p.stderr
+
+
+def test_scheduler_without_dask_engine_is_a_usage_error():
+    p = run_cli("chunk", "examples", "--scheduler", "tcp://127.0.0.1:1")
+    assert p.returncode == 2 and b"--scheduler needs --engine dask" in p.stderr
