@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from .__about__ import __version__
 from .config import ChunkConfig
@@ -24,6 +24,12 @@ def _page_index(text: str) -> list[int]:
 
 
 def records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_name: str) -> list[dict[str, Any]]:
+    """All records of a document as a list (see `iter_records`)."""
+    return list(iter_records(doc, chunks, config, tokenizer_name))
+
+
+def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_name: str
+                 ) -> Iterator[dict[str, Any]]:
     """Turn a document's chunks into records that follow ../shared/CONTRACT.md (v1).
 
     Ids: blake2b of (file sha256, source, config fingerprint, depth, span, position),
@@ -36,8 +42,9 @@ def records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_n
         config: the run's options (strategy, overlap, fingerprint).
         tokenizer_name: `meta.tokenizer`.
 
-    Returns:
-        one dict per chunk, keys in contract order.
+    Yields:
+        one dict per chunk, keys in contract order (made one at a time, so a caller
+        that serializes each at once never holds every record of a big document).
     """
     text = doc.text
     sha = str(doc.meta.get("sha256", ""))
@@ -63,7 +70,6 @@ def records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_n
     for i, c in enumerate(chunks):
         key = f"{sha}\0{doc.source}\0{fp}\0{c.kind}\0{c.depth}\0{c.start}\0{c.end}\0{i}"
         ids.append(hashlib.blake2b(key.encode("utf-8"), digest_size=10).hexdigest())
-    out = []
     n = len(chunks)
     for i, c in enumerate(chunks):
         body = c.text if c.text is not None else text[c.start:c.end]
@@ -83,7 +89,7 @@ def records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_n
                 meta["page_label_end"] = labels[pe - 1]
         if c.meta:
             meta.update(c.meta)
-        out.append({
+        yield {
             "id": ids[i],
             "doc_id": did,
             "source": doc.source,
@@ -102,5 +108,4 @@ def records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_n
             "oversize": bool(c.oversize),
             "parent_id": ids[c.parent] if c.parent is not None else None,
             "meta": meta,
-        })
-    return out
+        }

@@ -20,7 +20,7 @@ import orjson
 
 from .config import ChunkConfig
 from .errors import ChunkctlError, LoaderError
-from .finalize import records
+from .finalize import iter_records, records
 from .loaders import LOADERS, format_for, load_bytes
 from .model import Document
 
@@ -240,6 +240,29 @@ def chunk_records(doc: Document, config: ChunkConfig) -> list[dict[str, Any]]:
     return records(doc, chunks, config, tok.name)
 
 
+def record_lines(doc: Document, config: ChunkConfig) -> tuple[bytes, int, int]:
+    """Chunk a loaded document and serialize its records as JSONL.
+
+    Records are made and serialized one at a time, so only their bytes are held.
+
+    Returns:
+        (JSONL bytes, number of records, sum of their n_tokens).
+    """
+    from .chunking import chunk_document
+    from .tokenizers import get_tokenizer
+
+    tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+    chunks = chunk_document(doc, tok, config)
+    dumps, opt = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+    parts = []
+    tokens = 0
+    for rec in iter_records(doc, chunks, config, tok.name):
+        tokens += rec["n_tokens"]
+        parts.append(dumps(rec, option=opt))
+    n = len(parts)
+    return b"".join(parts), n, tokens
+
+
 def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None = None) -> FileResult:
     """Load, chunk and serialize one input; never raises for a bad file.
 
@@ -259,14 +282,11 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
         doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
         res.nbytes = item.size or len(item.data or b"")
         res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
-        recs = chunk_records(doc, config)
-        if not recs:
-            res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
-        dumps = orjson.dumps
-        res.lines = b"".join([dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in recs])
-        res.n_chunks = len(recs)
-        res.n_tokens = sum(r["n_tokens"] for r in recs)
         res.sha256 = str(doc.meta.get("sha256") or "") or None
+        res.lines, res.n_chunks, res.n_tokens = record_lines(doc, config)
+        del doc
+        if not res.n_chunks:
+            res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
     except ChunkctlError as exc:
         res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
         res.error_type = exc.__class__.__name__

@@ -188,7 +188,7 @@ class Tokenizer:
         if self._lead is None:
             enc = self.encoding
             n = enc.n_vocab
-            lead = np.zeros(n, dtype=np.int64)
+            lead = np.zeros(n, dtype=np.int16)  # a token holds at most a few hundred characters
             ranks = getattr(enc, "_mergeable_ranks", None)
             if ranks:
                 for tok, rank in ranks.items():
@@ -208,10 +208,13 @@ class Tokenizer:
     def table(self, text: str) -> "TokenTable":
         """Tokenize `text` once and return its token -> character offset table."""
         ids = self._encode_np(text, disallowed_special=())
-        lead = self._lead_bytes()
-        starts = np.empty(len(ids) + 1, dtype=np.int64)
+        per_token = self._lead_bytes()[ids]  # characters starting in each token (int16)
+        del ids
+        # int32 offsets: 4 bytes a token (a 50 MB text is about 12 M tokens).
+        dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
+        starts = np.empty(len(per_token) + 1, dtype=dtype)
         starts[0] = 0
-        np.cumsum(lead[ids], out=starts[1:])
+        np.cumsum(per_token, dtype=dtype, out=starts[1:])
         return TokenTable(self, text, starts)
 
 
