@@ -100,7 +100,7 @@ def _restore_budgets(chunks: list["Chunk"], config: "ChunkConfig") -> None:
 
 
 def _requests(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", table: "TokenTable",
-              opts: LLMOptions, budget: int) -> tuple[list[tuple[int, "ChatRequest"]], list[tuple[int, int]],
+              opts: LLMOptions) -> tuple[list[tuple[int, "ChatRequest"]], list[tuple[int, int]],
                                                       list["ChatRequest"]]:
     """The context requests (chunk index, request), the long sections and their summary requests."""
     from .context import context_requests
@@ -112,7 +112,7 @@ def _requests(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", ta
     sums: list["ChatRequest"] = []
     if opts.summaries:
         secs = long_sections(table, spans, opts.summary_threshold)
-        sums = summary_requests(doc, table, secs, opts.max_input_tokens, budget)
+        sums = summary_requests(doc, table, secs, opts.max_input_tokens)
     return ctx, secs, sums
 
 
@@ -173,7 +173,7 @@ def apply_llm(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", co
     table = table if table is not None else tokenizer.table(doc.text)
     client = client if client is not None else get_client(opts)
     budget = config.chunk_size
-    ctx, secs, sums = _requests(doc, chunks, tokenizer, table, opts, budget)
+    ctx, secs, sums = _requests(doc, chunks, tokenizer, table, opts)
     answers = client.complete_many([r for _i, r in ctx] + sums)
     splitter = SentenceSplitter(config.sentence_splitter)
 
@@ -255,7 +255,7 @@ def plan_llm(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", con
     requests: list["ChatRequest"] = []
     if opts.segment:
         requests += window_requests(doc, windows(doc, table, opts.max_input_tokens))
-    ctx, _secs, sums = _requests(doc, chunks, tokenizer, table, opts, config.chunk_size)
+    ctx, _secs, sums = _requests(doc, chunks, tokenizer, table, opts)
     requests += [r for _i, r in ctx] + sums
     cache = DiskCache(opts.cache_path())
     model = opts.model or ""

@@ -327,9 +327,9 @@ class ChatClient:
 
     def _send(self, request: ChatRequest) -> Answer:
         """POST one request with retries; store a success in the cache."""
+        http = self._client()  # first: it raises MissingExtraError when httpx is missing
         import httpx
 
-        http = self._client()
         body = orjson.dumps(request.body(self.model))
         where = _public_url(self.url)
         tries = self.options.retries + 1

@@ -7,9 +7,11 @@ from typing import Callable
 
 from .client import ChatRequest
 
-CONTEXT_ANSWER_TOKENS = 200
-SUMMARY_ANSWER_TOKENS = 400
-SECTIONS_ANSWER_TOKENS = 1024
+# Caps on answer length (the model's tokens). Answers are short; the caps are loose so
+# that a reasoning model's <think> block does not use them up before the answer.
+CONTEXT_ANSWER_TOKENS = 1024
+SUMMARY_ANSWER_TOKENS = 1024
+SECTIONS_ANSWER_TOKENS = 2048
 
 _CONTEXT_SYSTEM = ("You write short notes that situate a passage within the document it comes from, so that a "
                    "search engine can find the passage on its own. You answer with the note only.")
@@ -59,8 +61,7 @@ def sections_request(excerpt: str, title: str = "") -> ChatRequest:
     return ChatRequest((("system", _SECTIONS_SYSTEM), ("user", user)), SECTIONS_ANSWER_TOKENS)
 
 
-def summary_request(section: str, path: tuple[str, ...] = (), title: str = "", cut: bool = False,
-                    max_tokens: int = SUMMARY_ANSWER_TOKENS) -> ChatRequest:
+def summary_request(section: str, path: tuple[str, ...] = (), title: str = "", cut: bool = False) -> ChatRequest:
     """The prompt for a summary of one section (summary indexing: a summary record finds broad questions).
 
     Args:
@@ -68,7 +69,6 @@ def summary_request(section: str, path: tuple[str, ...] = (), title: str = "", c
         path: the section's heading path.
         title: the document title.
         cut: the section was longer than the prompt allows and is cut.
-        max_tokens: most answer tokens.
     """
     where = f" from the document {title!r}" if title else ""
     if path:
@@ -77,7 +77,7 @@ def summary_request(section: str, path: tuple[str, ...] = (), title: str = "", c
     user = (f"Here is a section{where}{note}:\n<section>\n{section}\n</section>\n\n"
             "Summarize what this section says in two to four sentences, naming its subject and its main "
             "points, for someone deciding whether it answers their question. Answer with the summary only.")
-    return ChatRequest((("system", _SUMMARY_SYSTEM), ("user", user)), max_tokens)
+    return ChatRequest((("system", _SUMMARY_SYSTEM), ("user", user)), SUMMARY_ANSWER_TOKENS)
 
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..chunking.sections import BlockIndex, sections
 from ..model import Chunk
 from .client import ChatRequest
-from .prompts import SUMMARY_ANSWER_TOKENS, clean_answer, shorten, summary_request
+from .prompts import clean_answer, shorten, summary_request
 
 if TYPE_CHECKING:
     from ..chunking.sentences import SentenceSplitter
@@ -35,16 +35,15 @@ def long_sections(table: "TokenTable", spans: list[tuple[int, int]], threshold: 
     return [(a, b) for a, b in spans if table.count(a, b) > threshold]
 
 
-def summary_requests(doc: "Document", table: "TokenTable", secs: list[tuple[int, int]], max_input_tokens: int,
-                     budget: int) -> list[ChatRequest]:
+def summary_requests(doc: "Document", table: "TokenTable", secs: list[tuple[int, int]], max_input_tokens: int
+                     ) -> list[ChatRequest]:
     """One summary request per section; a section over `max_input_tokens` tokens is sent cut to that."""
     index = BlockIndex(doc.blocks)
     out = []
     for a, b in secs:
         cut = table.approx(a, b) > max_input_tokens
         e = min(b, table.char(table.index(a) + max_input_tokens)) if cut else b
-        out.append(summary_request(doc.text[a:e], index.headings_at(a, b), doc.title, cut,
-                                   max_tokens=max(32, min(SUMMARY_ANSWER_TOKENS, budget))))
+        out.append(summary_request(doc.text[a:e], index.headings_at(a, b), doc.title, cut))
     return out
 
 
