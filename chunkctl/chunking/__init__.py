@@ -72,4 +72,4 @@ def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig
     return STRATEGIES[config.strategy].chunk(doc, tokenizer, config, table)
 
 
-from . import auto, fixed, hierarchical, recursive, section, semantic, sentence  # noqa: E402,F401  (registration side effects)
+from . import auto, fixed, hierarchical, llm, recursive, section, semantic, sentence  # noqa: E402,F401  (registration side effects)

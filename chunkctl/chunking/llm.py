@@ -1,0 +1,91 @@
+"""Strategy `llm`: a language model names where thematic sections begin; headings and the shared packer do the rest.
+
+The strategy never reads input files; its model answers pass through the answer
+cache of `chunkctl.llm.client` (the only files it touches).
+"""
+
+from __future__ import annotations
+
+from ..model import BlockKind, Chunk
+from . import register
+from .packer import Packer
+from .recursive import pack_sections
+from .sections import Section, sections
+
+
+def split_sections(secs: list[Section], starts: list[int]) -> list[Section]:
+    """Cut heading sections further at the given block starts.
+
+    A start only cuts before a body block that follows another body block, so heading
+    lines always open the body under them (RULINGS: structure and headings). The new
+    sections keep the heading path in force (their `headings` and breadcrumb).
+
+    Args:
+        secs: heading sections in document order.
+        starts: character offsets of block starts where a thematic section begins.
+
+    Returns:
+        the sections, in document order, covering the same blocks.
+    """
+    cut = set(starts)
+    out: list[Section] = []
+    for sec in secs:
+        cur = Section(sec.path, [], sec.level)
+        for b in sec.blocks:
+            if (cur.blocks and b.start in cut and b.kind != BlockKind.HEADING
+                    and cur.blocks[-1].kind != BlockKind.HEADING):
+                out.append(cur)
+                cur = Section(sec.path, [], 0)
+            cur.blocks.append(b)
+        out.append(cur)
+    return out
+
+
+def _check(config) -> None:
+    from ..llm.options import check_llm
+
+    check_llm(config)
+
+
+@register("llm", "a language model names where thematic sections begin (any OpenAI-compatible endpoint: "
+                 "--llm-base-url, --llm-model); cut there and at headings, then by the recursive rules",
+          check=_check)
+def chunk_llm(doc, tokenizer, config, table) -> list[Chunk]:
+    """LLM-assisted chunking: the model proposes thematic section starts, chunkctl validates and packs.
+
+    The document is sent in windows of whole blocks (at most `llm_max_input_tokens`
+    tokens each); the model quotes the first words of each new section (or gives
+    character offsets). Each answer is checked against the text (quotes located in
+    the window, offsets inside it) and snapped to the nearest block start where a cut
+    is allowed; impossible, duplicate and unusable answers are dropped
+    (`chunkctl.llm.boundaries`). The document is then cut at those starts and at its
+    real headings, and every section is packed by the recursive rules (the shared
+    packer), so no answer, however wrong, can put a chunk over the budget or lose
+    text. Idea: LumberChunker (Duarte et al., 2024); budgets and offsets are chunkctl's.
+
+    A window whose call fails is cut at its headings only; the failure is left in
+    `doc.meta["llm_problems"]` for `apply_llm` to report (with `llm_required` it
+    raises). The sections cut at are left in `doc.meta["llm_sections"]` (summaries use
+    them). In a dry run (`llm_dry_run`) only cached answers are used.
+
+    Raises:
+        ConfigError: no endpoint configured (`--llm-base-url`, `--llm-model`).
+        LLMError: a call failed and `llm_required` is set.
+    """
+    from ..llm.apply import PROBLEMS_KEY, section_failures
+    from ..llm.boundaries import section_starts
+    from ..llm.client import LLMError, get_client
+    from ..llm.options import LLMOptions
+    from ..llm.summaries import SECTIONS_KEY
+
+    opts = LLMOptions.from_config(config)
+    opts.require_endpoint("--strategy llm")
+    starts, failed = section_starts(doc, table, opts.max_input_tokens, get_client(opts))
+    if failed:
+        problems = section_failures(doc, [((w.start, w.end), reason) for w, reason in failed])
+        if opts.required:
+            raise LLMError(str(problems[0]))
+        doc.meta.setdefault(PROBLEMS_KEY, []).extend(problems)
+    secs = split_sections(sections(doc.blocks), starts)
+    doc.meta[SECTIONS_KEY] = [[s.start, s.end] for s in secs]
+    return pack_sections(Packer(doc, tokenizer, config, table), secs)
