@@ -88,7 +88,7 @@ def _opt(name: str, type_: Any, default: Any, *decls: str, help: str, **kw: Any)
 
 CHUNK_OPTIONS = [
     _opt("strategy", str, "recursive", "--strategy", "-s", help="Chunking strategy: recursive, fixed, sentence, "
-         "section, hierarchical, semantic, auto."),
+         "section, hierarchical, semantic, auto, llm."),
     _opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
     _opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
          "percentage of --chunk-size."),
@@ -133,6 +133,27 @@ RUN_OPTIONS = [
     _opt("scheduler", Optional[str], None, "--scheduler", help="--engine dask: scheduler address, e.g. "
          "tcp://10.0.0.5:8786 (default: a local cluster of --jobs processes)."),
 ]
+LLM_OPTIONS = [
+    _opt("llm_base_url", Optional[str], None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. "
+         "http://localhost:8080/v1 (contexts, summaries, --strategy llm)."),
+    _opt("llm_model", Optional[str], None, "--llm-model", help="Model name sent to the endpoint."),
+    _opt("llm_api_key_env", Optional[str], None, "--llm-api-key-env", help="Name of the environment variable that "
+         "holds the API key (default OPENAI_API_KEY); the key itself never goes on the command line."),
+    _opt("llm_concurrency", Optional[int], None, "--llm-concurrency", help="Model requests in flight per worker "
+         "process (default 4)."),
+    _opt("llm_timeout", Optional[float], None, "--llm-timeout", help="Seconds one model request may take "
+         "(default 60); failed requests are retried with backoff."),
+    _opt("contextualize", bool, False, "--contextualize", help="Prepend a model-written context to each chunk "
+         "(contextual retrieval), inside the budget."),
+    _opt("summaries", bool, False, "--summaries", help="Add a summary record (kind summary) per long section."),
+    _opt("summary_min_tokens", Optional[int], None, "--summary-min-tokens", help="--summaries: sections longer "
+         "than this many tokens (default: --chunk-size)."),
+    _opt("llm_required", bool, False, "--llm-required", help="A failed model call fails the file (default: the "
+         "chunk is written without it and the run exits 1)."),
+    _opt("llm_dry_run", bool, False, "--llm-dry-run", help="Print how many model calls and prompt tokens the run "
+         "would make; write nothing."),
+]
+_LLM_KEYS = {o.name for o in LLM_OPTIONS}
 CONFIG_OPTIONS = [
     _opt("config_file", Optional[str], None, "--config", help="Read options from this TOML file (default: "
          "chunkctl.toml or [tool.chunkctl] in pyproject.toml, searched upward)."),
@@ -214,6 +235,11 @@ def _chunk_config(values: dict[str, Any]):
     fields = set(ChunkConfig.field_names())
     kw = {k: val for k, val in values.items() if k in fields}
     kw["levels"] = levels
+    extras = {k: val for k, val in values.items() if k in _LLM_KEYS and val not in (None, False)}
+    if extras and values.get("cache"):
+        extras["cache_dir"] = str(values["cache"])
+    if extras:
+        kw["extras"] = extras
     try:
         config = ChunkConfig(**kw)
     except ConfigError as exc:
@@ -236,6 +262,10 @@ def _ready(config) -> None:
     try:
         get_tokenizer(config.tokenizer, config.tokenizer_pattern)
         STRATEGIES[config.strategy].ready(config)
+        if config.extras.get("contextualize") or config.extras.get("summaries"):
+            from .llm import check_llm
+
+            check_llm(config)
     except (TokenizerError, ConfigError, MissingExtraError) as exc:
         raise _usage_error(str(exc))
 
@@ -319,7 +349,7 @@ def _inputs(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
 
 
 @app.command()
-@with_options(CHUNK_OPTIONS, RUN_OPTIONS, CONFIG_OPTIONS)
+@with_options(CHUNK_OPTIONS, RUN_OPTIONS, LLM_OPTIONS, CONFIG_OPTIONS)
 def chunk(
     ctx: typer.Context,
     paths: Annotated[Optional[list[str]], typer.Argument(
@@ -391,6 +421,8 @@ def chunk(
     show = con.tty and not values["quiet"]
     sink: Any = None
     stopped = False
+    plan = [0, 0, 0]  # --llm-dry-run: calls, prompt tokens, cached answers
+    partial = 0       # files written without some model output
     try:
         sink = OutputDir(output_dir) if output_dir else Output(output)
         progress: Any = contextlib.nullcontext()
@@ -406,6 +438,17 @@ def chunk(
                 for w in res.warnings:
                     con.warn(w)
                 summary.add(res)
+                if res.llm_plan is not None:
+                    plan = [a + b for a, b in zip(plan, res.llm_plan)]
+                    continue
+                for problem in res.problems:  # model calls that failed: records written without them
+                    con.error(problem)
+                    errlog.add(res.source, "LLMFailure", problem)
+                if res.problems:
+                    partial += 1
+                    if fail_fast:
+                        stopped = True
+                        break
                 if res.error:
                     con.error(res.error)
                     errlog.add(res.source, res.error_type, res.error)
@@ -424,6 +467,8 @@ def chunk(
         if stopped:
             sink.abort()
             con.error("stopped at the first failure (--fail-fast); no output file was written")
+        elif config.extras.get("llm_dry_run"):
+            sink.abort()
         else:
             sink.commit()
         errlog.commit()
@@ -444,6 +489,9 @@ def chunk(
         raise
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if config.extras.get("llm_dry_run"):
+        print(f"chunkctl: dry run: {plan[0]} model calls, {plan[1]} prompt tokens (counted with "
+              f"{config.tokenizer}); {plan[2]} answers already cached; nothing written", file=sys.stderr, flush=True)
     if not values["quiet"]:
         if show:
             from .cli_render import summary_table
@@ -451,7 +499,7 @@ def chunk(
             con.rich.print(summary_table(summary))
         else:
             print(summary.line(), file=sys.stderr, flush=True)
-    raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+    raise typer.Exit(EXIT_FAILED if summary.failed or partial else EXIT_OK)
 
 
 # ----------------------------------------------------------------------------- config, inspect, stats

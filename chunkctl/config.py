@@ -11,6 +11,10 @@ import orjson
 from .errors import ConfigError
 
 CONTEXT_MODES = ("none", "headings", "title+headings")
+# `extras` keys that change how a run talks to a model or where it caches, never what
+# the records say: left out of the fingerprint (so of chunk ids and the record cache).
+RUN_ONLY_EXTRAS = frozenset({"llm_api_key_env", "llm_concurrency", "llm_timeout", "llm_retries", "llm_backoff",
+                             "llm_http2", "llm_required", "llm_dry_run", "llm_cache", "cache_dir"})
 SENTENCE_SPLITTERS = ("blingfire", "pysbd")
 
 
@@ -147,6 +151,7 @@ class ChunkConfig:
     def fingerprint(self) -> str:
         """Short stable hash of every field that changes the output (used in chunk ids and caches)."""
         d = self.to_dict()
+        d["extras"] = {k: v for k, v in d["extras"].items() if k not in RUN_ONLY_EXTRAS}
         d["has_password"] = self.password is not None
         return hashlib.blake2b(orjson.dumps(d, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
 

@@ -66,6 +66,10 @@ class FileResult:
         skipped: not processed (no loader for the extension, or over the size limit).
         sha256: sha256 of the file's bytes when it was read (the cache key needs it).
         cached: the lines came from the record cache.
+        problems: failures that did not stop the file (model calls: the records are
+            written without their contexts or summaries), one line each; they make the
+            run exit 1 and go to `--errors`.
+        llm_plan: with `--llm-dry-run`, (calls, prompt tokens, cached answers) of the file.
     """
 
     source: str
@@ -81,6 +85,8 @@ class FileResult:
     skipped: bool = False
     sha256: str | None = None
     cached: bool = False
+    problems: list[str] = field(default_factory=list)
+    llm_plan: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -240,10 +246,19 @@ def chunk_records(doc: Document, config: ChunkConfig) -> list[dict[str, Any]]:
     return records(doc, chunks, config, tok.name)
 
 
-def record_lines(doc: Document, config: ChunkConfig) -> tuple[bytes, int, int]:
+def _llm_active(config: ChunkConfig) -> bool:
+    """True when model-assisted options are on (contexts, summaries, the llm strategy)."""
+    x = config.extras
+    return bool(x.get("contextualize") or x.get("summaries") or config.strategy == "llm")
+
+
+def record_lines(doc: Document, config: ChunkConfig, problems: list | None = None) -> tuple[bytes, int, int]:
     """Chunk a loaded document and serialize its records as JSONL.
 
     Records are made and serialized one at a time, so only their bytes are held.
+    With model-assisted options, contexts and summaries are added (`chunkctl.llm`);
+    failed model calls are appended to `problems` as LLMFailure objects (the records
+    are written without them), and a dry run appends its LLMPlan and writes nothing.
 
     Returns:
         (JSONL bytes, number of records, sum of their n_tokens).
@@ -252,7 +267,21 @@ def record_lines(doc: Document, config: ChunkConfig) -> tuple[bytes, int, int]:
     from .tokenizers import get_tokenizer
 
     tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
-    chunks = chunk_document(doc, tok, config)
+    if _llm_active(config):
+        from .llm import apply_llm, llm_chunk_config, plan_llm
+
+        table = tok.table(doc.text)
+        chunks = chunk_document(doc, tok, llm_chunk_config(config), table)
+        if config.extras.get("llm_dry_run"):
+            plan = plan_llm(doc, chunks, tok, config, table)
+            if problems is not None:
+                problems.append(plan)
+            return b"", 0, 0
+        chunks, failures = apply_llm(doc, chunks, tok, config, table)
+        if problems is not None:
+            problems.extend(failures)
+    else:
+        chunks = chunk_document(doc, tok, config)
     dumps, opt = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     parts = []
     tokens = 0
@@ -283,9 +312,15 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
         res.nbytes = item.size or len(item.data or b"")
         res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
         res.sha256 = str(doc.meta.get("sha256") or "") or None
-        res.lines, res.n_chunks, res.n_tokens = record_lines(doc, config)
+        found: list = []
+        res.lines, res.n_chunks, res.n_tokens = record_lines(doc, config, found)
         del doc
-        if not res.n_chunks:
+        for f in found:
+            if isinstance(f, tuple):  # an LLMPlan (dry run)
+                res.llm_plan = tuple(f)
+            else:
+                res.problems.append(str(f))
+        if not res.n_chunks and res.llm_plan is None:
             res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
     except ChunkctlError as exc:
         res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
@@ -474,7 +509,8 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
         for res in known:
             if res is None:
                 res = next(computed)
-                if cache is not None and res.error is None and res.sha256:
+                if cache is not None and res.error is None and res.sha256 and not res.problems \
+                        and res.llm_plan is None:
                     from .cache import CacheEntry
 
                     key = cache.key(res.sha256, res.source, res.format or "", config)

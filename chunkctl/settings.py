@@ -24,7 +24,10 @@ KEYS: dict[str, tuple[type, ...]] = {
     "keep_boilerplate": _BOOL,
     # the run
     "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "max_file_size": _INT,
-    "file_timeout": _NUM, "format": _STR, "cache": _STR,
+    "file_timeout": _NUM, "format": _STR, "cache": _STR, "engine": _STR, "scheduler": _STR,
+    # model-assisted chunking (never the API key itself: it stays in the environment)
+    "llm_base_url": _STR, "llm_model": _STR, "llm_api_key_env": _STR, "llm_concurrency": _INT, "llm_timeout": _NUM,
+    "contextualize": _BOOL, "summaries": _BOOL, "summary_min_tokens": _INT, "llm_required": _BOOL,
 }
 """Every key a configuration file may hold, and the TOML types it accepts."""
 

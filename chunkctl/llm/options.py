@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config import RUN_ONLY_EXTRAS
 from ..errors import ConfigError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -38,8 +39,7 @@ _KEYS: dict[str, tuple[str, type, str]] = {
 }
 
 # Keys that change how a run talks to the model, never what the records say.
-RUN_ONLY_KEYS = frozenset({"llm_api_key_env", "llm_concurrency", "llm_timeout", "llm_retries", "llm_backoff",
-                           "llm_http2", "llm_required", "llm_dry_run", "llm_cache", "cache_dir"})
+RUN_ONLY_KEYS = RUN_ONLY_EXTRAS
 
 
 @dataclass(frozen=True)
