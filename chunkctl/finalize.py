@@ -11,9 +11,6 @@ from .__about__ import __version__
 from .config import ChunkConfig
 from .model import Chunk, Document
 
-SCHEMA_VERSION = 1
-
-
 def doc_id(source: str) -> str:
     """Document id derived from `source` alone (a changed file keeps its id)."""
     return hashlib.blake2b(source.encode("utf-8"), digest_size=8).hexdigest()

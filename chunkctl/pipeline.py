@@ -116,10 +116,6 @@ class Discovery:
     unsupported: list[str]
 
 
-def _is_hidden(rel: str) -> bool:
-    return any(part.startswith(".") and part not in (".", "..") for part in Path(rel).parts)
-
-
 def _matches(rel: str, patterns: Iterable[str]) -> bool:
     name = rel.rsplit("/", 1)[-1]
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)

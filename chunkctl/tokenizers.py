@@ -227,14 +227,13 @@ class TokenTable:
     chosen by offsets, and `count` re-encodes only the edges of a span.
     """
 
-    __slots__ = ("tok", "text", "starts", "n", "_starts_list")
+    __slots__ = ("tok", "text", "starts", "n")
 
     def __init__(self, tok: Tokenizer, text: str, starts: np.ndarray):
         self.tok = tok
         self.text = text
         self.starts = starts
         self.n = len(starts) - 1
-        self._starts_list = None
 
     @property
     def n_tokens(self) -> int:

@@ -520,23 +520,22 @@ class Packer:
             if found:
                 last_sentence = max(last_sentence, max(found))
         text = self.text
-        for c in sorted(cands):
-            if c <= cs or c >= ce or c < lo:
-                continue
+        first = self._first_within_overlap(sorted(c for c in cands if cs < c < ce and c >= lo), cs, ce, tce)
+        if first is not None:
+            return first
+        # The last sentence is longer than the overlap: take its trailing words.
+        words = [s for s, _e in split_words(text, max(last_sentence, wlo, lo), ce)
+                 if s > cs and (s == 0 or text[s - 1].isspace())]
+        return self._first_within_overlap(words, cs, ce, tce)
+
+    def _first_within_overlap(self, starts: list[int], cs: int, ce: int, tce: int) -> int | None:
+        """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens."""
+        for c in starts:
             c = self.snap_start(c)
             if c <= cs or tce - self.T(c) > self.overlap + SLACK:
                 continue
             if self.count(c, ce) <= self.overlap:
                 return c
-        # The last sentence is longer than the overlap: take its trailing words.
-        for s, _e in split_words(text, max(last_sentence, wlo, lo), ce):
-            if s <= cs or (s > 0 and not text[s - 1].isspace()):
-                continue
-            s = self.snap_start(s)
-            if s <= cs or tce - self.T(s) > self.overlap + SLACK:
-                continue
-            if self.count(s, ce) <= self.overlap:
-                return s
         return None
 
     def _pack_table(self, block: Block, lead: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:

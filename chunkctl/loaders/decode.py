@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import unicodedata
 from typing import Iterable
 
 from ..errors import LoaderError
@@ -194,8 +193,3 @@ def decode(data: bytes, source: str, forced: str | None = None,
 
 def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
-
-
-def has_replacement_or_controls(text: str) -> bool:
-    """True when `text` looks mis-decoded (U+FFFD or C1 controls)."""
-    return "\ufffd" in text or any(0x80 <= ord(c) <= 0x9F for c in text if unicodedata.category(c) == "Cc")
