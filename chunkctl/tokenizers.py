@@ -240,14 +240,23 @@ class TokenTable:
         """Tokens of the whole text."""
         return self.n
 
+    def search(self, pos, side: str = "left"):
+        """`starts.searchsorted(pos, side)` for a position or an array of positions.
+
+        Positions are converted to the table's integer type first: searching an int32
+        array with a Python int (int64) would copy the whole array on every call.
+        """
+        if isinstance(pos, np.ndarray):
+            return self.starts.searchsorted(pos.astype(self.starts.dtype, copy=False), side=side)
+        return self.starts.searchsorted(self.starts.dtype.type(pos), side=side)
+
     def index(self, pos: int) -> int:
         """Index of the last token that starts at or before character `pos`."""
-        return int(self.starts.searchsorted(pos, side="right")) - 1
+        return int(self.search(pos, "right")) - 1
 
     def approx(self, start: int, end: int) -> int:
         """Approximate tokens of `text[start:end]` from the table (off by a few at most)."""
-        ss = self.starts.searchsorted
-        return int(ss(end, side="right") - ss(start, side="right"))
+        return int(self.search(end, "right") - self.search(start, "right"))
 
     def char(self, index: int) -> int:
         """Character offset where token `index` starts (clamped to the text)."""

@@ -92,17 +92,18 @@ class Packer:
         self.sentences = sentence_splitter or SentenceSplitter(config.sentence_splitter)
         self.splitters = Splitters(doc.text, self.sentences)
         self._starts = self.table.starts
+        self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL
 
     # ------------------------------------------------------------------ counting
     def T(self, pos: int) -> int:
         """Number of document tokens that start before character `pos`."""
-        return int(self._starts.searchsorted(pos))
+        return int(self._search(pos))
 
     def approx(self, a: int, b: int) -> int:
         """Table estimate of the tokens of `text[a:b]`."""
-        ss = self._starts.searchsorted
+        ss = self._search
         return int(ss(b) - ss(a))
 
     def approx_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -110,7 +111,7 @@ class Packer:
         if not spans:
             return np.zeros(0, dtype=np.int64)
         arr = np.asarray(spans, dtype=np.int64)
-        ss = self._starts.searchsorted
+        ss = self._search
         return ss(arr[:, 1]) - ss(arr[:, 0])
 
     def count(self, a: int, b: int, prefix: str = "") -> int:
@@ -407,7 +408,7 @@ class Packer:
         def arrays():
             n = len(atoms)
             ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
-            te = np.searchsorted(self._starts, ends, side="left").tolist()
+            te = self._search(ends).tolist()
             after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]
             return n, te, after
 
