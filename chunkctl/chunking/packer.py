@@ -95,6 +95,7 @@ class Packer:
         self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL
+        self._line_cache: dict[tuple[int, int], list[int]] = {}
 
     # ------------------------------------------------------------------ counting
     def T(self, pos: int) -> int:
@@ -501,6 +502,7 @@ class Packer:
         cands: set[int] = set()
         multi = False  # an atom in the window may hold several sentences
         last_sentence = max(lo, atoms[k].start)
+        blocks = []
         for idx in range(k, i - 1, -1):
             x = atoms[idx]
             if x.end <= wlo:
@@ -509,12 +511,16 @@ class Packer:
                 cands.add(x.start)
             if x.level > Level.SENTENCE:
                 multi = True
+                if x.block is not None and (not blocks or blocks[-1] is not x.block):
+                    blocks.append(x.block)
         if multi:
             # Sentence starts by rule (cheap: this runs once per chunk) and hard line
             # starts (list items, log lines, verse) inside the window.
             a = max(lo, wlo - 80)
             found = self.sentences.quick_starts(self.text, a, ce)
-            found += [s for s, _e in split_lines(self.text, a, ce) if s > a]
+            for b in blocks:
+                starts = self._hard_line_starts(b)
+                found += starts[bisect.bisect_right(starts, a):bisect.bisect_left(starts, ce)]
             for s in found:
                 if s >= wlo:
                     cands.add(s)
@@ -528,6 +534,16 @@ class Packer:
         words = [s for s, _e in split_words(text, max(last_sentence, wlo, lo), ce)
                  if s > cs and (s == 0 or text[s - 1].isspace())]
         return self._first_within_overlap(words, cs, ce, tce)
+
+    def _hard_line_starts(self, block: Block) -> list[int]:
+        """Starts of the block's hard lines (soft wraps of prose left out), computed once per block."""
+        key = (block.start, block.end)
+        starts = self._line_cache.get(key)
+        if starts is None:
+            starts = [s for s, _e in split_lines(self.text, block.start, block.end,
+                                                 prose=block.kind != BlockKind.CODE)]
+            self._line_cache[key] = starts
+        return starts
 
     def _first_within_overlap(self, starts: list[int], cs: int, ce: int, tce: int) -> int | None:
         """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens."""

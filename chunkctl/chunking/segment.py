@@ -65,6 +65,8 @@ class Graphemes:
         a, b = t[i - 1], t[i]
         if a == "\r" and b == "\n":
             return False
+        if a < "\u0300" and b < "\u0300":
+            return True  # Latin-1 and Latin Extended: no marks, no joiners (controls break anyway)
         if a in _CONTROLS or b in _CONTROLS:
             return True
         if _SIMPLE.match(a) and _SIMPLE.match(b):

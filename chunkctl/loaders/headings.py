@@ -11,6 +11,7 @@ from ..model import Block, BlockKind
 # "== History ==", "= = = Music = = =". Both runs must have the same number of "=".
 _WIKI = re.compile(r"[ \t]*((?:=[ \t]*){1,6})(?=[^=\s])([^\r\n]*?[^=\s])[ \t]*((?:=[ \t]*){1,6})")
 _LINE = re.compile(r"[^\r\n]+")
+_LINE_START_EQ = re.compile(r"[\r\n](?=[ \t]*=)")
 
 
 def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int, tuple[int, int, str]]:
@@ -25,7 +26,14 @@ def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int
     out: dict[int, tuple[int, int, str]] = {}
     if text.find("=", start, end) < 0:
         return out
-    for line in _LINE.finditer(text, start, end):
+    # Only lines whose first visible character is "=" can be titles: find those first.
+    starts = [m.end() for m in _LINE_START_EQ.finditer(text, max(0, start - 1), end)]
+    if text.startswith("=", start) or text[start:start + 8].lstrip(" \t").startswith("="):
+        starts.insert(0, start)
+    for pos in starts:
+        line = _LINE.match(text, pos, end)
+        if line is None:
+            continue
         m = _WIKI.fullmatch(text, line.start(), line.end())
         if not m:
             continue
