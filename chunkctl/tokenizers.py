@@ -14,11 +14,14 @@ import tempfile
 from bisect import bisect_right
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import regex
 
 from .errors import TokenizerError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Verified BPE files: tiktoken's own expected sha256 (tiktoken_ext/openai_public.py).
 _EXPECTED_SHA256 = {
@@ -169,7 +172,7 @@ class Tokenizer:
         self._safe = _SAFE.get(family) if family else None
         # The same pattern searched right to left finds the last safe point at once.
         self._safe_rev = regex.compile(self._safe.pattern, flags=regex.REVERSE) if self._safe else None
-        self._lead: np.ndarray | None = None
+        self._lead: "np.ndarray | None" = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
 
@@ -183,9 +186,11 @@ class Tokenizer:
         """Token ids of `text` (ordinary encoding, as `count` counts them)."""
         return self._encode(text)
 
-    def _lead_bytes(self) -> np.ndarray:
+    def _lead_bytes(self) -> "np.ndarray":
         """Per token id: how many UTF-8 characters start inside the token's bytes."""
         if self._lead is None:
+            import numpy as np
+
             enc = self.encoding
             n = enc.n_vocab
             lead = np.zeros(n, dtype=np.int16)  # a token holds at most a few hundred characters
@@ -207,6 +212,8 @@ class Tokenizer:
 
     def table(self, text: str) -> "TokenTable":
         """Tokenize `text` once and return its token -> character offset table."""
+        import numpy as np
+
         ids = self._encode_np(text, disallowed_special=())
         per_token = self._lead_bytes()[ids]  # characters starting in each token (int16)
         del ids
@@ -229,7 +236,7 @@ class TokenTable:
 
     __slots__ = ("tok", "text", "starts", "n")
 
-    def __init__(self, tok: Tokenizer, text: str, starts: np.ndarray):
+    def __init__(self, tok: Tokenizer, text: str, starts: "np.ndarray"):
         self.tok = tok
         self.text = text
         self.starts = starts
@@ -246,7 +253,7 @@ class TokenTable:
         Positions are converted to the table's integer type first: searching an int32
         array with a Python int (int64) would copy the whole array on every call.
         """
-        if isinstance(pos, np.ndarray):
+        if hasattr(pos, "astype"):  # a numpy array of positions
             return self.starts.searchsorted(pos.astype(self.starts.dtype, copy=False), side=side)
         return self.starts.searchsorted(self.starts.dtype.type(pos), side=side)
 

@@ -11,13 +11,12 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-import numpy as np
-
 from ..model import Block, BlockKind, Chunk
 from .segment import Graphemes, Level, Splitters, split_lines, split_words
 from .sentences import SentenceSplitter
 
 if TYPE_CHECKING:
+    import numpy as np
     from ..config import ChunkConfig
     from ..model import Document
     from ..tokenizers import TokenTable, Tokenizer
@@ -107,8 +106,10 @@ class Packer:
         ss = self._search
         return int(ss(b) - ss(a))
 
-    def approx_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+    def approx_many(self, spans: Sequence[tuple[int, int]]) -> "np.ndarray":
         """Table estimates of the tokens of many spans at once."""
+        import numpy as np
+
         if not spans:
             return np.zeros(0, dtype=np.int64)
         arr = np.asarray(spans, dtype=np.int64)
@@ -408,6 +409,8 @@ class Packer:
 
         def arrays():
             n = len(atoms)
+            import numpy as np
+
             ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
             te = self._search(ends).tolist()
             after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]

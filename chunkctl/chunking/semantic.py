@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..model import Chunk
 from . import register
 from .packer import SENTENCE_LEVELS, Packer
@@ -25,6 +23,8 @@ def breakpoints(texts: list[str], percentile: float, window: int = 2) -> list[bo
     Returns:
         len(texts) - 1 booleans (empty for fewer than two sentences).
     """
+    import numpy as np
+
     from ..embeddings import embed
 
     n = len(texts)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import re
 
-import numpy as np
 
 from ..errors import MissingExtraError
 
@@ -76,6 +75,8 @@ class SentenceSplitter:
         wrapper maps offsets with a loop over every byte; here the mapping is one
         numpy pass, or none for ASCII text.)
         """
+        import numpy as np
+
         data = chunk.encode("utf-8")
         n = len(data)
         if n == 0:
