@@ -327,7 +327,9 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
     except MemoryError:
         res.error = f"{item.source}: out of memory"
         res.error_type = "MemoryError"
-    except Exception as exc:  # a bug: report it as one line, keep the run going
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a bug (or a panic in a native library): one line, the run goes on
         res.error = f"{item.source}: internal error: {exc.__class__.__name__}: {exc}"
         res.error_type = "internal"
     res.seconds = time.perf_counter() - t0

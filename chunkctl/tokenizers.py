@@ -330,6 +330,11 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             raise TokenizerError(f"tokenizer file {spec}: {exc.strerror or exc}") from None
         family = "o200k_base" if "o200k" in path.name else "cl100k_base"
         ranks = _parse_bpe(data, spec)
+        missing = sum(1 for i in range(256) if bytes((i,)) not in ranks)
+        if missing:
+            # tiktoken panics on text it cannot spell with the vocabulary's pieces
+            raise TokenizerError(f"tokenizer file {spec}: not a complete byte-level BPE vocabulary "
+                                 f"({missing} of the 256 single bytes have no rank)")
         pat = pattern or _PATTERNS[family]
         try:
             enc = tiktoken.Encoding(name=path.stem, pat_str=pat, mergeable_ranks=ranks, special_tokens={})

@@ -90,3 +90,10 @@ def test_table_count_on_real_text_matches_encoding(tok):
         a = rng.randrange(len(text))
         b = min(len(text), a + rng.randrange(1, 4000))
         assert table.count(a, b) == len(tok.encode(text[a:b]))
+
+
+def test_incomplete_vocabulary_is_refused(tmp_path):
+    bad = tmp_path / "tiny.tiktoken"
+    bad.write_bytes(b"YQ== 0\nYg== 1\n")  # only "a" and "b": tiktoken would panic on "hello"
+    with pytest.raises(TokenizerError, match="not a complete byte-level BPE vocabulary"):
+        get_tokenizer(str(bad))

@@ -84,15 +84,32 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
     return m.end(), data, None
 
 
-def _jsonable(value: Any) -> Any:
-    """Front-matter values made JSON-safe (dates and other objects become strings)."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
+class _TooBig(Exception):
+    pass
+
+
+def _jsonable(value: Any, budget: int = 10_000) -> Any:
+    """Front-matter values made JSON-safe (dates and other objects become strings).
+
+    Raises:
+        _TooBig: more than `budget` values: YAML aliases can make a few lines expand
+            exponentially ("billion laughs"); such front matter is not kept.
+    """
+    left = [budget]
+
+    def conv(v: Any) -> Any:
+        left[0] -= 1
+        if left[0] < 0:
+            raise _TooBig
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        if v is None or isinstance(v, (str, int, float, bool)):
+            return v
+        return str(v)
+
+    return conv(value)
 
 
 def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str | None]:
@@ -272,6 +289,11 @@ def load_markdown(data: bytes, source: str, config) -> Document:
         blocks.insert(0, Block(BlockKind.FRONT_MATTER, 0, len(text[:fm_end].rstrip())))
     title = None
     if fm:
+        try:
+            fm = _jsonable(fm)
+        except (_TooBig, RecursionError):
+            fm = {}
+            warning = "front matter has more than 10,000 values (YAML aliases?); ignored"
         t = fm.get("title")
         if isinstance(t, (str, int, float)) and str(t).strip():
             title = str(t).strip()
@@ -281,7 +303,7 @@ def load_markdown(data: bytes, source: str, config) -> Document:
         "sha256": hashlib.sha256(data).hexdigest(),
     }
     if fm:
-        meta["front_matter"] = _jsonable(fm)
+        meta["front_matter"] = fm
     doc = Document(source=source, format="md", text=text, blocks=blocks, meta=meta)
     if warning:
         doc.warnings.append(warning)

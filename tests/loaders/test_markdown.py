@@ -81,3 +81,12 @@ def test_mediawiki_heading_lines_are_headings():
                      (3, ("Tower Building", "History", "1861")), (2, ("Tower Building", "Notes"))]
     assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.PARAGRAPH] == [
         "Built in 1840 .", "It was seized .", "Text.", "A = B is not a heading = here"]
+
+
+def test_yaml_alias_bomb_front_matter_is_ignored_not_expanded():
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    doc = load("---\n" + "\n".join(lines) + "\ntitle: *i\n---\n\nbody\n")
+    assert "front_matter" not in doc.meta and doc.meta["title"] == "doc"
+    assert any("10,000 values" in w for w in doc.warnings)
