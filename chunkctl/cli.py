@@ -22,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts hold literal brackets: chunkctl[dask], [tool.chunkctl]
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -262,6 +263,10 @@ def _ready(config) -> None:
     try:
         get_tokenizer(config.tokenizer, config.tokenizer_pattern)
         STRATEGIES[config.strategy].ready(config)
+        if config.sentence_splitter != "blingfire":
+            from .chunking.sentences import SentenceSplitter
+
+            SentenceSplitter(config.sentence_splitter)
         if config.extras.get("contextualize") or config.extras.get("summaries"):
             from .llm import check_llm
 
@@ -329,6 +334,10 @@ def _inputs(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
                     paths += pipeline.read_list(fh)
         except OSError as exc:
             raise _usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})")
+    if "-" in paths and not stdin_format and stdin_name:
+        from .loaders import format_for
+
+        stdin_format = format_for(stdin_name)
     if "-" in paths and not stdin_format:
         raise _usage_error("'-' reads a document from standard input: say its format with --stdin-format "
                            "(txt, md, html or pdf)")
@@ -345,6 +354,17 @@ def _inputs(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
         found = pipeline.discover([p], values["include"] or (), values["exclude"] or (), values["hidden"])
         inputs += found.inputs
         problems += found.problems
+        for item in found.inputs:
+            if item.format is None and not os.path.isdir(p):
+                _Console(values["quiet"]).warn(f"{item.source}: skipped, no loader for its extension "
+                                               f"(txt, md, html and pdf are read)")
+    clash = pipeline.duplicate_sources(inputs)
+    if clash:
+        src, where = next(iter(clash.items()))
+        raise _usage_error(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
+                           f"them in separate runs, or give their common parent folder instead")
+    if not inputs and not problems:
+        _Console(values["quiet"]).warn("no input files found")
     return inputs, problems
 
 
@@ -375,14 +395,11 @@ def chunk(
 
     Examples:
 
+    \b
       chunkctl chunk ./docs -o chunks.jsonl
-
       chunkctl chunk ./docs --chunk-size 256 --overlap 32 --jobs 4 --cache .chunk-cache -o chunks.jsonl.gz
-
       git ls-files '*.md' | chunkctl chunk --from-list - --format langchain > docs.jsonl
-
       curl -s https://example.com/page.html | chunkctl chunk - --stdin-format html --stdin-name page.html
-
       chunkctl chunk ./docs --output-dir chunks/ --errors failed.jsonl || echo "some files failed"
 
     Exit codes: 0 all files chunked; 1 some failed (each named on stderr; the rest
@@ -422,7 +439,6 @@ def chunk(
     sink: Any = None
     stopped = False
     plan = [0, 0, 0]  # --llm-dry-run: calls, prompt tokens, cached answers
-    partial = 0       # files written without some model output
     try:
         sink = OutputDir(output_dir) if output_dir else Output(output)
         progress: Any = contextlib.nullcontext()
@@ -445,7 +461,6 @@ def chunk(
                     con.error(problem)
                     errlog.add(res.source, "LLMFailure", problem)
                 if res.problems:
-                    partial += 1
                     if fail_fast:
                         stopped = True
                         break
@@ -499,7 +514,7 @@ def chunk(
             con.rich.print(summary_table(summary))
         else:
             print(summary.line(), file=sys.stderr, flush=True)
-    raise typer.Exit(EXIT_FAILED if summary.failed or partial else EXIT_OK)
+    raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete else EXIT_OK)
 
 
 # ----------------------------------------------------------------------------- config, inspect, stats
@@ -518,8 +533,8 @@ def config_cmd(
 
     Examples:
 
+    \b
       chunkctl config
-
       chunkctl config --chunk-size 256 --json | jq .values
     """
     import orjson
@@ -562,8 +577,8 @@ def inspect_cmd(
 
     Examples:
 
+    \b
       chunkctl inspect docs/guide.md --chunk-size 128
-
       chunkctl inspect report.html --strategy section --preview 300 | less -R
     """
     from rich.console import Console
@@ -596,8 +611,8 @@ def stats_cmd(
 
     Examples:
 
+    \b
       chunkctl stats chunks.jsonl
-
       chunkctl chunk ./docs | chunkctl stats -
     """
     import orjson
@@ -645,8 +660,8 @@ def extract(
 
     Examples:
 
+    \b
       chunkctl extract report.pdf > report.txt
-
       chunkctl extract page.html --blocks | jq -c '[.kind, .headings]'
     """
     import orjson
@@ -709,10 +724,9 @@ def eval_(
 
     Examples:
 
+    \b
       chunkctl eval corpora --questions questions.csv
-
       chunkctl eval corpora --questions q.jsonl --grid "recursive:200/0,sentence:256/32" --json results.json
-
       chunkctl eval corpora --questions q.csv --token-budget 1000 --optimize iou --min-recall 87
     """
     import orjson
@@ -773,6 +787,7 @@ def schema() -> None:
 
     Example:
 
+    \b
       chunkctl schema > chunk-record.schema.json
     """
     import orjson

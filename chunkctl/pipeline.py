@@ -161,7 +161,6 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
         p = Path(raw)
         if p.is_dir():
             found: list[tuple[str, str]] = []
-            seen: set[str] = set()
             root = str(p)
 
             def onerror(err: OSError) -> None:
@@ -170,20 +169,19 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
 
             for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
                 real = os.path.realpath(dirpath)
-                if real in seen:
-                    problems.append(Problem(dirpath, "LinkLoop", "symbolic-link loop; not followed again"))
-                    dirnames[:] = []
-                    continue
-                seen.add(real)
                 rel_dir = os.path.relpath(dirpath, root)
                 keep = []
                 for d in sorted(dirnames):
                     if not hidden and d.startswith("."):
                         continue
                     full = os.path.join(dirpath, d)
-                    if os.path.islink(full) and os.path.realpath(full) in seen:
-                        problems.append(Problem(full, "LinkLoop", "symbolic-link loop; not followed"))
-                        continue
+                    if os.path.islink(full):
+                        # A loop links back to this folder or one above it; two links to
+                        # the same folder elsewhere are just two views of it.
+                        target = os.path.realpath(full)
+                        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
+                            problems.append(Problem(full, "LinkLoop", "symbolic-link loop; not followed"))
+                            continue
                     keep.append(d)
                 dirnames[:] = keep
                 for f in filenames:
@@ -208,6 +206,20 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
         else:
             problems.append(Problem(raw, "NotFound", "no such file or folder"))
     return Discovery(inputs, problems, unsupported)
+
+
+def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
+    """Sources that more than one input would get ({source: [paths]}).
+
+    Two folders given together may hold the same relative path; their records would
+    share `source` and `doc_id`, which the contract forbids (a document's records are
+    one contiguous run).
+    """
+    seen: dict[str, list[str]] = {}
+    for item in inputs:
+        if item.format is not None:
+            seen.setdefault(item.source, []).append(item.path or "-")
+    return {src: paths for src, paths in seen.items() if len(paths) > 1}
 
 
 def load(path: str | os.PathLike, config: ChunkConfig | None = None, source: str | None = None,

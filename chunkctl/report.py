@@ -38,6 +38,7 @@ class RunSummary:
     skipped: int = 0
     empty: int = 0
     cached: int = 0
+    incomplete: int = 0
     done: int = 0
     done_bytes: int = 0
     started: float = field(default_factory=time.perf_counter)
@@ -56,8 +57,9 @@ class RunSummary:
             self.chunks += res.n_chunks
             self.tokens += res.n_tokens
             self.bytes += res.nbytes
-            self.empty += res.n_chunks == 0
+            self.empty += res.n_chunks == 0 and not res.llm_plan
             self.cached += res.cached
+            self.incomplete += bool(res.problems)
 
     @property
     def seconds(self) -> float:
@@ -82,4 +84,6 @@ class RunSummary:
                 f"{self.mb_per_s:.1f} MB/s")
         if self.cached:
             text += f", {self.cached} cached"
+        if self.incomplete:
+            text += f", {self.incomplete} written without some model output"
         return text

@@ -123,3 +123,34 @@ def test_python_module_entry_point():
 def test_tokenizer_is_recorded(tokenizer):
     p = run_cli("chunk", "examples/returns-policy.txt", "--tokenizer", tokenizer, "--quiet")
     assert {r["meta"]["tokenizer"] for r in parse_jsonl(p.stdout)} == {tokenizer}
+
+
+def test_two_inputs_with_the_same_source_are_a_usage_error(tmp_path):
+    for name in ("ca", "cb"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.md").write_text(f"# {name}\n\nText.\n")
+    p = run_cli("chunk", str(tmp_path / "ca"), str(tmp_path / "cb"), "-o", str(tmp_path / "o.jsonl"))
+    assert p.returncode == 2 and b"source 'x.md'" in p.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_links_to_one_folder_are_views_but_a_link_to_a_parent_is_a_loop(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nText.\n")
+    top = tmp_path / "top"
+    top.mkdir()
+    (top / "one").symlink_to(docs, target_is_directory=True)
+    (top / "two").symlink_to(docs, target_is_directory=True)
+    (docs / "back").symlink_to(docs, target_is_directory=True)
+    p = run_cli("chunk", str(top), "--quiet")
+    assert {r["source"] for r in parse_jsonl(p.stdout)} == {"one/a.md", "two/a.md"}
+    assert p.stderr.count(b"symbolic-link loop") == 2 and p.returncode == 1
+
+
+def test_explicit_unsupported_file_is_named_and_stdin_format_follows_its_name(tmp_path):
+    p = run_cli("chunk", "pyproject.toml")
+    assert p.returncode == 0 and b"pyproject.toml: skipped, no loader" in p.stderr
+    p = run_cli("chunk", "-", "--stdin-name", "notes.md", "--quiet", input=b"# Notes\n\nHello.\n")
+    recs = parse_jsonl(p.stdout)
+    assert p.returncode == 0 and recs[0]["format"] == "md" and recs[0]["source"] == "notes.md"

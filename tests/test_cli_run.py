@@ -83,9 +83,13 @@ def test_cache_ignores_corrupt_entries_and_keys_on_options(tmp_path):
 def test_sigint_half_way_keeps_the_previous_output_and_stops_workers(tmp_path):
     out = tmp_path / "out.jsonl"
     out.write_text("previous\n")
-    txt = str(CORPUS / "txt")
-    proc = subprocess.Popen([*CLI, "chunk", txt, txt, txt, txt, "--jobs", "2", "-o", str(out)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    many = tmp_path / "many"
+    many.mkdir()
+    for name in "abcd":  # four views of the txt corpus, so there is work left to interrupt
+        (many / name).symlink_to(CORPUS / "txt", target_is_directory=True)
+    proc = subprocess.Popen([*CLI, "chunk", str(many), "--jobs", "2", "-o", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -104,7 +108,7 @@ def test_sigint_half_way_keeps_the_previous_output_and_stops_workers(tmp_path):
     assert proc.returncode == 130, err
     assert b"interrupted" in err and b"Traceback" not in err
     assert out.read_text() == "previous\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["many", "out.jsonl"]
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and [c for c in children if _alive(c)]:
         time.sleep(0.05)

@@ -34,7 +34,9 @@ def chunk_fixed(doc, tokenizer, config, table) -> list[Chunk]:
     s = _skip_space(text, g.ceil(tab.char(cur)), g)
     while s < n_text:
         path = index.headings_at(s)
-        prefix, ptoks = packer.breadcrumb(packer.breadcrumb_parts(path))
+        # Heading lines that open the window are left out of the breadcrumb (they are in the body).
+        reach = tab.char(cur + size)
+        prefix, ptoks = packer.breadcrumb(packer.breadcrumb_parts(path, index.heading_levels_within(s, reach, path)))
         room = max(1, size - ptoks)
         target = max(tab.char(cur + room), s + 1)
         e, oversize, n = packer.window_end(s, n_text, size, prefix, target=target)

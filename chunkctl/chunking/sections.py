@@ -89,6 +89,19 @@ class BlockIndex:
             return last.headings
         return self.blocks[-1].headings if self.blocks else ()
 
+    def heading_levels_within(self, start: int, end: int, path: tuple[str, ...]) -> list[int]:
+        """Indices in `path` of its headings whose own lines start inside `[start, end)`."""
+        import bisect
+
+        i = bisect.bisect_left(self.starts, start)
+        out = []
+        while i < len(self.blocks) and self.blocks[i].start < end:
+            b = self.blocks[i]
+            if b.kind == BlockKind.HEADING and b.headings and tuple(path[:len(b.headings)]) == b.headings:
+                out.append(len(b.headings) - 1)
+            i += 1
+        return out
+
     def kind_of(self, start: int, end: int) -> str:
         """`text`, `table`, `code` or `mixed` from the blocks a span touches (headings count as text)."""
         import bisect

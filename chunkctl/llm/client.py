@@ -27,6 +27,7 @@ from .options import LLMOptions
 
 CACHE_VERSION = 1
 MAX_BACKOFF = 30.0       # seconds: longest computed wait between two attempts
+UNREACHABLE_AFTER = 6    # connection failures in a row after which the endpoint counts as down
 MAX_RETRY_AFTER = 120.0  # seconds: longest server-requested wait (Retry-After) honoured
 RETRY_STATUS = frozenset({408, 409, 429})  # plus every 5xx
 
@@ -233,6 +234,11 @@ class ChatClient:
         self._lock = threading.Lock()
         self._random = random.Random()
         self.attempts = 0  # HTTP requests made (every attempt counts)
+        # Requests in a row that never reached the server; past UNREACHABLE_AFTER the
+        # endpoint counts as down for this client and requests fail at once, so a dead
+        # server costs seconds, not retries times chunks.
+        self._unreached = 0
+        self._down_reason: str | None = None
 
     def __repr__(self) -> str:
         return f"ChatClient({_public_url(self.url)!r}, model={self.model!r})"
@@ -334,6 +340,8 @@ class ChatClient:
         where = _public_url(self.url)
         tries = self.options.retries + 1
         reason = "no attempt made"
+        if self._down_reason is not None:
+            return Answer(None, self._redact(f"{self._down_reason}; not tried again in this run"))
         for attempt in range(tries):
             asked = None
             with self._lock:
@@ -344,7 +352,16 @@ class ChatClient:
                 reason = f"timed out after {self.options.timeout:g} s"
             except httpx.TransportError as exc:
                 reason = f"cannot reach {where} ({exc.__class__.__name__})"
+                if isinstance(exc, httpx.ConnectError):
+                    with self._lock:
+                        self._unreached += 1
+                        if self._unreached >= UNREACHABLE_AFTER:
+                            self._down_reason = reason
+                    if self._down_reason is not None:
+                        break
             else:
+                with self._lock:
+                    self._unreached = 0
                 status = resp.status_code
                 if status == 200:
                     try:
