@@ -519,7 +519,7 @@ def chunk(
 
 # ----------------------------------------------------------------------------- config, inspect, stats
 @app.command("config")
-@with_options(CHUNK_OPTIONS, RUN_OPTIONS, CONFIG_OPTIONS)
+@with_options(CHUNK_OPTIONS, RUN_OPTIONS, LLM_OPTIONS, CONFIG_OPTIONS)
 def config_cmd(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead.")] = False,

@@ -10,6 +10,8 @@ from typing import IO, Iterator
 
 import orjson
 
+from .flavours import to_records
+
 from .validate import RecordChecker, Violation
 
 
@@ -98,6 +100,16 @@ def read_stats(stream: IO[bytes]) -> ChunkStats:
         except orjson.JSONDecodeError as exc:
             st.violations.append(Violation(i, None, "G1", f"not valid JSON ({exc})"))
             continue
+        if isinstance(rec, dict) and ("page_content" in rec or "id_" in rec):
+            # `--format langchain` / `llamaindex` output: read it back as the records it came from
+            flavour = "langchain" if "page_content" in rec else ("llamaindex" if "id_" in rec else None)
+            if flavour is not None:
+                try:
+                    rec = to_records([rec], flavour)[0]
+                except (KeyError, TypeError, ValueError) as exc:
+                    st.violations.append(Violation(i, None, "G1", f"{flavour} object without its chunkctl "
+                                                                  f"metadata ({exc.__class__.__name__})"))
+                    continue
         st.violations.extend(checker.check(rec, i))
         if not isinstance(rec, dict):
             continue

@@ -154,3 +154,11 @@ def test_explicit_unsupported_file_is_named_and_stdin_format_follows_its_name(tm
     p = run_cli("chunk", "-", "--stdin-name", "notes.md", "--quiet", input=b"# Notes\n\nHello.\n")
     recs = parse_jsonl(p.stdout)
     assert p.returncode == 0 and recs[0]["format"] == "md" and recs[0]["source"] == "notes.md"
+
+
+def test_stats_reads_the_other_flavours(tmp_path):
+    for flavour in ("langchain", "llamaindex"):
+        out = tmp_path / f"{flavour}.jsonl"
+        assert run_cli("chunk", "examples", "--format", flavour, "-q", "-o", str(out)).returncode == 0
+        p = run_cli("stats", str(out))
+        assert p.returncode == 0 and b"no violations" in p.stdout, p.stdout
