@@ -94,35 +94,47 @@ def tool_chunkctl(fmt: str, strategy: str = "recursive"):
     return run
 
 
+# Each tool builds its splitter inside the timed run: semchunk memoizes token counts
+# and would otherwise answer repeats of the same texts from its cache.
 def tool_langchain(enc, fmt):
     from langchain_text_splitters import MarkdownTextSplitter, RecursiveCharacterTextSplitter
 
     cls = MarkdownTextSplitter if fmt == "md" else RecursiveCharacterTextSplitter
-    splitter = cls(chunk_size=SIZE, chunk_overlap=OVERLAP,
-                   length_function=lambda s: len(enc.encode(s, disallowed_special=())))
-    return lambda texts: [splitter.split_text(t) for t in texts]
+
+    def run(texts):
+        splitter = cls(chunk_size=SIZE, chunk_overlap=OVERLAP,
+                       length_function=lambda s: len(enc.encode(s, disallowed_special=())))
+        return [splitter.split_text(t) for t in texts]
+    return run
 
 
 def tool_chonkie(enc):
     from chonkie import RecursiveChunker
 
-    chunker = RecursiveChunker(tokenizer=enc, chunk_size=SIZE)
-    return lambda texts: [[c.text for c in chunker.chunk(t)] for t in texts]
+    def run(texts):
+        chunker = RecursiveChunker(tokenizer=enc, chunk_size=SIZE)
+        return [[c.text for c in chunker.chunk(t)] for t in texts]
+    return run
 
 
 def tool_semchunk(enc):
     import semchunk
 
-    chunker = semchunk.chunkerify(lambda s: len(enc.encode(s, disallowed_special=())), SIZE)
-    return lambda texts: [chunker(t, overlap=OVERLAP) for t in texts]
+    def run(texts):
+        chunker = semchunk.chunkerify(lambda s: len(enc.encode(s, disallowed_special=())), SIZE)
+        return [chunker(t, overlap=OVERLAP) for t in texts]
+    return run
 
 
 def tool_text_splitter(fmt):
     from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
     cls = MarkdownSplitter if fmt == "md" else TextSplitter
-    splitter = cls.from_tiktoken_model("gpt-3.5-turbo", (SIZE, SIZE), overlap=OVERLAP)
-    return lambda texts: [splitter.chunks(t) for t in texts]
+
+    def run(texts):
+        splitter = cls.from_tiktoken_model("gpt-3.5-turbo", (SIZE, SIZE), overlap=OVERLAP)
+        return [splitter.chunks(t) for t in texts]
+    return run
 
 
 def stats_of(chunks: list[list[str]], enc) -> tuple[int, float, int, int]:
@@ -212,10 +224,10 @@ def section_strategies(enc, repeats: int) -> str:
     floor = timed(lambda: [enc.encode_ordinary(t) for _, t in docs], repeats)
     rows = []
     for name in STRATEGIES:
-        if name == "semantic" and not chunkctl.embeddings.available():
-            continue
-        if name == "html":
-            continue
+        try:
+            STRATEGIES[name].ready(chunkctl.ChunkConfig(strategy=name))
+        except chunkctl.ChunkctlError:
+            continue  # needs an extra or a model endpoint (llm)
 
         def run(name=name):
             n = 0
