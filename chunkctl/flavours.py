@@ -7,6 +7,7 @@ contract records without loss.
 
 from __future__ import annotations
 
+import io
 from typing import Any, Iterable
 
 import orjson
@@ -119,7 +120,10 @@ def convert_lines(lines: bytes, flavour: str) -> bytes:
     if flavour == "chunkctl" or not lines:
         return lines
     recs = [orjson.loads(line) for line in lines.splitlines() if line]
-    return b"".join(orjson.dumps(o, option=orjson.OPT_APPEND_NEWLINE) for o in convert(recs, flavour))
+    buf = io.BytesIO()  # not a list of orjson results: each keeps a 16 KiB+ buffer
+    for o in convert(recs, flavour):
+        buf.write(orjson.dumps(o, option=orjson.OPT_APPEND_NEWLINE))
+    return buf.getvalue()
 
 
 def to_records(objs: Iterable[dict[str, Any]], flavour: str) -> list[dict[str, Any]]:

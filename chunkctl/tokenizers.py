@@ -14,7 +14,7 @@ import tempfile
 from bisect import bisect_right
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import regex
 
@@ -75,6 +75,9 @@ _SAFE = {
 }
 
 _CONT = bytes(range(0x80, 0xC0))
+
+TABLE_PIECE = 1 << 21
+"""Characters tokenized at a time when a document's token table is built."""
 
 
 def _offline_dirs() -> list[Path]:
@@ -214,15 +217,41 @@ class Tokenizer:
         """Tokenize `text` once and return its token -> character offset table."""
         import numpy as np
 
-        ids = self._encode_np(text, disallowed_special=())
-        per_token = self._lead_bytes()[ids]  # characters starting in each token (int16)
-        del ids
+        lead = self._lead_bytes()
         # int32 offsets: 4 bytes a token (a 50 MB text is about 12 M tokens).
         dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
-        starts = np.empty(len(per_token) + 1, dtype=dtype)
+        parts = []
+        for a, b in self._pieces(text):
+            ids = self._encode_np(text[a:b] if (a, b) != (0, len(text)) else text, disallowed_special=())
+            ends = np.cumsum(lead[ids], dtype=dtype)  # characters starting in each token
+            del ids
+            ends += a
+            parts.append(ends)
+        n = sum(len(p) for p in parts)
+        starts = np.empty(n + 1, dtype=dtype)
         starts[0] = 0
-        np.cumsum(per_token, dtype=dtype, out=starts[1:])
+        if parts:
+            np.concatenate(parts, out=starts[1:])
         return TokenTable(self, text, starts)
+
+    def _pieces(self, text: str) -> Iterator[tuple[int, int]]:
+        """[start, end) character ranges of `text` to tokenize one at a time.
+
+        A long text is cut at safe split points (see `_SAFE`), where tokenizing the two
+        sides apart gives the same tokens as tokenizing the whole, so the encoder's
+        working memory is that of one piece (about TABLE_PIECE characters), not of a
+        50 MB document.
+        """
+        n = len(text)
+        pos = 0
+        while n - pos > 2 * TABLE_PIECE and self._safe is not None:
+            m = self._safe.search(text, pos + TABLE_PIECE)
+            if m is None:
+                break
+            yield pos, m.end()
+            pos = m.end()
+        if pos < n or n == 0:
+            yield pos, n
 
 
 class TokenTable:

@@ -97,3 +97,22 @@ def test_incomplete_vocabulary_is_refused(tmp_path):
     bad.write_bytes(b"YQ== 0\nYg== 1\n")  # only "a" and "b": tiktoken would panic on "hello"
     with pytest.raises(TokenizerError, match="not a complete byte-level BPE vocabulary"):
         get_tokenizer(str(bad))
+
+
+def test_table_built_in_pieces_equals_the_whole_texts_table(tok, monkeypatch):
+    """A long document is tokenized piece by piece (bounded encoder memory): same starts."""
+    import numpy as np
+
+    import chunkctl.tokenizers as tokenizers
+    from tests.conftest import CORPUS
+
+    text = (CORPUS / "txt" / "sanguo-yanyi-zh-crlf.txt").read_text("utf-8")[:30000]
+    text += (CORPUS / "md" / "fastapi-async-ja.md").read_text("utf-8")[:20000]
+    text += (CORPUS / "txt" / "rfc791-internet-protocol.txt").read_text("utf-8")[:30000]
+    whole = tok.table(text).starts
+    monkeypatch.setattr(tokenizers, "TABLE_PIECE", 701)
+    pieces = list(tok._pieces(text))
+    assert len(pieces) > 50 and pieces[0][0] == 0 and pieces[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:]))
+    assert np.array_equal(tok.table(text).starts, whole)
+    assert whole[-1] == len(text) and len(whole) - 1 == len(tok.encode(text))
