@@ -214,9 +214,17 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
     return out
 
 
+_LINE_BREAK_REV = regex.compile(r"[\r\n]", flags=regex.REVERSE)
+
+
 def _line_start(text: str, lo: int, pos: int) -> int:
-    i = max(text.rfind("\n", lo, pos), text.rfind("\r", lo, pos))
-    return lo if i < 0 else i + 1
+    """Start of the line holding `pos` (not before `lo`), found scanning back from `pos`.
+
+    One backward scan: `str.rfind` for "\n" and then "\r" would each run back to `lo`
+    in text that lacks one of them, which made long wrapped paragraphs quadratic.
+    """
+    m = _LINE_BREAK_REV.search(text, lo, pos)
+    return lo if m is None else m.end()
 
 
 def split_clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
