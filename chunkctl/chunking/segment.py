@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from enum import IntEnum
 
@@ -48,14 +49,18 @@ class Graphemes:
     """Extended grapheme cluster boundaries (UAX #29) of one text, found locally.
 
     A boundary between two "simple" characters (ASCII, Latin, Greek, Cyrillic, CJK,
-    Hangul syllables) or next to a control character is decided at once; elsewhere
-    the clusters are scanned with `regex`'s `\\X` from the nearest such sure boundary.
+    Hangul syllables) or next to a control character is decided at once. Elsewhere
+    the stretch between the nearest such sure boundaries is segmented once with
+    `regex`'s `\\X` and remembered, so a text made only of emoji or combining marks
+    costs one pass, not one scan back to the start of the stretch per question.
     """
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "_run_starts", "_runs")
 
     def __init__(self, text: str):
         self.text = text
+        self._run_starts: list[int] = []  # sorted starts of the segmented stretches
+        self._runs: list[tuple[int, int, list[int]]] = []  # (start, end, boundaries from start to end)
 
     def _sure(self, i: int) -> bool | None:
         """True/False when the boundary status at i is certain from its neighbours, else None."""
@@ -73,58 +78,48 @@ class Graphemes:
             return True
         return None
 
-    def _sync(self, i: int) -> int:
-        """A position <= i that is certainly a cluster boundary."""
-        j = i
-        lo = max(0, i - 4096)
-        while j > lo:
-            if self._sure(j):
-                return j
-            j -= 1
-        return 0 if lo == 0 else self._sync_far(lo)
-
-    def _sync_far(self, i: int) -> int:
-        j = i
-        while j > 0:
-            if self._sure(j):
-                return j
-            j -= 1
-        return 0
+    def _run(self, i: int) -> list[int]:
+        """Cluster boundaries of the stretch around i between the nearest sure boundaries (both included)."""
+        idx = bisect.bisect_right(self._run_starts, i) - 1
+        if idx >= 0:
+            a, b, bounds = self._runs[idx]
+            if a <= i <= b:
+                return bounds
+        t = self.text
+        a = i
+        while a > 0 and self._sure(a) is not True:
+            a -= 1
+        b = i + 1
+        while b < len(t) and self._sure(b) is not True:
+            b += 1
+        b = min(b, len(t))
+        bounds = [m.start() for m in _CLUSTER.finditer(t, a, b)] + [b]
+        self._run_starts.insert(idx + 1, a)
+        self._runs.insert(idx + 1, (a, b, bounds))
+        return bounds
 
     def is_boundary(self, i: int) -> bool:
         """True when offset i lies between two grapheme clusters."""
         s = self._sure(i)
         if s is not None:
             return s
-        j = self._sync(i)
-        for m in _CLUSTER.finditer(self.text, j):
-            if m.start() == i:
-                return True
-            if m.start() > i:
-                return False
-        return i == len(self.text)
+        bounds = self._run(i)
+        k = bisect.bisect_left(bounds, i)
+        return k < len(bounds) and bounds[k] == i
 
     def floor(self, i: int) -> int:
         """The last cluster boundary at or before i."""
         if self._sure(i):
             return i
-        j = self._sync(i)
-        last = j
-        for m in _CLUSTER.finditer(self.text, j):
-            if m.start() > i:
-                break
-            last = m.start()
-        return last
+        bounds = self._run(i)
+        return bounds[bisect.bisect_right(bounds, i) - 1]
 
     def ceil(self, i: int) -> int:
         """The first cluster boundary at or after i."""
         if self._sure(i):
             return i
-        j = self._sync(i)
-        for m in _CLUSTER.finditer(self.text, j):
-            if m.start() >= i:
-                return m.start()
-        return len(self.text)
+        bounds = self._run(i)
+        return bounds[bisect.bisect_left(bounds, i)]
 
     def next(self, i: int) -> int:
         """End of the cluster that starts at boundary i."""

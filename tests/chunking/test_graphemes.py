@@ -1,0 +1,39 @@
+"""Grapheme cluster boundaries found locally (with remembered stretches) equal a full `\\X` segmentation."""
+
+from __future__ import annotations
+
+import bisect
+
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkctl.chunking.segment import Graphemes
+
+PIECES = st.sampled_from(["a", "Z", " ", ".", "\r\n", "\r", "\n", "\t", "é", "e\u0301", "\u0301", "中", "가",
+                          "\u1100\u1161\u11a8", "🇯🇵", "🇫", "👍🏽", "👨\u200d👩\u200d👧", "\u200d", "\ufe0f", "ก\u0e33",
+                          "\u0915\u094d\u0937", "🚀", "\U000e0067"])
+
+
+def reference(text: str) -> list[int]:
+    return [m.start() for m in regex.finditer(r"\X", text)] + [len(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=60).map("".join), st.randoms(use_true_random=False))
+def test_local_boundaries_equal_a_full_segmentation(text, rnd):
+    ref = reference(text)
+    g = Graphemes(text)
+    order = list(range(len(text) + 1))
+    rnd.shuffle(order)  # questions in any order: remembered stretches must not depend on it
+    for i in order:
+        assert g.is_boundary(i) == (i in ref), (text, i)
+        assert g.floor(i) == ref[bisect.bisect_right(ref, i) - 1], (text, i)
+        assert g.ceil(i) == ref[bisect.bisect_left(ref, i)], (text, i)
+
+
+def test_a_text_of_flags_is_segmented_once():
+    text = "🇯🇵" * 3000 + "abc"
+    g = Graphemes(text)
+    assert [g.floor(i) for i in (0, 1, 2, 3, 5999, 6000, 6001)] == [0, 0, 2, 2, 5998, 6000, 6001]
+    assert len(g._runs) == 1  # one stretch between sure boundaries, remembered
