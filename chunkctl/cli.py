@@ -14,7 +14,7 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from .__about__ import __version__
-from .errors import ChunkctlError, ConfigError, LoaderError, MissingExtraError, TokenizerError
+from .errors import ChunkctlError, ConfigError, LoaderError, MissingExtraError, OutputError, TokenizerError
 
 app = typer.Typer(
     name="chunkctl",
@@ -30,11 +30,18 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 1
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (a cancelled CI job): stop as cleanly as on Ctrl-C."""
+    """SIGTERM (a cancelled CI job) or SIGHUP (a closed terminal): stop as cleanly as on Ctrl-C."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__(signum)
+        self.signum = int(signum)
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
-    raise _Terminated()
+    raise _Terminated(signum)
+
+
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 # ----------------------------------------------------------------------------- messages
@@ -56,6 +63,7 @@ class _Console:
         return self._rich
 
     def _say(self, line: str) -> None:
+        line = one_line(line)
         if self.live is not None:
             self.live.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
         else:
@@ -69,8 +77,16 @@ class _Console:
             self._say(f"chunkctl: warning: {msg}")
 
 
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"}
+
+
+def one_line(msg: str) -> str:
+    """`msg` with control characters escaped (\\n, \\t, \\x00): a file name with a line break stays on one line."""
+    return msg.translate(_CONTROL_ESCAPES)
+
+
 def _usage_error(msg: str) -> typer.Exit:
-    print(f"chunkctl: error: {msg}", file=sys.stderr, flush=True)
+    print(f"chunkctl: error: {one_line(msg)}", file=sys.stderr, flush=True)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -249,9 +265,10 @@ def _chunk_config(values: dict[str, Any]):
         import codecs
 
         try:
-            codecs.lookup(config.encoding)
-        except LookupError:
-            raise _usage_error(f"--encoding {config.encoding!r} is not an encoding Python knows")
+            # a text encoding (bytes to str), not a transform such as rot13, hex or base64
+            codecs.lookup(config.encoding).decode(b"")[0].encode("utf-8")
+        except (LookupError, TypeError, AttributeError):
+            raise _usage_error(f"--encoding {config.encoding!r} is not a text encoding Python knows")
     return config
 
 
@@ -300,8 +317,8 @@ def _check_run_options(values: dict[str, Any]) -> None:
         raise _usage_error("--jobs must be 0 (all cores) or a positive number")
     if values["max_file_size"] is not None and values["max_file_size"] < 0:
         raise _usage_error("--max-file-size must not be negative")
-    if values["file_timeout"] < 0:
-        raise _usage_error("--file-timeout must be 0 (no limit) or a positive number of seconds")
+    if not 0 <= values["file_timeout"] <= 366 * 86400:  # NaN fails too
+        raise _usage_error("--file-timeout must be 0 (no limit) or a number of seconds up to a year")
     if values["format"] not in FLAVOURS:
         raise _usage_error(f"--format {values['format']!r} is not one of: {', '.join(FLAVOURS)}")
     if values["engine"] not in ("local", "dask"):
@@ -421,6 +438,7 @@ def chunk(
     if errors == "-":
         raise _usage_error("--errors needs a file name: standard output carries the records")
     inputs, problems = _inputs(paths or [], from_list, stdin_format, stdin_name, values)
+    _check_outputs(output, output_dir, errors, inputs)
     cache = RecordCache(values["cache"]) if values["cache"] else None
     known = pipeline.plan(inputs, config, values["max_file_size"], cache)
     if any(r is None for r in known):
@@ -432,15 +450,20 @@ def chunk(
         errlog.add(p.source, p.error_type, p.reason)
         summary.failed += 1
     if problems and fail_fast:
-        errlog.commit()
+        _commit_errors(errlog, con)
         raise typer.Exit(EXIT_FAILED)
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, _on_sigterm)
     show = con.tty and not values["quiet"]
     sink: Any = None
     stopped = False
     plan = [0, 0, 0]  # --llm-dry-run: calls, prompt tokens, cached answers
+    errors_ok = True
     try:
-        sink = OutputDir(output_dir) if output_dir else Output(output)
+        try:
+            sink = OutputDir(output_dir) if output_dir else Output(output)
+        except OutputError as exc:
+            raise _usage_error(str(exc)) from None
         progress: Any = contextlib.nullcontext()
         if show:
             from .cli_render import RunProgress
@@ -486,13 +509,19 @@ def chunk(
             sink.abort()
         else:
             sink.commit()
-        errlog.commit()
+        errors_ok = _commit_errors(errlog, con)
     except KeyboardInterrupt as exc:
         con.live = None
         if sink is not None:
             sink.abort()
         con.error("interrupted; no output file was written or replaced")
-        raise typer.Exit(EXIT_TERMINATED if isinstance(exc, _Terminated) else EXIT_INTERRUPTED)
+        raise typer.Exit(128 + exc.signum if isinstance(exc, _Terminated) else EXIT_INTERRUPTED)
+    except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        con.error(f"{exc}; no output file was written or replaced")
+        raise typer.Exit(EXIT_FAILED) from None
     except BrokenPipeError:
         sink.abort()
         with contextlib.suppress(OSError):
@@ -503,7 +532,8 @@ def chunk(
             sink.abort()
         raise
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
     if config.extras.get("llm_dry_run"):
         print(f"chunkctl: dry run: {plan[0]} model calls, {plan[1]} prompt tokens (counted with "
               f"{config.tokenizer}); {plan[2]} answers already cached; nothing written", file=sys.stderr, flush=True)
@@ -514,7 +544,47 @@ def chunk(
             con.rich.print(summary_table(summary))
         else:
             print(summary.line(), file=sys.stderr, flush=True)
-    raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete else EXIT_OK)
+    raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK)
+
+
+def _commit_errors(errlog, con) -> bool:
+    """Write the --errors file; on failure say so in one line and return False."""
+    try:
+        errlog.commit()
+    except OutputError as exc:
+        con.error(f"--errors: {exc}")
+        return False
+    return True
+
+
+def _check_outputs(output: Optional[str], output_dir: Optional[str], errors: Optional[str], inputs) -> None:
+    """Refuse outputs that would overwrite an input or each other, or collide under --output-dir (exit 2)."""
+    from .writer import mirror_path
+
+    def real(p: str) -> str:
+        return os.path.realpath(p)
+
+    reads = {real(i.path): i.source for i in inputs if i.path}
+    named = [(flag, p) for flag, p in (("-o", output), ("--errors", errors)) if p and p != "-"]
+    for flag, p in named:
+        if real(p) in reads:
+            raise _usage_error(f"{flag} {p} is also an input: it would be overwritten")
+        if os.path.isdir(p):
+            raise _usage_error(f"{flag} {p}: is a folder, not a file")
+    if len(named) == 2 and real(named[0][1]) == real(named[1][1]):
+        raise _usage_error(f"-o and --errors name the same file {output}")
+    if output_dir:
+        seen: dict[str, str] = {}
+        for i in inputs:
+            key = mirror_path(i.source)
+            if key in seen:
+                raise _usage_error(f"--output-dir: {seen[key]} and {i.source} would both be written to "
+                                   f"{os.path.join(output_dir, key)}")
+            seen[key] = i.source
+        if errors and errors != "-":
+            for key in seen:
+                if real(os.path.join(output_dir, key)) == real(errors):
+                    raise _usage_error(f"--errors {errors} is also where --output-dir writes {key}")
 
 
 # ----------------------------------------------------------------------------- config, inspect, stats
@@ -760,6 +830,7 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float]) -> Non
     """The results table and the best configuration, on stdout."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     s = report.settings
     limit = f"k={s['k']}" if s["token_budget"] is None else f"token budget {s['token_budget']}" + (
@@ -770,7 +841,7 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float]) -> Non
     for i, name in enumerate(head):
         table.add_column(name, justify="left" if i == 0 else "right")
     for row, cells in zip(report.rows, body):
-        table.add_row(*cells, style="bold" if row is best else None)
+        table.add_row(*map(Text, cells), style="bold" if row is best else None)  # Text: never read as markup
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
     if best is None:
@@ -778,7 +849,8 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float]) -> Non
         return
     note = " (retrieve the children, give the generator their parents)" if best.scored == "parents" else ""
     console.print(f"best by {optimize}: {best.name} ({optimize} {100 * best.mean(optimize):.1f}%, recall "
-                  f"{100 * best.mean('recall'):.1f}%)\n  chunkctl chunk DOCS {best.flags}{note}", soft_wrap=True)
+                  f"{100 * best.mean('recall'):.1f}%)\n  chunkctl chunk DOCS {best.flags}{note}",
+                  soft_wrap=True, markup=False)
 
 
 @app.command()
@@ -802,7 +874,7 @@ def run() -> None:
     try:
         app()
     except ChunkctlError as exc:
-        print(f"chunkctl: error: {exc}", file=sys.stderr)
+        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
         sys.exit(EXIT_FAILED)
     except KeyboardInterrupt:
         print("chunkctl: error: interrupted", file=sys.stderr)

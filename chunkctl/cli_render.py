@@ -91,8 +91,8 @@ def chunk_panels(views: list["ChunkView"], preview: int = 0) -> Group:
         budget = r["meta"].get("chunk_size")
         title = (f"#{r['chunk_index']}  {r['n_tokens']}/{budget} tok  [{r['start']}:{r['end']}){pages}  {r['kind']}"
                  + ("  OVERSIZE" if r["oversize"] else "") + (f"  overlap {v.overlap} ch" if v.overlap else ""))
-        subtitle = " > ".join(r["headings"]) or None
-        panels.append(Panel(text, title=title, title_align="left", subtitle=subtitle, subtitle_align="left"))
+        subtitle = Text(" > ".join(r["headings"])) if r["headings"] else None  # Text: never read as markup
+        panels.append(Panel(text, title=Text(title), title_align="left", subtitle=subtitle, subtitle_align="left"))
     legend = Text.assemble(("breadcrumb", STYLES["breadcrumb"]), "  ", ("repeated header", STYLES["header"]), "  ",
                            ("overlap with the previous chunk", STYLES["overlap"]), "  body")
     return Group(legend, *panels)
@@ -126,13 +126,13 @@ def stats_tables(st: "ChunkStats", top: int = 5, max_violations: int = 20) -> Gr
     f.add_column("chunks", justify="right")
     docs = st.docs_by_format()
     for fmt in sorted(st.by_format):
-        f.add_row(fmt, str(docs.get(fmt, 0)), str(st.by_format[fmt]))
+        f.add_row(Text(str(fmt)), str(docs.get(fmt, 0)), str(st.by_format[fmt]))
     parts.append(f)
     k = Table(title="by kind", title_justify="left", box=None, padding=(0, 2))
     k.add_column("kind")
     k.add_column("chunks", justify="right")
     for kind, c in st.by_kind.most_common():
-        k.add_row(kind, str(c))
+        k.add_row(Text(str(kind)), str(c))
     parts.append(k)
     per = sorted(st.chunks_per_doc.values())
     d = Table(title="chunks per document", title_justify="left", box=None, padding=(0, 2))
@@ -141,7 +141,7 @@ def stats_tables(st: "ChunkStats", top: int = 5, max_violations: int = 20) -> Gr
     if per:
         d.add_row("(min / median / max)", f"{per[0]} / {per[len(per) // 2]} / {per[-1]}")
     for src, c in sorted(st.chunks_per_doc.items(), key=lambda kv: -kv[1])[:top]:
-        d.add_row(src, str(c))
+        d.add_row(Text(str(src)), str(c))
     parts.append(d)
     if st.violations:
         v = Table(title=f"contract violations: {len(st.violations)}", title_justify="left", title_style="bold red",
@@ -151,7 +151,7 @@ def stats_tables(st: "ChunkStats", top: int = 5, max_violations: int = 20) -> Gr
         v.add_column("document")
         v.add_column("problem")
         for x in st.violations[:max_violations]:
-            v.add_row(str(x.line), x.rule, x.source or "", x.message)
+            v.add_row(str(x.line), Text(x.rule), Text(x.source or ""), Text(x.message))
         parts.append(v)
     else:
         parts.append(Text("contract: no violations found", style="bold green"))
@@ -165,5 +165,5 @@ def config_table(values: dict[str, Any], origins: dict[str, str]) -> Table:
     t.add_column("value")
     t.add_column("from", style="dim")
     for key, value in values.items():
-        t.add_row(key.replace("_", "-"), repr(value), origins[key])
+        t.add_row(key.replace("_", "-"), Text(repr(value)), Text(str(origins[key])))
     return t

@@ -51,6 +51,10 @@ def parse_overlap(value: int | str | None, chunk_size: int) -> int:
     return tokens
 
 
+MAX_BUDGET = 2**31 - 1
+"""Largest token budget accepted (chunk, parent or level size), in tokens."""
+
+
 @dataclass(frozen=True)
 class ChunkConfig:
     """The options of one run that decide the chunks (and so the chunk ids).
@@ -115,6 +119,10 @@ class ChunkConfig:
             object.__setattr__(self, "chunk_size", levels[-1])  # the retrieval (leaf) budget
         if not isinstance(self.chunk_size, int) or isinstance(self.chunk_size, bool) or self.chunk_size < 1:
             raise ConfigError(f"--chunk-size must be a positive number of tokens, got {self.chunk_size!r}")
+        for flag, value in (("--chunk-size", self.chunk_size), ("--parent-chunk-size", self.parent_chunk_size),
+                            ("--levels", max(self.levels or (0,)))):
+            if isinstance(value, int) and value > MAX_BUDGET:
+                raise ConfigError(f"{flag} {value} is too large: budgets go up to {MAX_BUDGET:,} tokens")
         object.__setattr__(self, "overlap", parse_overlap(self.overlap, self.chunk_size))
         if self.context not in CONTEXT_MODES:
             raise ConfigError(f"--context {self.context!r} is not one of: {', '.join(CONTEXT_MODES)}")
@@ -124,7 +132,7 @@ class ChunkConfig:
             raise ConfigError(f"--min-chunk-tokens ({self.min_chunk_tokens}) must not exceed --chunk-size ({self.chunk_size})")
         if self.sentence_splitter not in SENTENCE_SPLITTERS:
             raise ConfigError(f"--sentence-splitter {self.sentence_splitter!r} is not one of: {', '.join(SENTENCE_SPLITTERS)}")
-        if not 0 <= float(self.breakpoint_percentile) <= 100:
+        if not 0 <= float(self.breakpoint_percentile) <= 100:  # (NaN fails too)
             raise ConfigError("--breakpoint-percentile must lie between 0 and 100")
         if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
             raise ConfigError(f"--parent-chunk-size ({self.parent_chunk_size}) must be larger than --chunk-size ({self.chunk_size})")

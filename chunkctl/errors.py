@@ -15,6 +15,10 @@ class TokenizerError(ChunkctlError):
     """A tokenizer that cannot be loaded (unknown name, missing offline data, bad file)."""
 
 
+class OutputError(ChunkctlError):
+    """An output that cannot be opened or written (a folder, a full disk, no permission)."""
+
+
 class LoaderError(ChunkctlError):
     """A file that cannot be turned into a document.
 

@@ -12,6 +12,7 @@ import fnmatch
 import functools
 import io
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,6 +234,15 @@ def load(path: str | os.PathLike, config: ChunkConfig | None = None, source: str
     config = config or ChunkConfig()
     path = str(path)
     source = source or path.replace(os.sep, "/")
+    if data is None:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            raise LoaderError(source, f"cannot read file ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(mode):
+            raise LoaderError(source, "is a folder, not a file")
+        if not stat.S_ISREG(mode):  # a pipe or a device would block or never end
+            raise LoaderError(source, "not a regular file")
     fmt = format or format_for(path)
     if fmt is None:
         raise LoaderError(source, f"no loader for the extension {Path(path).suffix or '(none)'!r}")

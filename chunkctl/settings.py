@@ -72,7 +72,7 @@ def find_config(start: str | os.PathLike | None = None) -> Path | None:
                 with open(py, "rb") as fh:
                     if "chunkctl" in tomllib.load(fh).get("tool", {}):
                         return py
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue
     return None
 
@@ -116,6 +116,8 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
         raise ConfigError(f"{file}: cannot read the configuration file ({exc.strerror or exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{file}: not valid TOML (the file is not UTF-8 text)") from None
     label = str(file)
     if file.name == "pyproject.toml":
         data = data.get("tool", {}).get("chunkctl", {})

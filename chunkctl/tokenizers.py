@@ -369,6 +369,8 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             enc = tiktoken.Encoding(name=path.stem, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
         except Exception as exc:  # tiktoken raises ValueError/others on a bad pattern or vocabulary
             raise TokenizerError(f"tokenizer file {spec}: {exc}") from None
+        if pattern is not None:
+            _check_pattern(enc, pattern)
         return Tokenizer(spec, enc, family if pattern is None else None)
 
     name = spec
@@ -390,6 +392,34 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         )
     data, _where = found
     ranks = _parse_bpe(data, name)
-    enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
-                            special_tokens=_SPECIAL[name])
+    try:
+        enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
+                                special_tokens=_SPECIAL[name])
+    except Exception as exc:
+        raise TokenizerError(f"--tokenizer-pattern {pattern!r}: {exc}") from None
+    if pattern is not None:
+        _check_pattern(enc, pattern)
     return Tokenizer(name, enc, name if pattern is None else None)
+
+
+_PATTERN_SAMPLE = "Hello, world! It's 2026: naïve café, 東京タワー 🚀 \n\t  x = f(y) + 3.14\r\n\nend."
+
+
+def _check_pattern(enc, pattern: str) -> None:
+    """Refuse a pre-tokenizer pattern that loses text or makes the encoder fail.
+
+    tiktoken drops the characters a pattern does not match (counts would be too low)
+    and panics on pieces it cannot merge; both are found on a sample text here.
+
+    Raises:
+        TokenizerError: the pattern does not reproduce the sample.
+    """
+    try:
+        ok = enc.decode_bytes(enc.encode_ordinary(_PATTERN_SAMPLE)) == _PATTERN_SAMPLE.encode("utf-8")
+    except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException (a BaseException)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        ok = False
+    if not ok:
+        raise TokenizerError(f"--tokenizer-pattern {pattern!r}: tokenizing a sample text with it loses or "
+                             f"breaks text (the pattern must match every character, as the encodings' own do)")

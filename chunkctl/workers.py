@@ -37,12 +37,27 @@ class TaskFailure:
     message: str
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel send SIGTERM to this worker when its parent dies, even by SIGKILL.
+
+    Otherwise a worker whose parent was killed stays blocked sending a result nobody reads.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None) -> None:
     """Worker main loop: warm up, say ready, then answer (key, item) with (key, fn(item)) until told to stop."""
     # Ctrl-C reaches the whole foreground process group; the parent alone decides
     # what to do about it and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
     if init is not None:
         try:
             init()

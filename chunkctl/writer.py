@@ -5,9 +5,16 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import stat
 import sys
 import tempfile
 from typing import BinaryIO
+
+from .errors import OutputError
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
 
 
 def _target_mode(path: str) -> int:
@@ -28,6 +35,12 @@ class Output:
     `commit()`, so an interrupted or failed run never leaves a half-written file and
     never replaces a previous good one. A path ending in `.gz` is gzip-compressed
     (deterministically: no name or time stamp in the gzip header).
+
+    A symbolic link is followed: the file it points to is replaced, the link stays. A
+    path that is not a regular file (/dev/null, a named pipe, a terminal) is written
+    to directly, as a stream. Raises OutputError (one line naming the path) when the
+    output cannot be opened or written: a folder, a missing parent that cannot be
+    made, no permission, a full disk.
     """
 
     def __init__(self, path: str | None):
@@ -35,28 +48,55 @@ class Output:
         self._tmp: str | None = None
         self._raw: BinaryIO | None = None
         self._fh: BinaryIO
+        self._target = self.path
         if self.path is None:
             self._fh = sys.stdout.buffer
             return
-        folder = os.path.dirname(os.path.abspath(self.path)) or "."
-        os.makedirs(folder, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(self.path) + ".", suffix=".tmp", dir=folder)
-        # mkstemp makes the file private (0600); the output gets the mode a plain
-        # open() would give it, or keeps the mode of the file it replaces.
-        with contextlib.suppress(OSError):
-            os.chmod(fd, _target_mode(self.path))
-        self._raw = os.fdopen(fd, "wb")
+        if not self.path:
+            raise OutputError("the output file name is empty")
+        target = self._target = os.path.realpath(self.path)
+        try:
+            st = os.stat(target)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{self.path}: is a folder, not a file")
+        try:
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                self._raw = open(target, "wb")  # a device or a pipe: nothing to replace atomically
+            else:
+                folder = os.path.dirname(target) or "."
+                os.makedirs(folder, exist_ok=True)
+                fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
+                                                 dir=folder)
+                # mkstemp makes the file private (0600); the output gets the mode a plain
+                # open() would give it, or keeps the mode of the file it replaces.
+                with contextlib.suppress(OSError):
+                    os.chmod(fd, _target_mode(target))
+                self._raw = os.fdopen(fd, "wb")
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None
         if self.path.endswith(".gz"):
             self._fh = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0)  # type: ignore[assignment]
         else:
             self._fh = self._raw
 
     def write(self, data: bytes) -> None:
-        """Append bytes (whole JSONL lines)."""
+        """Append bytes (whole JSONL lines).
+
+        Raises:
+            OutputError: the bytes cannot be written (full disk, closed device);
+                BrokenPipeError passes through (the reader of stdout went away).
+        """
         if data:
-            self._fh.write(data)
-            if self.path is None:
-                self._fh.flush()
+            try:
+                self._fh.write(data)
+                if self.path is None:
+                    self._fh.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                raise OutputError(f"cannot write {self.path or 'standard output'}: {_reason(exc)}") from None
 
     def commit(self) -> None:
         """Finish the output: flush, and for a file, atomically replace the target."""
@@ -65,19 +105,28 @@ class Output:
                 self._fh.flush()
             except BrokenPipeError:
                 pass
+            except OSError as exc:
+                raise OutputError(f"cannot write standard output: {_reason(exc)}") from None
             return
-        if self._fh is not self._raw:
-            self._fh.close()
-        assert self._raw is not None and self._tmp is not None
-        self._raw.flush()
-        os.fsync(self._raw.fileno())
-        self._raw.close()
-        os.replace(self._tmp, self.path)
+        assert self._raw is not None
+        try:
+            if self._fh is not self._raw:
+                self._fh.close()
+            self._raw.flush()
+            if self._tmp is None:  # a device or a pipe, written in place
+                self._raw.close()
+                return
+            os.fsync(self._raw.fileno())
+            self._raw.close()
+            os.replace(self._tmp, self._target)
+        except OSError as exc:
+            self.abort()
+            raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None
         self._tmp = None
 
     def abort(self) -> None:
         """Drop a file output: remove the temporary file, leave any previous target untouched."""
-        if self.path is None or self._tmp is None:
+        if self.path is None:
             return
         try:
             if self._fh is not self._raw:
@@ -89,10 +138,9 @@ class Output:
                 self._raw.close()
         except Exception:
             pass
-        try:
-            os.unlink(self._tmp)
-        except OSError:
-            pass
+        if self._tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._tmp)
         self._tmp = None
 
 
@@ -123,6 +171,14 @@ class OutputDir:
     def __init__(self, folder: str | os.PathLike):
         self.folder = os.fspath(folder)
         self._current: Output | None = None
+        if not self.folder:
+            raise OutputError("the output folder name is empty")
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+        except FileExistsError:
+            raise OutputError(f"{self.folder}: is a file, not a folder") from None
+        except OSError as exc:
+            raise OutputError(f"cannot make the output folder {self.folder}: {_reason(exc)}") from None
 
     def write_document(self, source: str, lines: bytes) -> str:
         """Write one document's records to `folder/<source>.jsonl`; returns that path."""

@@ -256,3 +256,101 @@ def test_python_api_does_the_same_job(tmp_path):
         list(chunkctl.chunk_paths([d]))
     kept = list(chunkctl.chunk_paths([d], errors="skip", flavour="langchain"))
     assert {o["metadata"]["source"] for o in kept} == {"guide.md", "sub/notes.txt"}
+
+
+def test_outputs_that_would_destroy_files_are_refused_or_written_through(tmp_path):
+    src = tmp_path / "a.txt"
+    src.write_text("Hello world. This is a short text.\n")
+    # -o or --errors naming an input: usage error, the input untouched
+    for flag in ("-o", "--errors"):
+        r = invoke("chunk", src, flag, src)
+        assert r.exit_code == 2 and "is also an input" in r.stderr, flag
+    assert src.read_text() == "Hello world. This is a short text.\n"
+    # a folder, an empty name, the same file twice: usage errors in one line
+    for args, msg in [(["-o", tmp_path], "is a folder"), (["-o", ""], "empty"),
+                      (["-o", tmp_path / "x.jsonl", "--errors", tmp_path / "x.jsonl"], "same file"),
+                      (["--output-dir", src], "is a file, not a folder")]:
+        r = invoke("chunk", src, *args)
+        assert r.exit_code == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, args
+    # a symbolic link: the file it points to is replaced, the link stays a link
+    real, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    real.write_text("old\n")
+    link.symlink_to(real.name)
+    assert invoke("chunk", src, "-o", link, "--quiet").exit_code == 0
+    assert link.is_symlink() and parse_jsonl(real.read_bytes())[0]["source"].endswith("a.txt")
+    # a device is written to, not replaced by a regular file
+    assert invoke("chunk", src, "-o", os.devnull, "--quiet").exit_code == 0
+    assert not Path(os.devnull).is_file() and Path(os.devnull).exists()
+    if Path("/dev/full").exists():  # a full disk: one line, exit 1
+        r = invoke("chunk", src, "-o", "/dev/full")
+        assert r.exit_code == 1 and "No space left on device" in r.stderr
+    assert _tmp_files(tmp_path) == []
+
+
+def test_output_dir_refuses_two_documents_with_one_output_file(tmp_path):
+    # A file given by its absolute path keeps that path (less the leading "/") as source,
+    # which a folder input can repeat below itself.
+    (tmp_path / "d4").mkdir()
+    (tmp_path / "d4" / "a.txt").write_text("A one.\n")
+    nested = tmp_path / "d5" / str(tmp_path / "d4").lstrip("/")
+    nested.mkdir(parents=True)
+    (nested / "a.txt").write_text("B two.\n")
+    r = invoke("chunk", tmp_path / "d4" / "a.txt", tmp_path / "d5", "--output-dir", tmp_path / "out")
+    assert r.exit_code == 2 and "would both be written to" in r.stderr
+    clash = tmp_path / "c"
+    (clash / "__").mkdir(parents=True)
+    (clash / "__" / "x.txt").write_text("folder file.\n")
+    r = invoke("chunk", clash, "-", "--stdin-format", "txt", "--stdin-name", "../x.txt",
+               "--output-dir", tmp_path / "out2", input="stdin text.\n")
+    assert r.exit_code == 2 and "would both be written to" in r.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out2").exists()
+
+
+def test_error_lines_stay_one_line_and_bad_values_are_usage_errors(tmp_path):
+    d = tmp_path / "nl"
+    d.mkdir()
+    (d / "evil\nchunkctl: 0 files ok.txt").write_bytes(b"a\0b")
+    p = run_cli("chunk", str(d), "-o", str(tmp_path / "o.jsonl"))
+    err = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 1 and err[0] == ("chunkctl: error: evil\\nchunkctl: 0 files ok.txt: binary file "
+                                            "(NUL bytes in the first 8 KiB); not a text document")
+    src = tmp_path / "a.txt"
+    src.write_text("Hello.\n")
+    for args, msg in [(["--encoding", "rot13"], "not a text encoding"), (["--encoding", "hex"], "not a text encoding"),
+                      (["--chunk-size", "99999999999999999999"], "too large"),
+                      (["--file-timeout", "1e308"], "--file-timeout"), (["--file-timeout", "nan"], "--file-timeout"),
+                      (["--tokenizer-pattern", r"(?<=a+)b"], "--tokenizer-pattern")]:
+        r = invoke("chunk", src, *args)
+        assert r.exit_code == 2 and msg in r.stderr, args
+
+
+def test_named_pipes_and_folders_are_not_read_by_extract_and_inspect(tmp_path):
+    fifo = tmp_path / "f.txt"
+    os.mkfifo(fifo)
+    for cmd in ("extract", "inspect"):
+        r = invoke(cmd, fifo)
+        assert r.exit_code == 1 and "not a regular file" in r.stderr, cmd
+        r = invoke(cmd, tmp_path)
+        assert r.exit_code == 1 and "is a folder" in r.stderr, cmd
+
+
+def test_square_brackets_in_documents_are_text_not_markup(tmp_path):
+    md = tmp_path / "h.md"
+    md.write_text("# Install to [/usr/local]\n\nRun it [bold]x[/bold].\n")
+    r = invoke("inspect", md)
+    assert r.exit_code == 0 and "[/usr/local]" in r.stdout and "[bold]x[/bold]" in r.stdout
+    out = tmp_path / "r.jsonl"
+    weird = tmp_path / "r" / "a["
+    weird.mkdir(parents=True)
+    (weird / "b]c.md").write_text("hi\n")  # source "a[/b]c.md": reads as a closing tag to rich
+    assert invoke("chunk", tmp_path / "r", "-o", out, "--quiet").exit_code == 0
+    r = invoke("stats", out)
+    assert r.exit_code == 0 and "a[/b]c.md" in r.stdout
+
+
+def test_a_configuration_file_that_is_not_utf8_is_a_usage_error(tmp_path, monkeypatch):
+    (tmp_path / "chunkctl.toml").write_bytes(b"\xff\xfe x\n")
+    (tmp_path / "a.txt").write_text("Hello.\n")
+    monkeypatch.chdir(tmp_path)
+    r = invoke("chunk", "a.txt")
+    assert r.exit_code == 2 and "not UTF-8" in r.stderr
