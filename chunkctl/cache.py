@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ import orjson
 
 from .__about__ import __version__
 from .config import ChunkConfig
+from .errors import ConfigError
 
 _ENTRY_VERSION = 1
 
@@ -62,6 +64,8 @@ class RecordCache:
 
     def __init__(self, folder: str | os.PathLike):
         self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"--cache {folder}: is a file, not a folder")
 
     def key(self, sha256: str, source: str, fmt: str, config: ChunkConfig) -> str:
         """The entry key of a file with these bytes, source and format under `config`."""
@@ -73,8 +77,11 @@ class RecordCache:
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry stored under `key`, or None when there is none or it is damaged."""
+        path = self._path(key)
         try:
-            data = self._path(key).read_bytes()
+            if not stat.S_ISREG(path.stat().st_mode):  # a pipe placed in the cache would block the run
+                return None
+            data = path.read_bytes()
         except OSError:
             return None
         head, sep, body = data.partition(b"\n")

@@ -439,7 +439,10 @@ def chunk(
         raise _usage_error("--errors needs a file name: standard output carries the records")
     inputs, problems = _inputs(paths or [], from_list, stdin_format, stdin_name, values)
     _check_outputs(output, output_dir, errors, inputs)
-    cache = RecordCache(values["cache"]) if values["cache"] else None
+    try:
+        cache = RecordCache(values["cache"]) if values["cache"] else None
+    except ConfigError as exc:
+        raise _usage_error(str(exc)) from None
     known = pipeline.plan(inputs, config, values["max_file_size"], cache)
     if any(r is None for r in known):
         _ready(config)  # after the cache: a run that needs no tokenizer does not load one

@@ -109,6 +109,8 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
     file = Path(path) if path is not None else find_config(start)
     if file is None:
         return Settings()
+    if path is not None and file.exists() and not file.is_file():
+        raise ConfigError(f"{file}: not a regular file")
     try:
         with open(file, "rb") as fh:
             data = tomllib.load(fh)
@@ -127,6 +129,8 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
     values: dict[str, Any] = {}
     for raw, value in data.items():
         key = raw.replace("-", "_")
+        if key in values:
+            raise ConfigError(f"{label}: {key.replace('_', '-')!r} is given twice (as {raw!r} and another spelling)")
         if key not in KEYS:
             near = difflib.get_close_matches(key, KEYS, n=1)
             hint = f"; did you mean {near[0].replace('_', '-')!r}?" if near else ""

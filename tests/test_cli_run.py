@@ -354,3 +354,28 @@ def test_a_configuration_file_that_is_not_utf8_is_a_usage_error(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     r = invoke("chunk", "a.txt")
     assert r.exit_code == 2 and "not UTF-8" in r.stderr
+
+
+def test_bad_cache_and_configuration_paths_are_usage_errors(tmp_path, monkeypatch):
+    src = tmp_path / "a.txt"
+    src.write_text("Hello.\n")
+    assert invoke("chunk", src, "--cache", src).exit_code == 2
+    if Path("/dev/zero").exists():  # reading it would never end
+        r = invoke("chunk", src, "--config", "/dev/zero")
+        assert r.exit_code == 2 and "not a regular file" in r.stderr
+    (tmp_path / "chunkctl.toml").write_text("chunk-size = 100\nchunk_size = 200\n")
+    monkeypatch.chdir(tmp_path)
+    r = invoke("chunk", "a.txt")
+    assert r.exit_code == 2 and "given twice" in r.stderr
+
+
+def test_a_named_pipe_in_the_cache_is_a_miss_not_a_hang(tmp_path):
+    src = tmp_path / "a.txt"
+    src.write_text("Hello there. A second sentence.\n")
+    cache = tmp_path / "cache"
+    first = invoke("chunk", src, "--cache", cache, "--quiet")
+    entry = next(cache.rglob("*.jsonl"))
+    entry.unlink()
+    os.mkfifo(entry)
+    again = invoke("chunk", src, "--cache", cache, "--quiet")
+    assert again.exit_code == 0 and again.stdout_bytes == first.stdout_bytes

@@ -77,6 +77,8 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return m.end(), {}, f"YAML front matter does not parse ({first}); ignored"
+    except RecursionError:
+        return m.end(), {}, "YAML front matter nested too deeply to read; ignored"
     if data is None:
         data = {}
     if not isinstance(data, dict):

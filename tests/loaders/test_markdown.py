@@ -90,3 +90,13 @@ def test_yaml_alias_bomb_front_matter_is_ignored_not_expanded():
     doc = load("---\n" + "\n".join(lines) + "\ntitle: *i\n---\n\nbody\n")
     assert "front_matter" not in doc.meta and doc.meta["title"] == "doc"
     assert any("10,000 values" in w for w in doc.warnings)
+
+
+def test_front_matter_nested_too_deeply_is_ignored_not_fatal():
+    from chunkctl import ChunkConfig
+    from chunkctl.loaders import load_bytes
+
+    deep = "---\na:\n" + "".join("  " * i + "b:\n" for i in range(1, 3000)) + "---\n\n# Title\n\nBody text.\n"
+    doc = load_bytes(deep.encode(), "deep.md", "md", ChunkConfig())
+    assert any("nested too deeply" in w for w in doc.warnings)
+    assert doc.text.endswith("# Title\n\nBody text.\n") and doc.title == "Title"
