@@ -659,13 +659,15 @@ def inspect_cmd(
     from .cli_render import chunk_panels
     from .inspection import inspect_file
 
+    if file == "-":
+        raise _usage_error("inspect reads a file, not standard input: save the document to a file first")
     values, _ = _effective(opts)
     config = _chunk_config(values)
     _ready(config)
     try:
         views = inspect_file(file, config)
     except LoaderError as exc:
-        print(f"chunkctl: error: {exc}", file=sys.stderr)
+        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     Console(highlight=False).print(chunk_panels(views, preview))
 
@@ -747,13 +749,15 @@ def extract(
                              password=password)
     except ConfigError as exc:
         raise _usage_error(str(exc))
+    if file == "-":
+        raise _usage_error("extract reads a file, not standard input: save the document to a file first")
     try:
         doc = load(file, config)
     except LoaderError as exc:
-        print(f"chunkctl: error: {exc}", file=sys.stderr)
+        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     for w in doc.warnings:
-        print(f"chunkctl: warning: {file}: {w}", file=sys.stderr)
+        print(f"chunkctl: warning: {one_line(f'{file}: {w}')}", file=sys.stderr)
     out = sys.stdout.buffer
     if blocks:
         for b in doc.blocks:

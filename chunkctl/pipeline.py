@@ -8,6 +8,7 @@ order, with a per-file time limit and an optional record cache.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import io
@@ -123,6 +124,16 @@ def _matches(rel: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
+def _dangling(name: str, path: str) -> "Problem":
+    """The problem of a symbolic link that leads nowhere: a loop of links, or a missing target."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Problem(name, "LinkLoop", "symbolic-link loop; not followed")
+    return Problem(name, "BrokenLink", "broken symbolic link")
+
+
 def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
              hidden: bool = False) -> Discovery:
     """Expand files and directories into inputs, in a deterministic order.
@@ -196,7 +207,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                 if os.path.isfile(full):
                     add(full, rel)
                 elif os.path.islink(full) and not os.path.exists(full):
-                    problems.append(Problem(rel, "BrokenLink", "broken symbolic link"))
+                    problems.append(_dangling(rel, full))
                 elif os.path.exists(full) and not os.path.isdir(full):
                     problems.append(Problem(rel, "NotAFile", "not a regular file (a pipe, socket or device)"))
         elif p.is_file():
@@ -204,7 +215,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
         elif p.exists():
             problems.append(Problem(raw, "NotAFile", "not a regular file or folder"))
         elif p.is_symlink():
-            problems.append(Problem(raw, "BrokenLink", "broken symbolic link"))
+            problems.append(_dangling(raw, str(p)))
         else:
             problems.append(Problem(raw, "NotFound", "no such file or folder"))
     return Discovery(inputs, problems, unsupported)

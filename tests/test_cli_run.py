@@ -379,3 +379,18 @@ def test_a_named_pipe_in_the_cache_is_a_miss_not_a_hang(tmp_path):
     os.mkfifo(entry)
     again = invoke("chunk", src, "--cache", cache, "--quiet")
     assert again.exit_code == 0 and again.stdout_bytes == first.stdout_bytes
+
+
+def test_link_loops_are_named_as_loops_and_stdin_is_not_a_file_to_inspect(tmp_path):
+    d = tmp_path / "lp"
+    d.mkdir()
+    (d / "loop1").symlink_to("loop2")
+    (d / "loop2").symlink_to("loop1")
+    (d / "broken").symlink_to("nowhere")
+    (d / "ok.txt").write_text("Hello.\n")
+    r = invoke("chunk", d, "-o", tmp_path / "o.jsonl")
+    assert r.exit_code == 1
+    assert "loop1: symbolic-link loop; not followed" in r.stderr and "broken: broken symbolic link" in r.stderr
+    for cmd in ("inspect", "extract"):
+        r = invoke(cmd, "-")
+        assert r.exit_code == 2 and "not standard input" in r.stderr
