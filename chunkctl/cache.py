@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import orjson
 from .__about__ import __version__
 from .config import ChunkConfig
 from .errors import ConfigError
+from .writer import replace_atomically
 
 _ENTRY_VERSION = 1
 
@@ -105,20 +106,5 @@ class RecordCache:
         head = {"entry": _ENTRY_VERSION, "key": key, "n_chunks": entry.n_chunks, "n_tokens": entry.n_tokens,
                 "warnings": entry.warnings, "size": len(entry.lines),
                 "sha256": hashlib.sha256(entry.lines).hexdigest()}
-        tmp = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=path.parent)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(orjson.dumps(head) + b"\n")
-                fh.write(entry.lines)
-            os.replace(tmp, path)
-            tmp = None
-        except OSError:
-            pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+        with contextlib.suppress(OSError):
+            replace_atomically(path, orjson.dumps(head) + b"\n", entry.lines)

@@ -17,6 +17,29 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
 
 
+def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
+    """Write `parts` to `path` through a temporary file in its folder, then rename it over `path`.
+
+    A reader sees the old file or the whole new one, never a part. The folder is made
+    when missing; the temporary file is removed on any failure.
+
+    Raises:
+        OSError: the folder or the file cannot be written (callers that only cache may ignore it).
+    """
+    folder = os.path.dirname(os.fspath(path)) or "."
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(os.fspath(path)) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for part in parts:
+                fh.write(part)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _target_mode(path: str) -> int:
     """The permission bits for a new output file: the replaced file's, else 0666 minus the umask."""
     try:

@@ -7,11 +7,11 @@ message or a repr.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import hashlib
 import os
 import random
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from ..errors import ChunkctlError, MissingExtraError
+from ..writer import replace_atomically
 from .options import LLMOptions
 
 CACHE_VERSION = 1
@@ -127,18 +128,8 @@ class DiskCache:
         if path is None:
             return
         data = orjson.dumps({"v": CACHE_VERSION, "model": model, "prompt": request.prompt_hash(), "answer": answer})
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            replace_atomically(path, data)
 
 
 def _public_url(url: str) -> str:
