@@ -90,7 +90,6 @@ class Packer:
         self.graphemes = Graphemes(doc.text)
         self.sentences = sentence_splitter or SentenceSplitter(config.sentence_splitter)
         self.splitters = Splitters(doc.text, self.sentences)
-        self._starts = self.table.starts
         self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL

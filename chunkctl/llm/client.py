@@ -84,11 +84,6 @@ class Answer:
     error: str | None = None
     cached: bool = False
 
-    @property
-    def sent_nothing(self) -> bool:
-        """True for a dry-run miss: no answer and no failure."""
-        return self.text is None and self.error is None
-
 
 class DiskCache:
     """Answers on disk, one JSON file per (model, prompt hash): `<folder>/<key[:2]>/<key>.json`.
@@ -224,7 +219,6 @@ class ChatClient:
         self._secret: str | None = None
         self._lock = threading.Lock()
         self._random = random.Random()
-        self.attempts = 0  # HTTP requests made (every attempt counts)
         # Requests in a row that never reached the server; past UNREACHABLE_AFTER the
         # endpoint counts as down for this client and requests fail at once, so a dead
         # server costs seconds, not retries times chunks.
@@ -335,8 +329,6 @@ class ChatClient:
             return Answer(None, self._redact(f"{self._down_reason}; not tried again in this run"))
         for attempt in range(tries):
             asked = None
-            with self._lock:
-                self.attempts += 1
             try:
                 resp = http.post(self.url, content=body)
             except httpx.TimeoutException:

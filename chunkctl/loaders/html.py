@@ -32,7 +32,6 @@ BLOCK_TAGS = frozenset(
     "search section summary table caption thead tbody tfoot tr td th ul xmp optgroup option".split())
 PRE_TAGS = frozenset("pre listing xmp plaintext".split())
 LIST_TAGS = frozenset("ul ol menu dir dl".split())
-TABLE_PARTS = frozenset("tr td th thead tbody tfoot caption colgroup col".split())
 _CELL_BLOCKS = "p, div, ul, ol, dl, pre, blockquote, h1, h2, h3, h4, h5, h6, table table"
 
 _CONSENT = re.compile(r"(?:^|[\s_-])(?:cookie|cookies|consent|gdpr|cmp)(?:$|[\s_-])|cookiebot|onetrust|"

@@ -191,7 +191,6 @@ class PageData:
         frame: the upright frame of the page.
         lines: text lines in content-stream order (upright coordinates).
         stray: lines whose direction differs from the page's (margin stamps).
-        n_chars: characters pdfium found on the page.
         has_images: the page draws at least one image.
         ruled: the page has ruling lines that could form a table grid.
         edges: its ruling edges in user space when `ruled` (see `_scan_objects`).
@@ -204,7 +203,6 @@ class PageData:
     frame: Frame
     lines: list[Line] = field(default_factory=list)
     stray: list[Line] = field(default_factory=list)
-    n_chars: int = 0
     has_images: bool = False
     ruled: bool = False
     edges: list = field(default_factory=list)
@@ -368,7 +366,7 @@ class PageReader:
             facts.append((a, b, hyph, (l, bt, r, t), size, bold, mono, angle, origin, ends))
         angle = votes.index(max(votes)) * 90 if facts else 0
         frame = _frame(angle, crop)
-        pdata = PageData(index, frame, n_chars=n, has_images=has_images)
+        pdata = PageData(index, frame, has_images=has_images)
         pdata.too_many_edges = len(edges) > MAX_EDGES
         pdata.ruled = bool(edges) and angle == 0 and not pdata.too_many_edges and _has_grid(edges)
         if pdata.ruled:
