@@ -85,8 +85,13 @@ def one_line(msg: str) -> str:
     return msg.translate(_CONTROL_ESCAPES)
 
 
+def _print_line(kind: str, msg: str) -> None:
+    """`chunkctl: KIND: MSG` on stderr, on one line (outside a progress display)."""
+    print(f"chunkctl: {kind}: {one_line(msg)}", file=sys.stderr, flush=True)
+
+
 def _usage_error(msg: str) -> typer.Exit:
-    print(f"chunkctl: error: {one_line(msg)}", file=sys.stderr, flush=True)
+    _print_line("error", msg)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -667,7 +672,7 @@ def inspect_cmd(
     try:
         views = inspect_file(file, config)
     except LoaderError as exc:
-        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
+        _print_line("error", str(exc))
         raise typer.Exit(EXIT_FAILED)
     Console(highlight=False).print(chunk_panels(views, preview))
 
@@ -697,13 +702,13 @@ def stats_cmd(
     try:
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")
     except OSError as exc:
-        print(f"chunkctl: error: {file}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+        _print_line("error", f"{file}: cannot read it ({exc.strerror or exc})")
         raise typer.Exit(EXIT_USAGE)
     try:
         with contextlib.closing(stream) if file != "-" else contextlib.nullcontext():
             st = read_stats(stream)
     except (OSError, EOFError) as exc:
-        print(f"chunkctl: error: {file}: cannot read it ({exc})", file=sys.stderr)
+        _print_line("error", f"{file}: cannot read it ({exc})")
         raise typer.Exit(EXIT_FAILED)
     if as_json:
         hist = [{"low": lo, "high": hi, "chunks": c} for lo, hi, c in st.histogram()]
@@ -754,10 +759,10 @@ def extract(
     try:
         doc = load(file, config)
     except LoaderError as exc:
-        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
+        _print_line("error", str(exc))
         raise typer.Exit(EXIT_FAILED)
     for w in doc.warnings:
-        print(f"chunkctl: warning: {one_line(f'{file}: {w}')}", file=sys.stderr)
+        _print_line("warning", f"{file}: {w}")
     out = sys.stdout.buffer
     if blocks:
         for b in doc.blocks:
@@ -881,8 +886,8 @@ def run() -> None:
     try:
         app()
     except ChunkctlError as exc:
-        print(f"chunkctl: error: {one_line(str(exc))}", file=sys.stderr)
+        _print_line("error", str(exc))
         sys.exit(EXIT_FAILED)
     except KeyboardInterrupt:
-        print("chunkctl: error: interrupted", file=sys.stderr)
+        _print_line("error", "interrupted")
         sys.exit(EXIT_INTERRUPTED)
