@@ -569,14 +569,14 @@ def _check_outputs(output: Optional[str], output_dir: Optional[str], errors: Opt
     """Refuse outputs that would overwrite an input or each other, or collide under --output-dir (exit 2)."""
     from .writer import mirror_path
 
-    def real(p: str) -> str:
-        return os.path.realpath(p)
-
-    reads = {real(i.path): i.source for i in inputs if i.path}
+    real = os.path.realpath
     named = [(flag, p) for flag, p in (("-o", output), ("--errors", errors)) if p and p != "-"]
-    for flag, p in named:
+    existing = [(flag, p) for flag, p in named if os.path.exists(p)]  # a new file cannot be an input
+    reads = {real(i.path) for i in inputs if i.path} if existing else set()
+    for flag, p in existing:
         if real(p) in reads:
             raise _usage_error(f"{flag} {p} is also an input: it would be overwritten")
+    for flag, p in named:
         if os.path.isdir(p):
             raise _usage_error(f"{flag} {p}: is a folder, not a file")
     if len(named) == 2 and real(named[0][1]) == real(named[1][1]):
