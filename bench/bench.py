@@ -238,7 +238,7 @@ def section_strategies(enc, repeats: int) -> str:
         t = timed(run, repeats)
         extra = ""
         if name == "semantic":
-            from chunkctl.chunking.sentences import SentenceSplitter
+            from chunkctl.text.sentences import SentenceSplitter
 
             sp = SentenceSplitter()
             n_sent = sum(len(sp.spans(tx, 0, len(tx))) for _, tx in docs)

@@ -10,15 +10,14 @@ Public API:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .__about__ import __version__
-from .config import ChunkConfig
-from .errors import ChunkctlError, ConfigError, LoaderError, TokenizerError
-from .model import Block, BlockKind, Chunk, Document
-from .tokenizers import get_tokenizer
+from chunkctl.__about__ import __version__
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ChunkctlError, ConfigError, LoaderError, TokenizerError
+from chunkctl.model import Block, BlockKind, Chunk, Document
+from chunkctl.tokenizers import get_tokenizer
 
 __all__ = [
     "__version__", "load", "chunk_file", "chunk_text", "chunk_paths", "Document", "Block", "BlockKind", "Chunk", "ChunkConfig",
@@ -37,13 +36,16 @@ def load(path: str | Path, **options: Any) -> Document:
         LoaderError: unsupported, unreadable or undecodable file.
         ConfigError: a bad option.
     """
-    from .pipeline import load as _load
+    from chunkctl.pipeline import load as _load
 
     return _load(path, ChunkConfig(**options))
 
 
 def chunk_file(path: str | Path, **options: Any) -> list[dict[str, Any]]:
     """Chunk one file and return its records (dicts exactly as the JSONL lines).
+
+    The same path as `chunkctl chunk` (`chunkctl.pipeline.process_document`), so the
+    same options give the same records, enrichment included.
 
     Args:
         path: the file; its `source` is the path as given.
@@ -52,7 +54,7 @@ def chunk_file(path: str | Path, **options: Any) -> list[dict[str, Any]]:
     Raises:
         LoaderError, ConfigError, TokenizerError.
     """
-    from .pipeline import chunk_records, load as _load
+    from chunkctl.pipeline import chunk_records, load as _load
 
     config = ChunkConfig(**options)
     return chunk_records(_load(path, config), config)
@@ -70,8 +72,8 @@ def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any
     Raises:
         LoaderError, ConfigError, TokenizerError.
     """
-    from .loaders import load_bytes
-    from .pipeline import chunk_records
+    from chunkctl.loaders import load_bytes
+    from chunkctl.pipeline import chunk_records
 
     config = ChunkConfig(**options)
     data = text.encode("utf-8", "surrogatepass")
@@ -111,9 +113,9 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
     """
     import orjson
 
-    from . import pipeline
-    from .cache import RecordCache
-    from .flavours import convert_lines
+    from chunkctl import pipeline
+    from chunkctl.output.flavours import convert_lines
+    from chunkctl.pipeline.cache import RecordCache
 
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors={errors!r}: use 'raise' or 'skip'")

@@ -1,5 +1,5 @@
 """`python -m chunkctl`: the command line."""
 
-from .cli import run
+from chunkctl.cli.app import run
 
 run()

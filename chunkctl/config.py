@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from .errors import ConfigError
+from chunkctl.errors import ConfigError
 
 CONTEXT_MODES = ("none", "headings", "title+headings")
 # `extras` keys that change how a run talks to a model or where it caches, never what
@@ -21,7 +21,7 @@ SENTENCE_SPLITTERS = ("blingfire", "pysbd")
 def parse_overlap(value: int | str | None, chunk_size: int) -> int:
     """Turn `--overlap` into tokens: an integer, or a percentage of the chunk size.
 
-    `"15%"` means floor(chunk_size * 0.15) tokens (RULINGS: sizes and overlap).
+    `"15%"` means floor(chunk_size * 0.15) tokens (docs/records.md#sizes-and-overlap).
 
     Raises:
         ConfigError: not a number, negative, or not smaller than the chunk size.
@@ -64,7 +64,10 @@ class ChunkConfig:
     names the option and the fix.
 
     Attributes:
-        strategy: registered strategy name (`chunkctl.chunking.STRATEGIES`).
+        strategy: registered strategy name (`chunkctl.chunking.STRATEGIES`); the
+            name is checked against the registry when chunking starts
+            (`chunkctl.pipeline.prepare`, `chunkctl.chunking.get_strategy`), since the
+            registry lives above this module.
         chunk_size: token budget of a chunk, prefix included (with `levels`: the smallest level).
         overlap: tokens shared by consecutive chunks at most; an int or "15%".
         tokenizer: encoding name, model name or path of a `.tiktoken` file.
@@ -103,10 +106,8 @@ class ChunkConfig:
     extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from .chunking import STRATEGIES
-
-        if self.strategy not in STRATEGIES:
-            raise ConfigError(f"--strategy {self.strategy!r} is not one of: {', '.join(sorted(STRATEGIES))}")
+        if not isinstance(self.strategy, str) or not self.strategy:
+            raise ConfigError(f"--strategy must be a strategy name, got {self.strategy!r}")
         if self.levels is not None:
             try:
                 levels = tuple(int(x) for x in self.levels)

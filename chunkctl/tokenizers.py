@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import regex
 
-from .errors import TokenizerError
+from chunkctl.errors import TokenizerError
 
 if TYPE_CHECKING:
     import numpy as np

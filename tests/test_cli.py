@@ -8,7 +8,7 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl.cli import app
+from chunkctl.cli.app import app
 from tests.conftest import ROOT, parse_jsonl, run_cli
 
 runner = CliRunner()

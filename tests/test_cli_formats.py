@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 import chunkctl
-from chunkctl.cli import app
+from chunkctl.cli.app import app
 from chunkctl.errors import ConfigError
-from chunkctl.flavours import convert, to_records
-from chunkctl.settings import find_config, load_settings
+from chunkctl.output.flavours import convert, to_records
+from chunkctl.configfile import find_config, load_settings
 from tests.conftest import ROOT, parse_jsonl
 
 runner = CliRunner()

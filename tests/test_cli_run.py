@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl.cli import app
+from chunkctl.cli.app import app
 from tests.conftest import CLI, CORPUS, ROOT, check_records, needs_shared, parse_jsonl, run_cli
 
 runner = CliRunner()

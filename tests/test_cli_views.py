@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 import chunkctl
-from chunkctl.cli import app
-from chunkctl.inspection import split_prefix, views
-from chunkctl.validate import check_records
+from chunkctl.cli.app import app
+from chunkctl.pipeline.inspection import split_prefix, views
+from chunkctl.contract.validate import check_records
 from tests.conftest import CLI, ROOT, parse_jsonl
 
 runner = CliRunner()
@@ -139,8 +139,8 @@ def test_shell_completion_is_offered_and_completes():
 
 def test_only_the_cli_imports_its_renderings():
     pkg = ROOT / "chunkctl"
-    users = [p.name for p in pkg.rglob("*.py") if "cli_render" in p.read_text() and p.name != "cli_render.py"]
-    assert users == ["cli.py"]
+    users = [p.name for p in pkg.rglob("*.py") if "cli.render" in p.read_text() and p.name != "render.py"]
+    assert users == ["app.py"]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["chunk", "--help"]])

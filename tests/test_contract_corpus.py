@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-import chunkctl.embeddings
+import chunkctl.text.embeddings
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError
 from chunkctl.loaders import LOADERS
@@ -27,7 +27,7 @@ ALLOW_MISSING = ["zero-bytes.pdf", "truncated-mid-stream.pdf", "encrypted-passwo
                  "scanned-jbig2-no-text-rot270.pdf"]
 CONFIGS = [("recursive", 128, 16), ("recursive", 256, 32), ("recursive", 512, "15%"), ("fixed", 256, 32),
            ("fixed", 64, 0), ("sentence", 256, 32), ("section", 256, 32), ("hierarchical", 128, 16),
-           ("auto", 256, 32)] + ([("semantic", 256, 32)] if chunkctl.embeddings.available() else [])
+           ("auto", 256, 32)] + ([("semantic", 256, 32)] if chunkctl.text.embeddings.available() else [])
 FORMATS = [f for f in ("txt", "md", "html", "pdf") if f in LOADERS]
 
 

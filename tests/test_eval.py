@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl import evaluate
-from chunkctl.cli import app
+from chunkctl.eval import evaluate
+from chunkctl.cli.app import app
 from chunkctl.errors import ConfigError
-from chunkctl.scoring import merge, measure, overlap, precision_omega, score_retrieval
+from chunkctl.eval.scoring import merge, measure, overlap, precision_omega, score_retrieval
 from tests.conftest import SHARED, needs_shared
 
 CHROMA = SHARED / "eval" / "chroma"
@@ -180,7 +180,7 @@ def test_grid_entries_and_their_flags():
 def test_cli_default_grid_is_the_library_default():
     import inspect
 
-    from chunkctl.cli import eval_
+    from chunkctl.cli.app import eval_
 
     assert inspect.signature(eval_).parameters["grid"].default == evaluate.DEFAULT_GRID
 

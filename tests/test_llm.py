@@ -12,9 +12,9 @@ from chunkctl.chunking import STRATEGIES, chunk_document
 from chunkctl.chunking.sections import sections
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
-from chunkctl.finalize import records
-from chunkctl.llm import (ChatClient, ChatRequest, LLMError, LLMOptions, apply_llm, check_llm, close_clients,
-                          llm_chunk_config, plan_llm)
+from chunkctl.enrich import apply_llm, plan_llm
+from chunkctl.llm import ChatClient, ChatRequest, LLMError, LLMOptions, check_llm, close_clients, llm_chunk_config
+from chunkctl.pipeline.finalize import iter_records
 from chunkctl.llm.boundaries import Window, cut_points, locate, parse_starts, validate
 from chunkctl.llm.client import retry_after
 from chunkctl.llm.prompts import clean_answer
@@ -83,9 +83,13 @@ def run(tmp_path, config: ChunkConfig, text: str, name: str = "guide.md", reserv
     tok = get_tokenizer(config.tokenizer)
     doc = load(path, config, source=name)
     table = tok.table(doc.text)
-    chunks = chunk_document(doc, tok, llm_chunk_config(config) if reserve else config, table)
-    chunks, failures = apply_llm(doc, chunks, tok, config, table)
-    return doc, chunks, failures, records(doc, chunks, config, tok.name)
+    chunked = chunk_document(doc, tok, llm_chunk_config(config) if reserve else config, table)
+    chunks, failures = apply_llm(doc, chunked, tok, config, table)
+    return doc, chunks, failures, records(doc, chunks, config, tok.name, chunked.doc_meta)
+
+
+def records(doc, chunks, config, tokenizer_name, doc_meta=None):
+    return list(iter_records(doc, chunks, config, tokenizer_name, doc_meta))
 
 
 def assert_budgets_and_bodies(doc, recs) -> None:
@@ -212,9 +216,9 @@ def test_contexts_go_before_the_breadcrumb_and_the_budget_holds(server, tmp_path
     tok = get_tokenizer()
     doc = load(path, config, source="guide.md")
     table = tok.table(doc.text)
-    chunks = chunk_document(doc, tok, llm_chunk_config(config), table)
-    before = copy.deepcopy(chunks)
-    chunks, failures = apply_llm(doc, chunks, tok, config, table)
+    chunked = chunk_document(doc, tok, llm_chunk_config(config), table)
+    before = copy.deepcopy(chunked.chunks)
+    chunks, failures = apply_llm(doc, chunked, tok, config, table)
     assert failures == [] and len(chunks) == len(before) and server.count("context") == len(chunks)
     assert any(b.prefix for b in before)  # some chunks carry a breadcrumb
     for old, new in zip(before, chunks):
@@ -252,7 +256,7 @@ def test_failed_context_calls_keep_the_old_prefix_and_are_reported(server, tmp_p
     server.http = "500"
     config = make_config(server, tmp_path, contextualize=True, llm_retries=1)
     doc, chunks, failures, recs = run(tmp_path, config, guide_md())
-    plain = chunk_document(doc, get_tokenizer(), llm_chunk_config(config))
+    plain = chunk_document(doc, get_tokenizer(), llm_chunk_config(config)).chunks
     assert [c.prefix for c in chunks] == [c.prefix for c in plain]
     assert all("context" not in c.meta for c in chunks)
     assert len(failures) == 1 and failures[0].task == "context"
@@ -338,7 +342,7 @@ def test_llm_strategy_cuts_where_the_model_says_and_at_every_heading(server, tmp
     assert failures == [] and server.count("sections") > 1  # several windows
     starts = {c.start for c in chunks}
     assert set(topic_starts(doc.text)) <= starts
-    plain = chunk_document(doc, get_tokenizer(), config.replace(strategy="recursive"))
+    plain = chunk_document(doc, get_tokenizer(), config.replace(strategy="recursive")).chunks
     assert not set(topic_starts(doc.text)) <= {c.start for c in plain}  # the model's answer made those cuts
     for sec in sections(doc.blocks):
         if sec.blocks[0].kind == BlockKind.HEADING:
@@ -376,8 +380,8 @@ def test_summaries_follow_their_sections_and_point_at_the_first_chunk(server, tm
     assert failures == []
     tok = get_tokenizer()
     table = tok.table(doc.text)
-    spans = ([tuple(s) for s in doc.meta["llm_sections"]] if strategy == "llm"
-             else [(s.start, s.end) for s in sections(doc.blocks)])
+    found = chunk_document(doc, tok, llm_chunk_config(config), table).sections  # answers come from the cache
+    spans = ([tuple(s) for s in found] if strategy == "llm" else [(s.start, s.end) for s in sections(doc.blocks)])
     long = [s for s in spans if table.count(*s) > 60]
     summaries = [(i, r) for i, r in enumerate(recs) if r["kind"] == "summary"]
     assert [(r["start"], r["end"]) for _i, r in summaries] == long and long

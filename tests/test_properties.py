@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chunkctl
-import chunkctl.embeddings
+import chunkctl.text.embeddings
 from tests.conftest import check_records, needs_shared
 
 PIECES = st.sampled_from(
@@ -21,7 +21,7 @@ PIECES = st.sampled_from(
 )
 DOCS = st.lists(PIECES, min_size=1, max_size=60).map("".join)
 STRATEGIES = st.sampled_from(["recursive", "fixed", "sentence", "section", "hierarchical", "auto"]
-                             + (["semantic"] if __import__("chunkctl").embeddings.available() else []))
+                             + (["semantic"] if chunkctl.text.embeddings.available() else []))
 
 
 @needs_shared()

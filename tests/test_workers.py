@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from chunkctl.workers import TaskFailure, imap_ordered
+from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
 
 def _job(item):

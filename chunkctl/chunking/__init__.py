@@ -1,75 +1,52 @@
-"""Strategy registry: name -> strategy; a strategy turns a Document into Chunks and never reads files.
+"""Chunking: blocks -> chunks within a token budget; a registry of strategies over one shared packer; never reads files.
 
-A new strategy is one module in this package with a function decorated by
-`@register("name")` plus its import line at the bottom of this file. Strategies only
-say where text may be cut; `packer.Packer` fits the pieces to the budget.
+A new strategy is one module in this package whose function is decorated by
+`@register("name", "summary")` (see `registry`), plus its import line below.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+
+from chunkctl.chunking.registry import STRATEGIES, Chunked, Strategy, get_strategy, register, strategy_names
 
 if TYPE_CHECKING:
-    from ..config import ChunkConfig
-    from ..model import Chunk, Document
-    from ..tokenizers import TokenTable, Tokenizer
-
-StrategyFn = Callable[["Document", "Tokenizer", "ChunkConfig", "TokenTable"], "list[Chunk]"]
-
-
-@dataclass(frozen=True)
-class Strategy:
-    """A registered chunking strategy.
-
-    Attributes:
-        name: the `--strategy` value and `meta.strategy`.
-        chunk: `chunk(doc, tokenizer, config, table) -> list[Chunk]`, chunks in output
-            order (parents before their children for hierarchical output).
-        summary: one line for `--help` and README.
-    """
-
-    name: str
-    chunk: StrategyFn
-    summary: str
-    check: Callable[["ChunkConfig"], None] | None = None
-
-    def ready(self, config: "ChunkConfig") -> None:
-        """Raise (e.g. MissingExtraError) when the strategy cannot run here; called before any file is read."""
-        if self.check is not None:
-            self.check(config)
-
-
-STRATEGIES: dict[str, Strategy] = {}
-
-
-def register(name: str, summary: str, check: Callable[["ChunkConfig"], None] | None = None
-             ) -> Callable[[StrategyFn], StrategyFn]:
-    """Decorator: register `fn` as strategy `name` (`check` tells early whether it can run here)."""
-
-    def deco(fn: StrategyFn) -> StrategyFn:
-        STRATEGIES[name] = Strategy(name, fn, summary, check)
-        return fn
-
-    return deco
+    from chunkctl.config import ChunkConfig
+    from chunkctl.model import Document
+    from chunkctl.tokenizers import TokenTable, Tokenizer
 
 
 def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig",
-                   table: "TokenTable | None" = None) -> "list[Chunk]":
+                   table: "TokenTable | None" = None) -> Chunked:
     """Chunk one document with the configured strategy.
 
     Args:
-        doc: a loaded document.
+        doc: a loaded document (not changed).
         tokenizer: the run's tokenizer.
-        config: the run's options.
+        config: the run's options (`config.strategy` names the strategy).
         table: the document's token table, if already built.
 
     Returns:
-        chunks in output order, with exact `n_tokens`.
+        the strategy's Chunked: chunks in output order with exact `n_tokens`, and
+        what the strategy found.
+
+    Raises:
+        ConfigError: unknown strategy.
     """
+    strategy = get_strategy(config.strategy)
     if table is None:
         table = tokenizer.table(doc.text)
-    return STRATEGIES[config.strategy].chunk(doc, tokenizer, config, table)
+    return strategy.chunk(doc, tokenizer, config, table)
 
 
-from . import auto, fixed, hierarchical, llm, recursive, section, semantic, sentence  # noqa: E402,F401  (registration side effects)
+# One line per strategy: importing the module registers it (the default first).
+from chunkctl.chunking import recursive  # noqa: E402,I001
+from chunkctl.chunking import fixed  # noqa: E402
+from chunkctl.chunking import sentence  # noqa: E402
+from chunkctl.chunking import section  # noqa: E402
+from chunkctl.chunking import hierarchical  # noqa: E402
+from chunkctl.chunking import semantic  # noqa: E402
+from chunkctl.chunking import auto  # noqa: E402
+from chunkctl.chunking import llm  # noqa: E402
+
+__all__ = ["STRATEGIES", "Chunked", "Strategy", "chunk_document", "get_strategy", "register", "strategy_names"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ..model import BlockKind, Chunk, Document
-from . import STRATEGIES, register
-from .packer import Packer
-from .recursive import pack_sections
-from .sections import sections
+from chunkctl.model import BlockKind, Chunk, Document
+from chunkctl.chunking.registry import STRATEGIES, Chunked, register
+from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.recursive import pack_sections
+from chunkctl.chunking.sections import sections
 
 CONTENT_TYPES = ("legal", "narrative", "code", "other")
 
@@ -55,7 +55,7 @@ def detect_content_type(doc: Document) -> str:
 
 
 def _check_content_type(config) -> None:
-    from ..errors import ConfigError
+    from chunkctl.errors import ConfigError
 
     if config.content_type is not None and config.content_type not in CONTENT_TYPES:
         raise ConfigError(f"--content-type {config.content_type!r} is not one of: {', '.join(CONTENT_TYPES)}")
@@ -64,7 +64,7 @@ def _check_content_type(config) -> None:
 @register("auto", "pick per document by content type: legal -> section by clause, narrative -> paragraph "
                   "packing with a minimum fill, code docs -> code-preserving recursive, other -> fixed 500/100",
           check=_check_content_type)
-def chunk_auto(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_auto(doc, tokenizer, config, table) -> Chunked:
     """Choose a strategy per document; `meta.content_type` records the type (`--content-type` forces it).
 
     - legal -> `section` (numbered clauses are sections);
@@ -77,23 +77,22 @@ def chunk_auto(doc, tokenizer, config, table) -> list[Chunk]:
     ctype = config.content_type or detect_content_type(doc)
     if ctype not in CONTENT_TYPES:
         ctype = "other"
-    doc.meta["content_type"] = ctype
     if ctype == "legal":
-        chunks = STRATEGIES["section"].chunk(doc, tokenizer, config.replace(strategy="section"), table)
+        chunks = STRATEGIES["section"].chunk(doc, tokenizer, config.replace(strategy="section"), table).chunks
     elif ctype == "narrative":
         packer = Packer(doc, tokenizer, config, table)
         packer.min_fill = 0.6
         chunks = pack_sections(packer, sections(doc.blocks))
     elif ctype == "code":
-        chunks = STRATEGIES["recursive"].chunk(doc, tokenizer, config.replace(strategy="recursive"), table)
+        chunks = STRATEGIES["recursive"].chunk(doc, tokenizer, config.replace(strategy="recursive"), table).chunks
     else:
         size = min(500, config.chunk_size)
         overlap = min(100, size // 5)
         sub = config.replace(strategy="fixed", chunk_size=size, overlap=overlap)
-        chunks = STRATEGIES["fixed"].chunk(doc, tokenizer, sub, table)
+        chunks = STRATEGIES["fixed"].chunk(doc, tokenizer, sub, table).chunks
         for c in chunks:
             c.meta["overlap"] = overlap
     for c in chunks:
         c.meta["content_type"] = ctype
-    return chunks
+    return Chunked(chunks, doc_meta={"content_type": ctype})
 

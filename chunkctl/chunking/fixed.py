@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..model import Chunk
-from . import register
-from .packer import Packer
-from .sections import BlockIndex
+from chunkctl.model import Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.sections import BlockIndex
 
 
 @register("fixed", "sliding token windows of --chunk-size tokens stepping by chunk size minus --overlap; "
                    "ignores structure")
-def chunk_fixed(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
     """Fixed-size token windows over the whole document text.
 
     Window i starts `chunk_size - overlap` tokens after window i-1 (in the document's
@@ -72,7 +72,7 @@ def chunk_fixed(doc, tokenizer, config, table) -> list[Chunk]:
             nxt = max(nxt, packer.T(e))
             ns = _skip_space(text, e, g)
         cur, s = nxt, ns
-    return out
+    return Chunked(out)
 
 
 def _window_start(packer: Packer, tok: int, e: int, body_end: int, ov: int, prev_start: int) -> int | None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import Block, BlockKind, Chunk
-from . import register
-from .packer import Packer
-from .section import merge_small, pack_merged
-from .sections import sections
+from chunkctl.model import Block, BlockKind, Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.section import merge_small, pack_merged
+from chunkctl.chunking.sections import sections
 
 
 def clip_blocks(blocks: list[Block], start: int, end: int, text: str) -> list[Block]:
@@ -47,7 +47,7 @@ def levels_of(config) -> list[int]:
 
 @register("hierarchical", "parent/child (small-to-big): children of --chunk-size for retrieval inside parents of "
                           "--parent-chunk-size (default 4x) for the generator; --levels for more levels")
-def chunk_hierarchical(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_hierarchical(doc, tokenizer, config, table) -> Chunked:
     """Parent/child chunking ("small-to-big" retrieval, as in LlamaIndex's HierarchicalNodeParser).
 
     The outermost level packs whole heading sections, merging adjacent small sections
@@ -77,4 +77,4 @@ def chunk_hierarchical(doc, tokenizer, config, table) -> list[Chunk]:
                 emit(clip_blocks(blocks, c.start, c.end, doc.text), level + 1, me)
 
     emit(doc.blocks, 0, None)
-    return out
+    return Chunked(out)

@@ -6,18 +6,18 @@ cache of `chunkctl.llm.client` (the only files it touches).
 
 from __future__ import annotations
 
-from ..model import BlockKind, Chunk
-from . import register
-from .packer import Packer
-from .recursive import pack_sections
-from .sections import Section, sections
+from chunkctl.model import BlockKind, Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.recursive import pack_sections
+from chunkctl.chunking.sections import Section, sections
 
 
 def split_sections(secs: list[Section], starts: list[int]) -> list[Section]:
     """Cut heading sections further at the given block starts.
 
     A start only cuts before a body block that follows another body block, so heading
-    lines always open the body under them (RULINGS: structure and headings). The new
+    lines always open the body under them (docs/records.md#structure-and-headings). The new
     sections keep the heading path in force (their `headings` and breadcrumb).
 
     Args:
@@ -42,7 +42,7 @@ def split_sections(secs: list[Section], starts: list[int]) -> list[Section]:
 
 
 def _check(config) -> None:
-    from ..llm.options import check_llm
+    from chunkctl.llm.options import check_llm
 
     check_llm(config)
 
@@ -50,7 +50,7 @@ def _check(config) -> None:
 @register("llm", "a language model names where thematic sections begin (any OpenAI-compatible endpoint: "
                  "--llm-base-url, --llm-model); cut there and at headings, then by the recursive rules",
           check=_check)
-def chunk_llm(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_llm(doc, tokenizer, config, table) -> Chunked:
     """LLM-assisted chunking: the model proposes thematic section starts, chunkctl validates and packs.
 
     The document is sent in windows of whole blocks (at most `llm_max_input_tokens`
@@ -63,29 +63,28 @@ def chunk_llm(doc, tokenizer, config, table) -> list[Chunk]:
     packer), so no answer, however wrong, can put a chunk over the budget or lose
     text. Idea: LumberChunker (Duarte et al., 2024); budgets and offsets are chunkctl's.
 
-    A window whose call fails is cut at its headings only; the failure is left in
-    `doc.meta["llm_problems"]` for `apply_llm` to report (with `llm_required` it
-    raises). The sections cut at are left in `doc.meta["llm_sections"]` (summaries use
-    them). In a dry run (`llm_dry_run`) only cached answers are used.
+    A window whose call fails is cut at its headings only; the failure is returned in
+    `Chunked.failures` for the run to report (with `llm_required` it raises). The
+    sections cut at are returned in `Chunked.sections` (summaries use them). In a dry
+    run (`llm_dry_run`) only cached answers are used.
 
     Raises:
         ConfigError: no endpoint configured (`--llm-base-url`, `--llm-model`).
         LLMError: a call failed and `llm_required` is set.
     """
-    from ..llm.apply import PROBLEMS_KEY, section_failures
-    from ..llm.boundaries import section_starts
-    from ..llm.client import LLMError, get_client
-    from ..llm.options import LLMOptions
-    from ..llm.summaries import SECTIONS_KEY
+    from chunkctl.llm.boundaries import section_starts
+    from chunkctl.llm.client import LLMError, get_client
+    from chunkctl.llm.failures import section_failures
+    from chunkctl.llm.options import LLMOptions
 
     opts = LLMOptions.from_config(config)
     opts.require_endpoint("--strategy llm")
     starts, failed = section_starts(doc, table, opts.max_input_tokens, get_client(opts))
+    problems = []
     if failed:
-        problems = section_failures(doc, [((w.start, w.end), reason) for w, reason in failed])
+        problems = section_failures(doc.source, [((w.start, w.end), reason) for w, reason in failed])
         if opts.required:
             raise LLMError(str(problems[0]))
-        doc.meta.setdefault(PROBLEMS_KEY, []).extend(problems)
     secs = split_sections(sections(doc.blocks), starts)
-    doc.meta[SECTIONS_KEY] = [[s.start, s.end] for s in secs]
-    return pack_sections(Packer(doc, tokenizer, config, table), secs)
+    chunks = pack_sections(Packer(doc, tokenizer, config, table), secs)
+    return Chunked(chunks, sections=[(s.start, s.end) for s in secs], failures=problems)

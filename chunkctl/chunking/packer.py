@@ -11,15 +11,15 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ..model import Block, BlockKind, Chunk
-from .segment import Graphemes, Level, Splitters, split_lines, split_words
-from .sentences import SentenceSplitter
+from chunkctl.model import Block, BlockKind, Chunk
+from chunkctl.text.segment import Graphemes, Level, Splitters, split_lines, split_words
+from chunkctl.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
     import numpy as np
-    from ..config import ChunkConfig
-    from ..model import Document
-    from ..tokenizers import TokenTable, Tokenizer
+    from chunkctl.config import ChunkConfig
+    from chunkctl.model import Document
+    from chunkctl.tokenizers import TokenTable, Tokenizer
 
 # A chunk ends at the strongest boundary within reach, unless that leaves it less
 # than this fraction of its body budget full; then the strongest among the fuller
@@ -154,7 +154,7 @@ class Packer:
         """Render a breadcrumb "A > B > C\\n\\n" within `cap` tokens (default: a quarter of the budget).
 
         Shortened by dropping the outermost headings first, then by cutting the
-        innermost heading at a word (RULINGS: structure and headings).
+        innermost heading at a word (docs/records.md#breadcrumb).
 
         Returns:
             (prefix text, its tokens); ("", 0) when nothing fits.

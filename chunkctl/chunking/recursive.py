@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..model import BlockKind, Chunk
-from . import register
-from .packer import Atom, Packer
-from .sections import Section, sections
-from .segment import Level
+from chunkctl.model import BlockKind, Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import Atom, Packer
+from chunkctl.chunking.sections import Section, sections
+from chunkctl.text.segment import Level
 
 
 def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split_to: Level | None = None,
@@ -51,7 +51,7 @@ def pack_sections(packer: Packer, secs: list[Section], budget: int | None = None
 
 @register("recursive", "headings start chunks; cut at blocks > paragraphs > lines > sentences > clauses > "
                        "words > graphemes, whichever is the strongest boundary that fits (default)")
-def chunk_recursive(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_recursive(doc, tokenizer, config, table) -> Chunked:
     """Structure-aware recursive chunking (the default strategy).
 
     A heading starts a new chunk; inside a section, blocks that fit stay whole and a
@@ -64,4 +64,4 @@ def chunk_recursive(doc, tokenizer, config, table) -> list[Chunk]:
     text-splitter's semantic levels, counted in real tokens with offsets.
     """
     packer = Packer(doc, tokenizer, config, table)
-    return pack_sections(packer, sections(doc.blocks))
+    return Chunked(pack_sections(packer, sections(doc.blocks)))

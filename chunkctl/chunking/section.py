@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..model import BlockKind, Chunk
-from . import register
-from .packer import Packer
-from .recursive import section_atoms
-from .sections import Section, sections
-from .segment import Level
+from chunkctl.model import BlockKind, Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.sections import Section, sections
+from chunkctl.text.segment import Level
 
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
@@ -60,7 +60,7 @@ def _merged(secs: list[Section], idx: list[int], path: tuple[str, ...]) -> Secti
 
 @register("section", "one chunk per heading section when it fits, a larger section split by the recursive "
                      "rules; --min-chunk-tokens merges small sibling sections")
-def chunk_section(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_section(doc, tokenizer, config, table) -> Chunked:
     """Heading-section chunking.
 
     Each section (its heading lines and the blocks up to the next heading) is one
@@ -72,7 +72,7 @@ def chunk_section(doc, tokenizer, config, table) -> list[Chunk]:
     """
     packer = Packer(doc, tokenizer, config, table)
     secs = merge_small(packer, sections(doc.blocks), config.min_chunk_tokens, packer.budget)
-    return pack_merged(packer, secs)
+    return Chunked(pack_merged(packer, secs))
 
 
 def pack_merged(packer: Packer, secs: list[Section]) -> list[Chunk]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import Block, BlockKind
+from chunkctl.model import Block, BlockKind
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Section:
 
 
 def sections(blocks: list[Block]) -> list[Section]:
-    """Group blocks into sections; consecutive headings open one section (RULINGS: structure).
+    """Group blocks into sections; consecutive headings open one section (docs/records.md#structure-and-headings).
 
     Front matter is left out (it is metadata, not chunk text).
     """

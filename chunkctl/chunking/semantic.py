@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..model import Chunk
-from . import register
-from .packer import SENTENCE_LEVELS, Packer
-from .recursive import section_atoms
-from .sections import sections
-from .segment import Level
+from chunkctl.model import Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import SENTENCE_LEVELS, Packer
+from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.sections import sections
+from chunkctl.text.segment import Level
 
 
 def breakpoints(texts: list[str], percentile: float, window: int = 2) -> list[bool]:
@@ -25,7 +25,7 @@ def breakpoints(texts: list[str], percentile: float, window: int = 2) -> list[bo
     """
     import numpy as np
 
-    from ..embeddings import embed
+    from chunkctl.text.embeddings import embed
 
     n = len(texts)
     if n < 2:
@@ -43,14 +43,14 @@ def breakpoints(texts: list[str], percentile: float, window: int = 2) -> list[bo
 
 
 def _check(config) -> None:
-    from ..embeddings import check
+    from chunkctl.text.embeddings import check
 
     check()
 
 
 @register("semantic", "embedding-based: cut where neighbouring sentences drift apart (WordLlama, optional "
                       "extra chunkctl[semantic]), never past the budget", check=_check)
-def chunk_semantic(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
     """Semantic chunking with a hard token cap.
 
     Sentences (per heading section; tables and code atomic) are embedded with
@@ -90,5 +90,5 @@ def chunk_semantic(doc, tokenizer, config, table) -> list[Chunk]:
             piece.append(a)
         if piece:
             out.extend(packer.pack(piece, sec.path))
-    return out
+    return Chunked(out)
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from ..model import Chunk
-from . import register
-from .packer import SENTENCE_LEVELS, Atom, Packer
-from .recursive import section_atoms
-from .sections import sections
-from .segment import Level
+from chunkctl.model import Chunk
+from chunkctl.chunking.registry import Chunked, register
+from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
+from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.sections import sections
+from chunkctl.text.segment import Level
 
 
 @register("sentence", "sentence packing: whole sentences (blingfire, or pySBD) up to the budget; a sentence "
                       "longer than the budget is split by clauses, words, graphemes")
-def chunk_sentence(doc, tokenizer, config, table) -> list[Chunk]:
+def chunk_sentence(doc, tokenizer, config, table) -> Chunked:
     """Sentence packing within heading sections.
 
     Every text block is segmented into sentences (blingfire by default, pySBD with
@@ -28,7 +28,7 @@ def chunk_sentence(doc, tokenizer, config, table) -> list[Chunk]:
         atoms = section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
         _flatten(atoms)
         out.extend(packer.pack(atoms, sec.path))
-    return out
+    return Chunked(out)
 
 
 def _flatten(atoms: list[Atom]) -> None:

@@ -14,14 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..model import BlockKind
-from .client import ChatRequest
-from .prompts import sections_request, strip_reasoning
+from chunkctl.model import BlockKind
+from chunkctl.llm.client import ChatRequest
+from chunkctl.llm.prompts import sections_request, strip_reasoning
 
 if TYPE_CHECKING:
-    from ..model import Document
-    from ..tokenizers import TokenTable
-    from .client import ChatClient
+    from chunkctl.model import Document
+    from chunkctl.tokenizers import TokenTable
+    from chunkctl.llm.client import ChatClient
 
 MIN_QUOTE_WORDS = 3    # a quote shorter than this (in words) must match exactly and be 12+ characters
 MIN_PREFIX_WORDS = 4   # the shortest start of a quote tried when the whole quote is not found
@@ -219,7 +219,7 @@ def cut_points(doc: "Document") -> list[int]:
 
     Those are the starts of heading sections (cutting there changes nothing) and of
     body blocks that follow another body block: never between a heading and its body,
-    nor between consecutive headings (RULINGS: structure and headings).
+    nor between consecutive headings (docs/records.md#structure-and-headings).
     """
     out: list[int] = []
     prev = None

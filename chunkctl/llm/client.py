@@ -22,9 +22,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from ..errors import ChunkctlError, MissingExtraError
-from ..writer import replace_atomically
-from .options import LLMOptions
+from chunkctl.errors import ChunkctlError, MissingExtraError
+from chunkctl.atomic import replace_atomically
+from chunkctl.llm.options import LLMOptions
 
 CACHE_VERSION = 1
 MAX_BACKOFF = 30.0       # seconds: longest computed wait between two attempts

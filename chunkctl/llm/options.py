@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import RUN_ONLY_EXTRAS
-from ..errors import ConfigError, MissingExtraError
+from chunkctl.config import RUN_ONLY_EXTRAS
+from chunkctl.errors import ConfigError, MissingExtraError
 
 if TYPE_CHECKING:
-    from ..config import ChunkConfig
+    from chunkctl.config import ChunkConfig
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

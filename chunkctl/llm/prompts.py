@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .client import ChatRequest
+from chunkctl.llm.client import ChatRequest
 
 # Caps on answer length (the model's tokens). Answers are short; the caps are loose so
 # that a reasoning model's <think> block does not use them up before the answer.

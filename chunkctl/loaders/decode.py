@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from typing import Iterable
 
-from ..errors import LoaderError
+from chunkctl.errors import LoaderError
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -16,7 +16,7 @@ _BOMS = (
 )
 
 # Single-byte Latin code pages a detector may answer for Western text; when it does
-# and cp1252 decodes the bytes without control characters, cp1252 wins (RULINGS).
+# and cp1252 decodes the bytes without control characters, cp1252 wins (docs/records.md#decoding).
 _LATIN_SINGLE_BYTE = {
     "cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin_1", "iso8859_1", "iso8859_2", "iso8859_3",
     "iso8859_4", "iso8859_9", "iso8859_10", "iso8859_13", "iso8859_14", "iso8859_15", "iso8859_16",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..model import Block, BlockKind
+from chunkctl.model import Block, BlockKind
 
 # MediaWiki section titles, also as the WikiText corpora print them with spaced signs:
 # "== History ==", "= = = Music = = =". Both runs must have the same number of "=".

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
-from ..model import Block, BlockKind, Document
-from . import register
-from .decode import decode
-from .headings import split_at_headings, wiki_headings
-from .pipetables import as_pipe_table
+from chunkctl.model import Block, BlockKind, Document
+from chunkctl.loaders.registry import register
+from chunkctl.loaders.decode import decode
+from chunkctl.loaders.headings import split_at_headings, wiki_headings
+from chunkctl.loaders.pipetables import as_pipe_table
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NONSPACE = re.compile(r"\S")
@@ -273,7 +271,7 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
     return split_at_headings(text, blocks, wiki_headings(text, start)), first_h1
 
 
-@register("md", ".md", ".markdown", ".mdown", ".mkd")
+@register("md", ".md", ".markdown", ".mdown", ".mkd", sample=b"# Warm\n\nUp.\n")
 def load_markdown(data: bytes, source: str, config) -> Document:
     """Load a Markdown file (CommonMark + GFM tables, YAML/TOML front matter).
 
@@ -300,9 +298,8 @@ def load_markdown(data: bytes, source: str, config) -> Document:
         if isinstance(t, (str, int, float)) and str(t).strip():
             title = str(t).strip()
     meta: dict[str, Any] = {
-        "title": title or first_h1 or (PurePosixPath(source).stem if source != "-" else "stdin"),
+        "title": title or first_h1,  # None: the registry gives the file stem
         "encoding": encoding,
-        "sha256": hashlib.sha256(data).hexdigest(),
     }
     if fm:
         meta["front_matter"] = fm

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..model import Block, BlockKind
+from chunkctl.model import Block, BlockKind
 
 _LINE = re.compile(r"[^\r\n]+")
 _SEP = re.compile(r"(?<!\\)\|")

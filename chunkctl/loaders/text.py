@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
-from pathlib import PurePosixPath
 
-from ..lines import paragraph_spans
-from ..model import Block, BlockKind, Document
-from . import register
-from .decode import decode
-from .headings import wiki_headings
-from .pipetables import as_pipe_table
+from chunkctl.text.lines import paragraph_spans
+from chunkctl.model import Block, BlockKind, Document
+from chunkctl.loaders.registry import register
+from chunkctl.loaders.decode import decode
+from chunkctl.loaders.headings import wiki_headings
+from chunkctl.loaders.pipetables import as_pipe_table
 
 # A paragraph separator: a line break followed by one or more blank lines, or a form feed.
 PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
@@ -22,7 +20,7 @@ _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
 
-# Clause heading candidates at a line start (RULINGS: txt clause headings).
+# Clause heading candidates at a line start (docs/records.md#clause-headings-in-txt).
 _CLAUSE = re.compile(
     r"[^\S\r\n]*(?:"
     r"(?P<num>\d{1,3}(?:\.\d{1,3}){0,4})\.?[^\S\r\n]+(?P<title>[^\r\n]+)"
@@ -215,7 +213,7 @@ def build_text_blocks(text: str) -> list[Block]:
     return blocks
 
 
-@register("txt", ".txt", ".text")
+@register("txt", ".txt", ".text", sample=b"Warm up.\n")
 def load_text(data: bytes, source: str, config) -> Document:
     """Load a plain-text file.
 
@@ -229,8 +227,7 @@ def load_text(data: bytes, source: str, config) -> Document:
     text, encoding = decode(data, source, forced=config.encoding)
     blocks = [as_pipe_table(text, b) for b in build_text_blocks(text)]
     meta = {
-        "title": PurePosixPath(source).stem if source != "-" else "stdin",
+        "title": None,  # the registry gives the file stem
         "encoding": encoding,
-        "sha256": hashlib.sha256(data).hexdigest(),
     }
     return Document(source=source, format="txt", text=text, blocks=blocks, meta=meta)

@@ -8,7 +8,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkctl.chunking.segment import Graphemes
+from chunkctl.text.segment import Graphemes
 
 PIECES = st.sampled_from(["a", "Z", " ", ".", "\r\n", "\r", "\n", "\t", "é", "e\u0301", "\u0301", "中", "가",
                           "\u1100\u1161\u11a8", "🇯🇵", "🇫", "👍🏽", "👨\u200d👩\u200d👧", "\u200d", "\ufe0f", "ก\u0e33",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunkctl.chunking.sentences import SentenceSplitter
+from chunkctl.text.sentences import SentenceSplitter
 
 
 def split(text, name="blingfire"):

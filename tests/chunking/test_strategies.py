@@ -95,7 +95,7 @@ def test_semantic_cuts_at_the_topic_shift_and_respects_the_budget():
 
 
 def test_semantic_without_the_extra_is_a_one_line_error(monkeypatch):
-    import chunkctl.embeddings as emb
+    import chunkctl.text.embeddings as emb
 
     def missing():
         raise MissingExtraError("semantic chunking", "semantic", "wordllama")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from chunkctl.config import ChunkConfig
-from chunkctl.loaders.markdown import clean_heading, load_markdown
+from chunkctl.loaders import load_bytes
+from chunkctl.loaders.markdown import clean_heading
 from chunkctl.model import BlockKind
 
 
 def load(text: str | bytes):
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return load_markdown(data, "doc.md", ChunkConfig())
+    return load_bytes(data, "doc.md", "md", ChunkConfig())
 
 
 def kinds(doc):

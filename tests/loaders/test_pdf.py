@@ -9,10 +9,10 @@ import pytest
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
-from chunkctl.loaders.pdf import load_pdf
-from chunkctl.loaders.pdf_layout import Joiner, Placed, drop_furniture, is_list_start, reading_order
-from chunkctl.loaders.pdf_page import Frame, Line, PageData, clean_text
-from chunkctl.loaders.pdf_tables import Table
+from chunkctl.loaders.pdf.loader import load_pdf
+from chunkctl.loaders.pdf.layout import Joiner, Placed, drop_furniture, is_list_start, reading_order
+from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
+from chunkctl.loaders.pdf.tables import Table
 from chunkctl.pipeline import load
 from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, run_checker, run_cli
 

@@ -1,0 +1,7 @@
+"""The command line: typer and rich live here only; each command wires library calls and maps errors to exit codes."""
+
+from __future__ import annotations
+
+from chunkctl.cli.app import app, run
+
+__all__ = ["app", "run"]

@@ -1,0 +1,169 @@
+"""The command line's rich renderings (progress, summary, inspect, stats, config); only cli.py imports it, and it holds no logic."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn,
+                           TransferSpeedColumn)
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from chunkctl.pipeline.inspection import ChunkView
+    from chunkctl.pipeline.summary import RunSummary
+    from chunkctl.contract.stats import ChunkStats
+
+STYLES = {"breadcrumb": "bold cyan", "header": "bold magenta", "context": "cyan", "overlap": "dim italic",
+          "body": ""}
+
+
+class RunProgress:
+    """The progress bar of `chunkctl chunk` on stderr: files, MB, chunks, rate and ETA.
+
+    It is redrawn as each file is done, by the caller's thread: no refresh thread, so
+    worker processes can be forked safely.
+
+    Args:
+        console: a stderr console (a terminal).
+        files: number of inputs.
+        total_bytes: their bytes.
+    """
+
+    def __init__(self, console: Console, files: int, total_bytes: int):
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("{task.fields[files]}/" + str(files) + " files"), BarColumn(),
+            DownloadColumn(), TextColumn("{task.fields[chunks]} chunks"), TransferSpeedColumn(),
+            TimeRemainingColumn(), console=console, transient=True, auto_refresh=False)
+        self.task = self.progress.add_task("chunk", total=max(total_bytes, 1), files=0, chunks=0)
+
+    def __enter__(self) -> "RunProgress":
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.stop()
+
+    def update(self, summary: "RunSummary") -> None:
+        """Show the counts so far."""
+        self.progress.update(self.task, completed=summary.done_bytes, files=summary.done, chunks=summary.chunks)
+        self.progress.refresh()
+
+
+def summary_table(s: "RunSummary") -> Table:
+    """The end-of-run summary as a table (for a terminal)."""
+    t = Table(title="chunkctl", show_header=False, title_justify="left", box=None, padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    fmts = ", ".join(f"{k} {v}" for k, v in sorted(s.by_format.items())) or "none"
+    t.add_row("files", f"{s.files} ({fmts})")
+    t.add_row("chunks", f"{s.chunks:,}")
+    t.add_row("tokens", f"{s.tokens:,}")
+    t.add_row("failed", Text(str(s.failed), style="bold red" if s.failed else ""))
+    t.add_row("skipped", str(s.skipped))
+    t.add_row("empty", str(s.empty))
+    if s.cached:
+        t.add_row("from cache", str(s.cached))
+    t.add_row("time", f"{s.seconds:.2f} s")
+    t.add_row("speed", f"{s.mb_per_s:.1f} MB/s")
+    return t
+
+
+def chunk_panels(views: list["ChunkView"], preview: int = 0) -> Group:
+    """Each chunk as a panel: index, tokens/budget, span, pages, kind, headings in the title;
+    the breadcrumb, repeated header and overlap styled apart from the body."""
+    panels = []
+    for v in views:
+        r = v.record
+        text = Text()
+        shown = 0
+        for role, part in v.parts:
+            if preview and shown + len(part) > preview:
+                text.append(part[: max(0, preview - shown)], style=STYLES[role])
+                text.append(" …", style="dim")
+                break
+            text.append(part, style=STYLES[role])
+            shown += len(part)
+        pages = f" p{r['page_start']}" + (f"-{r['page_end']}" if r["page_end"] != r["page_start"] else "") \
+            if r.get("page_start") else ""
+        budget = r["meta"].get("chunk_size")
+        title = (f"#{r['chunk_index']}  {r['n_tokens']}/{budget} tok  [{r['start']}:{r['end']}){pages}  {r['kind']}"
+                 + ("  OVERSIZE" if r["oversize"] else "") + (f"  overlap {v.overlap} ch" if v.overlap else ""))
+        subtitle = Text(" > ".join(r["headings"])) if r["headings"] else None  # Text: never read as markup
+        panels.append(Panel(text, title=Text(title), title_align="left", subtitle=subtitle, subtitle_align="left"))
+    legend = Text.assemble(("breadcrumb", STYLES["breadcrumb"]), "  ", ("repeated header", STYLES["header"]), "  ",
+                           ("overlap with the previous chunk", STYLES["overlap"]), "  body")
+    return Group(legend, *panels)
+
+
+def stats_tables(st: "ChunkStats", top: int = 5, max_violations: int = 20) -> Group:
+    """Sizes, histogram, formats, kinds, chunks per document and violations of a JSONL file."""
+    parts: list[Any] = []
+    t = Table(title="records", show_header=False, title_justify="left", box=None, padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    t.add_row("records", f"{st.records:,}")
+    t.add_row("documents", f"{st.documents:,}")
+    t.add_row("tokens", f"{st.tokens:,}")
+    t.add_row("tokens per chunk", f"min {min(st.sizes, default=0)}  median {st.percentile(50)}  "
+                                  f"p95 {st.percentile(95)}  max {max(st.sizes, default=0)}")
+    t.add_row("oversize", str(st.oversize))
+    parts.append(t)
+    h = Table(title="token sizes", title_justify="left", box=None, padding=(0, 2))
+    h.add_column("tokens", justify="right")
+    h.add_column("chunks", justify="right")
+    h.add_column("")
+    hist = st.histogram()
+    peak = max((c for _, _, c in hist), default=0) or 1
+    for lo, hi, c in hist:
+        h.add_row(f"{lo + 1 if lo else 0}-{hi}", str(c), "█" * round(40 * c / peak))
+    parts.append(h)
+    f = Table(title="by format", title_justify="left", box=None, padding=(0, 2))
+    f.add_column("format")
+    f.add_column("documents", justify="right")
+    f.add_column("chunks", justify="right")
+    docs = st.docs_by_format()
+    for fmt in sorted(st.by_format):
+        f.add_row(Text(str(fmt)), str(docs.get(fmt, 0)), str(st.by_format[fmt]))
+    parts.append(f)
+    k = Table(title="by kind", title_justify="left", box=None, padding=(0, 2))
+    k.add_column("kind")
+    k.add_column("chunks", justify="right")
+    for kind, c in st.by_kind.most_common():
+        k.add_row(Text(str(kind)), str(c))
+    parts.append(k)
+    per = sorted(st.chunks_per_doc.values())
+    d = Table(title="chunks per document", title_justify="left", box=None, padding=(0, 2))
+    d.add_column("document")
+    d.add_column("chunks", justify="right")
+    if per:
+        d.add_row("(min / median / max)", f"{per[0]} / {per[len(per) // 2]} / {per[-1]}")
+    for src, c in sorted(st.chunks_per_doc.items(), key=lambda kv: -kv[1])[:top]:
+        d.add_row(Text(str(src)), str(c))
+    parts.append(d)
+    if st.violations:
+        v = Table(title=f"contract violations: {len(st.violations)}", title_justify="left", title_style="bold red",
+                  box=None, padding=(0, 2))
+        v.add_column("line", justify="right")
+        v.add_column("rule")
+        v.add_column("document")
+        v.add_column("problem")
+        for x in st.violations[:max_violations]:
+            v.add_row(str(x.line), Text(x.rule), Text(x.source or ""), Text(x.message))
+        parts.append(v)
+    else:
+        parts.append(Text("contract: no violations found", style="bold green"))
+    return Group(*parts)
+
+
+def config_table(values: dict[str, Any], origins: dict[str, str]) -> Table:
+    """The effective configuration: option, value, where it came from."""
+    t = Table(box=None, padding=(0, 2))
+    t.add_column("option", style="bold")
+    t.add_column("value")
+    t.add_column("from", style="dim")
+    for key, value in values.items():
+        t.add_row(key.replace("_", "-"), Text(repr(value)), Text(str(origins[key])))
+    return t

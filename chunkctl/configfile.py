@@ -1,0 +1,169 @@
+"""Configuration files: find `chunkctl.toml` or `[tool.chunkctl]` upward, check them, merge them under command-line values; no option parsing."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chunkctl.errors import ConfigError
+
+CONFIG_NAME = "chunkctl.toml"
+
+# Keys a configuration file may set, with the types each accepts. Dashes and
+# underscores are the same (`chunk-size` = `chunk_size`), as on the command line.
+_INT, _NUM, _STR, _BOOL = (int,), (int, float), (str,), (bool,)
+KEYS: dict[str, tuple[type, ...]] = {
+    # chunking (ChunkConfig)
+    "strategy": _STR, "chunk_size": _INT, "overlap": (int, str), "tokenizer": _STR, "tokenizer_pattern": _STR,
+    "context": _STR, "encoding": _STR, "min_chunk_tokens": _INT, "parent_chunk_size": _INT, "levels": (list, str),
+    "sentence_splitter": _STR, "breakpoint_percentile": _NUM, "content_type": _STR, "main_content": _BOOL,
+    "keep_boilerplate": _BOOL,
+    # the run
+    "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "max_file_size": _INT,
+    "file_timeout": _NUM, "format": _STR, "cache": _STR, "engine": _STR, "scheduler": _STR,
+    # model-assisted chunking (never the API key itself: it stays in the environment)
+    "llm_base_url": _STR, "llm_model": _STR, "llm_api_key_env": _STR, "llm_concurrency": _INT, "llm_timeout": _NUM,
+    "contextualize": _BOOL, "summaries": _BOOL, "summary_min_tokens": _INT, "llm_required": _BOOL,
+}
+"""Every key a configuration file may hold, and the TOML types it accepts."""
+
+_PATH_KEYS = ("cache",)
+
+
+@dataclass
+class Settings:
+    """The values of one configuration file (or none).
+
+    Attributes:
+        path: the file, or None when no file was found or one was refused.
+        label: how to name where a value came from, e.g. "/repo/chunkctl.toml" or
+            "/repo/pyproject.toml [tool.chunkctl]".
+        values: checked values under their underscore names; paths (`cache`) made
+            absolute against the file's folder.
+    """
+
+    path: Path | None = None
+    label: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+def find_config(start: str | os.PathLike | None = None) -> Path | None:
+    """The configuration file in force for a folder.
+
+    Looks in `start` (default: the current folder) and then each parent folder, and
+    in each takes `chunkctl.toml` first, else a `pyproject.toml` that has a
+    `[tool.chunkctl]` table (a pyproject without one does not stop the search).
+
+    Returns:
+        the file's path, or None when there is none up to the file-system root.
+    """
+    folder = Path(start or os.getcwd()).resolve()
+    for d in (folder, *folder.parents):
+        own = d / CONFIG_NAME
+        if own.is_file():
+            return own
+        py = d / "pyproject.toml"
+        if py.is_file():
+            try:
+                with open(py, "rb") as fh:
+                    if "chunkctl" in tomllib.load(fh).get("tool", {}):
+                        return py
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+    return None
+
+
+def _check(label: str, key: str, value: Any) -> Any:
+    """Check one value's type; lists of strings or integers where a list is allowed."""
+    types = KEYS[key]
+    if isinstance(value, bool) and bool not in types:
+        ok = False
+    else:
+        ok = isinstance(value, types)
+    if ok and isinstance(value, list):
+        item = int if key == "levels" else str
+        ok = all(isinstance(v, item) and not isinstance(v, bool) for v in value)
+    if not ok:
+        want = " or ".join(sorted({"list" if t is list else t.__name__ for t in types}))
+        raise ConfigError(f"{label}: {key.replace('_', '-')} must be {want}, got {value!r}")
+    return value
+
+
+def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLike | None = None) -> Settings:
+    """Read and check a configuration file.
+
+    Args:
+        path: the file to read (`chunkctl.toml`, or a `pyproject.toml` whose
+            `[tool.chunkctl]` table is read). Defaults to `None`, in which case
+            `find_config(start)` finds it; no file found gives empty Settings.
+        start: where the search starts. Defaults to the current folder.
+
+    Raises:
+        ConfigError: the file cannot be read or parsed, a key is unknown (the message
+            suggests the closest one) or a value has the wrong type.
+    """
+    file = Path(path) if path is not None else find_config(start)
+    if file is None:
+        return Settings()
+    if path is not None and file.exists() and not file.is_file():
+        raise ConfigError(f"{file}: not a regular file")
+    try:
+        with open(file, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the configuration file ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{file}: not valid TOML (the file is not UTF-8 text)") from None
+    label = str(file)
+    if file.name == "pyproject.toml":
+        data = data.get("tool", {}).get("chunkctl", {})
+        label += " [tool.chunkctl]"
+        if not isinstance(data, dict):
+            raise ConfigError(f"{label}: must be a table")
+    values: dict[str, Any] = {}
+    for raw, value in data.items():
+        key = raw.replace("-", "_")
+        if key in values:
+            raise ConfigError(f"{label}: {key.replace('_', '-')!r} is given twice (as {raw!r} and another spelling)")
+        if key not in KEYS:
+            near = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"; did you mean {near[0].replace('_', '-')!r}?" if near else ""
+            raise ConfigError(f"{label}: unknown key {raw!r}{hint} (known: {', '.join(k.replace('_', '-') for k in KEYS)})")
+        value = _check(label, key, value)
+        if key in _PATH_KEYS:
+            value = str((file.parent / os.path.expanduser(value)).resolve())
+        if key in ("include", "exclude") and isinstance(value, str):
+            value = [value]
+        values[key] = value
+    return Settings(file, label, values)
+
+
+def resolve(defaults: dict[str, Any], given: dict[str, Any], settings: Settings
+            ) -> tuple[dict[str, Any], dict[str, str]]:
+    """Merge option values: the command line over the configuration file over the defaults.
+
+    Args:
+        defaults: every option with its default value.
+        given: the options given explicitly on the command line, with their values.
+        settings: the configuration file's values.
+
+    Returns:
+        (values, origins): the effective value of every option in `defaults`, and
+        where each came from: "command line", the file's label, or "default".
+    """
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key, default in defaults.items():
+        if key in given:
+            values[key], origins[key] = given[key], "command line"
+        elif key in settings.values:
+            values[key], origins[key] = settings.values[key], settings.label
+        else:
+            values[key], origins[key] = default, "default"
+    return values, origins

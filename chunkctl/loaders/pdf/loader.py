@@ -1,0 +1,423 @@
+"""PDF loader: pypdfium2 text and pdfplumber ruled tables -> Document with pages joined by form feeds; never counts tokens."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunkctl.errors import LoaderError
+from chunkctl.model import Block, BlockKind, Document
+from chunkctl.loaders.registry import register
+from chunkctl.loaders.pdf.layout import (
+    Group,
+    Joiner,
+    body_size,
+    drop_furniture,
+    font_headings,
+    group_page,
+    merge_pieces,
+    move_split_words,
+    outline_headings,
+    reading_order,
+)
+from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
+from chunkctl.loaders.pdf.tables import Table, find_tables
+
+# pdfium's FPDF_GetLastError codes (fpdfview.h).
+_ERR_FILE, _ERR_FORMAT, _ERR_PASSWORD, _ERR_SECURITY = 2, 3, 4, 6
+_JUNK_TITLE = re.compile(r"^(?:untitled|none|null|title|document\d*|microsoft word - .*|.*\.(?:pdf|docx?|txt|tex|dvi"
+                         r"|qxd|indd|rtf|odt|ps|xlsx?|pptx?))$", re.I)
+_SEP = "\n\n"
+
+
+@register("pdf", ".pdf")
+def load_pdf(data: bytes, source: str, config) -> Document:
+    """Load a PDF: text of every page, tables, headings, lists and code as typed blocks.
+
+    The document text is the pages' text joined by a form feed (U+000C), one per
+    page break, so a character's page is 1 + the number of form feeds before it
+    (a page without text still has its form feed). Inside a page, blocks are
+    separated by a blank line; paragraphs are rebuilt from their lines (a line break
+    inside a paragraph becomes a space, a word hyphenated at a line end is joined);
+    tables are Markdown pipe tables; running headers, footers and page numbers are
+    dropped. Offsets of blocks are in characters of that text.
+
+    Args:
+        data: the file's bytes.
+        source: the path shown in records and messages.
+        config: the run's options (`config.password` opens encrypted files).
+
+    Returns:
+        the Document; page-level problems (a scanned page without text, a page
+        pdfium cannot read) are in `doc.warnings`.
+
+    Raises:
+        LoaderError: empty, unrecoverably damaged or not a PDF ("unreadable PDF:
+            ..."), encrypted without the right password, or without any page.
+    """
+    pdf = _open(data, source, getattr(config, "password", None))
+    try:
+        n = len(pdf)
+        if n == 0:
+            raise LoaderError(source, "unreadable PDF: it has no pages")
+        reader = PageReader()
+        warnings: list[str] = []
+        pages = [_read_page(pdf, i, reader, warnings) for i in range(n)]
+        outline = _outline(pdf)
+        labels = _page_labels(pdf, n)
+        meta_title = _metadata_title(pdf)
+    finally:
+        pdf.close()
+    text, blocks, first_heading = assemble(pages, outline, labels)
+    meta: dict[str, Any] = {
+        "title": meta_title or first_heading,  # None: the registry gives the file stem
+        "encoding": "utf-8",
+        "n_pages": n,
+    }
+    if labels:
+        meta["page_labels"] = labels
+    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings)
+
+
+# -- opening ----------------------------------------------------------------------
+
+def _open(data: bytes, source: str, password: str | None):
+    """Open the bytes with pdfium (which rebuilds broken cross-reference tables).
+
+    Raises:
+        LoaderError: with a one-line reason.
+    """
+    import pypdfium2 as pdfium
+
+    if not data:
+        raise LoaderError(source, "unreadable PDF: the file is empty (0 bytes)")
+    if b"%PDF" not in data[:1024]:
+        raise LoaderError(source, "unreadable PDF: no %PDF header (not a PDF file)")
+    try:
+        return pdfium.PdfDocument(data, password=password)
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code == _ERR_PASSWORD:
+            if password is None:
+                raise LoaderError(source, "encrypted PDF: a password is needed (give it with --password)") from None
+            raise LoaderError(source, "encrypted PDF: the password is wrong") from None
+        if code == _ERR_SECURITY:
+            raise LoaderError(source, "encrypted PDF: unsupported security handler") from None
+        if code == _ERR_FORMAT:
+            raise LoaderError(source, "unreadable PDF: damaged beyond repair (truncated or corrupt structure)") from None
+        raise LoaderError(source, f"unreadable PDF: {exc}") from None
+
+
+def _read_page(pdf, i: int, reader: PageReader, warnings: list[str]) -> PageData:
+    """Read page i (0-based), find its tables, close it; never raises for a bad page."""
+    import pypdfium2 as pdfium
+
+    try:
+        page = pdf[i]
+    except (pdfium.PdfiumError, OSError, ValueError) as exc:
+        warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
+        return PageData(i, Frame(0))
+    try:
+        tp = page.get_textpage()
+        try:
+            pdata = reader.read(page, tp, i)
+            if pdata.ruled:
+                pdata.tables = find_tables(pdata, tp, pdata.text)
+                if pdata.tables:
+                    _drop_table_lines(pdata)
+        finally:
+            tp.close()
+    except pdfium.PdfiumError as exc:
+        warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
+        pdata = PageData(i, Frame(0))
+    finally:
+        page.close()
+    if pdata.too_many_edges:
+        warnings.append(f"page {i + 1} draws over {MAX_EDGES} ruling lines; tables were not looked for on it")
+    pdata.text = ""
+    pdata.edges = []
+    if not pdata.lines and not pdata.tables and not pdata.stray and pdata.has_images:
+        warnings.append(f"page {i + 1} has no text layer; OCR is not supported")
+    return pdata
+
+
+def _drop_table_lines(pdata: PageData) -> None:
+    """Lines whose centre lies in a table are the table's text: they are emitted by the table."""
+    keep = []
+    for ln in pdata.lines:
+        cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
+        if not any(t.contains(cx, cy) for t in pdata.tables):
+            keep.append(ln)
+    pdata.lines = keep
+
+
+def _outline(pdf) -> list[tuple[int, str, int, float | None]]:
+    """Outline entries as (depth, title, page index, destination y in user space or None)."""
+    out = []
+    try:
+        for i, item in enumerate(pdf.get_toc(max_depth=8)):
+            if i >= 5000:
+                break
+            title = (item.get_title() or "").strip()
+            dest = item.get_dest()
+            if not title or dest is None:
+                continue
+            pidx = dest.get_index()
+            if pidx is None:
+                continue
+            y = None
+            mode, pos = dest.get_view()
+            if mode == 1 and len(pos) >= 2 and pos[1]:  # XYZ: left, top, zoom
+                y = float(pos[1])
+            out.append((int(item.level), title, int(pidx), y))
+    except Exception:  # a broken outline is not worth failing the file for
+        return out
+    return out
+
+
+def _page_labels(pdf, n: int) -> list[str] | None:
+    """Printed page labels (/PageLabels) per physical page, or None when the PDF defines none."""
+    try:
+        labels = [pdf.get_page_label(i) or "" for i in range(n)]
+    except Exception:
+        return None
+    return labels if any(labels) else None
+
+
+def _metadata_title(pdf) -> str | None:
+    """The Info dictionary's /Title when it looks like a title (not a file name)."""
+    try:
+        title = (pdf.get_metadata_value("Title") or "").strip()
+    except Exception:
+        return None
+    title = " ".join(title.replace("\x00", "").split())
+    if not title or _JUNK_TITLE.match(title) or not any(ch.isalpha() for ch in title):
+        return None
+    return title
+
+
+# -- the document text ---------------------------------------------------------------
+
+@dataclass
+class _OpenTable:
+    """A table block being written (it may continue on the next page)."""
+
+    start: int
+    header: tuple[int, int]
+    rows: list[tuple[int, int]]
+    headings: tuple[str, ...]
+    cells: list[str]
+    col_x: list[float]
+    pages: list[int] = field(default_factory=list)
+    end: int = 0
+
+
+class _Writer:
+    """Appends block texts to the document text and records their spans."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.pos = 0
+        self.blocks: list[Block] = []
+        self.page_has_text = False
+        self.table: _OpenTable | None = None
+
+    def _put(self, s: str) -> None:
+        self.parts.append(s)
+        self.pos += len(s)
+
+    def new_page(self) -> None:
+        self._put("\f")
+        self.page_has_text = False
+
+    def _gap(self) -> None:
+        if self.page_has_text:
+            self._put(_SEP)
+        self.page_has_text = True
+
+    def close_table(self) -> None:
+        t = self.table
+        if t is None:
+            return
+        self.blocks.append(Block(BlockKind.TABLE, t.start, t.end, headings=t.headings, header=t.header,
+                                 rows=tuple(t.rows), meta={"header_cells": t.cells, "columns": len(t.cells),
+                                                            "pages": t.pages}))
+        self.table = None
+
+    def block(self, kind: BlockKind, text: str, headings: tuple[str, ...], level: int = 0,
+              rows: tuple[tuple[int, int], ...] = (), offsets: list[tuple[int, int]] | None = None) -> None:
+        self.close_table()
+        self._gap()
+        start = self.pos
+        self._put(text)
+        if offsets is not None:
+            rows = tuple((start + a, start + b) for a, b in offsets)
+        self.blocks.append(Block(kind, start, self.pos, level=level, headings=headings, rows=rows))
+
+    def table_block(self, table: Table, headings: tuple[str, ...], page: int) -> None:
+        t = self.table
+        if t is not None and table.continues:
+            # Continuation on the next page: rows follow the form feed.
+            first = True
+            for row in table.rows:
+                if not first:
+                    self._put("\n")
+                first = False
+                s = self.pos
+                self._put(_md_row(row))
+                t.rows.append((s, self.pos))
+            t.end = self.pos
+            t.pages.append(page + 1)
+            self.page_has_text = True
+            return
+        self.close_table()
+        self._gap()
+        start = self.pos
+        self._put(_md_row(table.header))
+        self._put("\n")
+        self._put(_md_row(["---"] * len(table.header)))
+        header = (start, self.pos)
+        rows = []
+        for row in table.rows:
+            self._put("\n")
+            s = self.pos
+            self._put(_md_row(row))
+            rows.append((s, self.pos))
+        self.table = _OpenTable(start, header, rows, headings, list(table.header), list(table.col_x),
+                                [page + 1], self.pos)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(c if c else " " for c in cells) + " |"
+
+
+def _continues(prev: Table, cur: Table) -> bool:
+    """Whether `cur` (first on its page) continues `prev` (last on the previous page)."""
+    if cur.captions or len(cur.header) != len(prev.header):
+        return False
+    if len(cur.col_x) != len(prev.col_x):
+        return False
+    return all(abs(a - b) <= 4.0 for a, b in zip(cur.col_x, prev.col_x))
+
+
+def _norm_cells(cells: list[str]) -> list[str]:
+    return [" ".join(c.lower().split()) for c in cells]
+
+
+def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | None]],
+             labels: list[str] | None = None) -> tuple[str, list[Block], str | None]:
+    """Turn read pages into the document text and its blocks.
+
+    Steps: drop page furniture; join pieces of printed lines; order each page for
+    reading; cut it into groups; find headings (outline entries when the PDF has an
+    outline, else font size and weight); move words hyphenated across pages; write
+    each page's blocks separated by blank lines, pages separated by form feeds.
+
+    Args:
+        pages: the read pages, in order.
+        outline: (depth, title, page index, destination y or None) per outline entry.
+        labels: printed page labels per page, when the PDF defines them.
+
+    Returns:
+        (document text, blocks with character spans, first heading's title or None).
+    """
+    drop_furniture(pages, labels)
+    for p in pages:
+        p.lines = merge_pieces(p.lines)
+    groups_by_page: list[list[Group]] = []
+    for p in pages:
+        groups_by_page.append(group_page(reading_order(p), p.index))
+    all_groups = [g for gs in groups_by_page for g in gs]
+    body = body_size(all_groups)
+    matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
+    if not matched:
+        font_headings(groups_by_page, body)
+    joiner = Joiner([ln.text for gs in groups_by_page for g in gs for ln in g.lines])
+    move_split_words(groups_by_page, joiner)
+
+    w = _Writer()
+    path: list[tuple[int, str]] = []
+    first_heading = None
+    last_table: Table | None = None
+    for pi, groups in enumerate(groups_by_page):
+        if pi:
+            w.new_page()
+        heads = tuple(t for _, t in path)
+        gi = 0
+        while gi < len(groups):
+            g = groups[gi]
+            heads = tuple(t for _, t in path)
+            if g.kind == "table":
+                t = g.table
+                if gi == 0 and last_table is not None and w.table is not None and _continues(last_table, t):
+                    t.continues = True
+                    if _norm_cells(t.header) != _norm_cells(last_table.header):
+                        t.rows = [t.header] + t.rows
+                for cap in t.captions:
+                    w.block(BlockKind.PARAGRAPH, cap, heads)
+                w.table_block(t, heads, pi)
+                last_table = t
+                for note in t.notes:
+                    w.block(BlockKind.PARAGRAPH, note, heads)
+                    last_table = None
+                gi += 1
+                continue
+            last_table = None
+            if g.kind == "heading":
+                text = joiner.join(g.lines)
+                if not text:
+                    gi += 1
+                    continue
+                while path and path[-1][0] >= g.level:
+                    path.pop()
+                path.append((g.level, g.title or text))
+                if first_heading is None:
+                    first_heading = g.title or text
+                w.block(BlockKind.HEADING, text, tuple(t for _, t in path), level=g.level)
+            elif g.kind == "code":
+                text = _code_text(g.lines)
+                if text:
+                    w.block(BlockKind.CODE, text, heads)
+            elif g.kind == "item":
+                items = []
+                while gi < len(groups) and groups[gi].kind == "item":
+                    s = joiner.join(groups[gi].lines)
+                    if s:
+                        items.append(s)
+                    gi += 1
+                if items:
+                    offsets = []
+                    pos = 0
+                    for s in items:
+                        offsets.append((pos, pos + len(s)))
+                        pos += len(s) + 1
+                    w.block(BlockKind.LIST, "\n".join(items), heads, offsets=offsets)
+                continue
+            else:
+                text = joiner.join(g.lines)
+                if text:
+                    w.block(BlockKind.PARAGRAPH, text, heads)
+            gi += 1
+        if groups and groups[-1].kind != "table":
+            last_table = None
+    w.close_table()
+    return w.text(), w.blocks, first_heading
+
+
+def _code_text(lines: list[Line]) -> str:
+    """Monospaced lines with their indentation restored from their x positions."""
+    widths = [ln.width / len(ln.text) for ln in lines if len(ln.text.strip()) >= 4 and ln.width > 0]
+    cw = sorted(widths)[len(widths) // 2] if widths else 0.0
+    left = min(ln.x0 for ln in lines)
+    out = []
+    for ln in lines:
+        t = ln.text.strip()
+        if not t:
+            continue
+        indent = int(round((ln.x0 - left) / cw)) if cw > 0 else 0
+        out.append(" " * min(indent, 80) + t)
+    return "\n".join(out)

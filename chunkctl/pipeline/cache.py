@@ -1,0 +1,110 @@
+"""On-disk cache of each file's records for incremental runs; it stores and checks bytes, and never chunks."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from chunkctl.__about__ import __version__
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ConfigError
+from chunkctl.atomic import replace_atomically
+
+_ENTRY_VERSION = 1
+
+
+@dataclass
+class CacheEntry:
+    """One file's cached output.
+
+    Attributes:
+        lines: the document's records as JSONL bytes (contract format).
+        n_chunks, n_tokens: number of records and their total `n_tokens`.
+        warnings: the warnings loading the file gave, so a cached run reports them too.
+    """
+
+    lines: bytes
+    n_chunks: int
+    n_tokens: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes (hex), read in 1 MiB pieces.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while piece := fh.read(1 << 20):
+            h.update(piece)
+    return h.hexdigest()
+
+
+class RecordCache:
+    """A folder of cache entries, one file per (file bytes, configuration, version, source, format).
+
+    The key holds everything the records depend on: the sha256 of the file's bytes,
+    `ChunkConfig.fingerprint()`, chunkctl's version, the record `source` (ids and
+    `doc_id` derive from it) and the format. An entry is a JSON header line (counts,
+    warnings, the length and sha256 of the body) followed by the JSONL body; an entry
+    whose header or body does not check out is ignored (and rewritten by the next
+    run). Entries are written to a temporary file in the same folder and renamed, so
+    readers never see half an entry, and concurrent runs can share a cache.
+
+    Args:
+        folder: the cache folder (created when needed).
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"--cache {folder}: is a file, not a folder")
+
+    def key(self, sha256: str, source: str, fmt: str, config: ChunkConfig) -> str:
+        """The entry key of a file with these bytes, source and format under `config`."""
+        parts = "\0".join((sha256, config.fingerprint(), __version__, source, fmt))
+        return hashlib.blake2b(parts.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.jsonl"
+
+    def get(self, key: str) -> CacheEntry | None:
+        """The entry stored under `key`, or None when there is none or it is damaged."""
+        path = self._path(key)
+        try:
+            if not stat.S_ISREG(path.stat().st_mode):  # a pipe placed in the cache would block the run
+                return None
+            data = path.read_bytes()
+        except OSError:
+            return None
+        head, sep, body = data.partition(b"\n")
+        try:
+            meta = orjson.loads(head)
+            ok = (sep and meta["entry"] == _ENTRY_VERSION and meta["key"] == key and meta["size"] == len(body)
+                  and meta["sha256"] == hashlib.sha256(body).hexdigest())
+            if not ok:
+                return None
+            return CacheEntry(body, int(meta["n_chunks"]), int(meta["n_tokens"]), [str(w) for w in meta["warnings"]])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, key: str, entry: CacheEntry) -> None:
+        """Store an entry atomically (temporary file, then rename); a failure to write is not an error.
+
+        A full disk or a read-only cache folder only costs the next run some time, so
+        `OSError` is swallowed here; the temporary file is removed in every case.
+        """
+        path = self._path(key)
+        head = {"entry": _ENTRY_VERSION, "key": key, "n_chunks": entry.n_chunks, "n_tokens": entry.n_tokens,
+                "warnings": entry.warnings, "size": len(entry.lines),
+                "sha256": hashlib.sha256(entry.lines).hexdigest()}
+        with contextlib.suppress(OSError):
+            replace_atomically(path, orjson.dumps(head) + b"\n", entry.lines)

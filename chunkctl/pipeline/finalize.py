@@ -1,0 +1,108 @@
+"""Finalize: chunks of one document -> contract records (ids, pages, metadata); no I/O, no tokenizing."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+from typing import Any, Iterator, Mapping
+
+from chunkctl.__about__ import __version__
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders.registry import LOADERS
+from chunkctl.model import Chunk, Document
+
+def doc_id(source: str) -> str:
+    """Document id derived from `source` alone (a changed file keeps its id)."""
+    return hashlib.blake2b(source.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _page_index(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
+
+
+def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_name: str,
+                 doc_meta: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Turn a document's chunks into records that follow the record contract (docs/records.md, v1).
+
+    Ids: blake2b of (file sha256, source, config fingerprint, depth, span, position),
+    so the same bytes and options give the same ids on any machine. Pages: form feeds
+    in the document text separate pages (null for html).
+
+    Args:
+        doc: the document the chunks index.
+        chunks: the strategy's chunks in output order (`parent` indexes this list).
+        config: the run's options (strategy, overlap, fingerprint).
+        tokenizer_name: `meta.tokenizer`.
+        doc_meta: document facts the strategy found (`Chunked.doc_meta`, e.g.
+            `content_type`), written into every record's `meta`.
+
+    Yields:
+        one dict per chunk, keys in contract order (made one at a time, so a caller
+        that serializes each at once never holds every record of a big document).
+    """
+    text = doc.text
+    sha = str(doc.meta.get("sha256", ""))
+    fp = config.fingerprint()
+    did = doc_id(doc.source)
+    loader = LOADERS.get(doc.format)
+    paged = loader.paged if loader is not None else True
+    ff = _page_index(text) if paged else []
+    labels = doc.meta.get("page_labels")
+    base_meta: dict[str, Any] = {
+        "title": doc.title,
+        "encoding": doc.meta.get("encoding", "utf-8"),
+        "sha256": sha,
+        "tokenizer": tokenizer_name,
+        "strategy": config.strategy,
+        "chunk_size": config.chunk_size,
+        "overlap": config.overlap_tokens,
+        "version": __version__,
+    }
+    if "lang" in doc.meta:
+        base_meta["lang"] = doc.meta["lang"]
+    if doc_meta:
+        base_meta.update(doc_meta)
+    ids = []
+    for i, c in enumerate(chunks):
+        key = f"{sha}\0{doc.source}\0{fp}\0{c.kind}\0{c.depth}\0{c.start}\0{c.end}\0{i}"
+        ids.append(hashlib.blake2b(key.encode("utf-8"), digest_size=10).hexdigest())
+    n = len(chunks)
+    for i, c in enumerate(chunks):
+        body = c.text if c.text is not None else text[c.start:c.end]
+        if paged:
+            ps = 1 + bisect.bisect_left(ff, c.start)
+            last = c.end - 1
+            while last > c.start and text[last] == "\f":
+                last -= 1
+            pe = 1 + bisect.bisect_left(ff, last)
+        else:
+            ps = pe = None
+        meta = dict(base_meta)
+        meta["chunk_size"] = c.budget or config.chunk_size
+        if labels and ps is not None and ps - 1 < len(labels):
+            meta["page_label"] = labels[ps - 1]
+            if pe != ps and pe - 1 < len(labels):
+                meta["page_label_end"] = labels[pe - 1]
+        if c.meta:
+            meta.update(c.meta)
+        yield {
+            "id": ids[i],
+            "doc_id": did,
+            "source": doc.source,
+            "format": doc.format,
+            "chunk_index": i,
+            "n_chunks": n,
+            "text": c.prefix + body,
+            "prefix": c.prefix,
+            "start": c.start,
+            "end": c.end,
+            "n_tokens": c.n_tokens,
+            "headings": list(c.headings),
+            "kind": c.kind,
+            "page_start": ps,
+            "page_end": pe,
+            "oversize": bool(c.oversize),
+            "parent_id": ids[c.parent] if c.parent is not None else None,
+            "meta": meta,
+        }

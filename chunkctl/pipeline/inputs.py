@@ -1,0 +1,208 @@
+"""Inputs of a run: files and folders expanded into InputFiles in a deterministic order, list files, standard input; no parsing."""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Iterable
+
+from chunkctl.errors import LoaderError
+from chunkctl.loaders import LOADERS, format_for
+
+
+@dataclass
+class InputFile:
+    """One input of a run.
+
+    Attributes:
+        path: file path to read (None for stdin, whose bytes are in `data`).
+        source: the record's `source` (relative to the directory given, `/` separators).
+        format: loader format, or None when no loader handles the extension (skipped).
+        size: file size in bytes (0 when unknown).
+        data: the bytes when already read (stdin).
+    """
+
+    path: str | None
+    source: str
+    format: str | None
+    size: int = 0
+    data: bytes | None = None
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """A named input that could not be taken (missing, broken link, not a file, unreadable folder).
+
+    Attributes:
+        source: the path as given or found.
+        error_type: short class: "NotFound", "BrokenLink", "NotAFile", "FolderUnreadable", "LinkLoop".
+        reason: what is wrong, without the path.
+    """
+
+    source: str
+    error_type: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
+
+
+@dataclass
+class Discovery:
+    """Inputs found for a run, and the problems met while looking (`str(problem)` is one line)."""
+
+    inputs: list[InputFile]
+    problems: list[InputProblem]
+    unsupported: list[str]
+
+
+def _matches(rel: str, patterns: Iterable[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def _dangling(name: str, path: str) -> "InputProblem":
+    """The problem of a symbolic link that leads nowhere: a loop of links, or a missing target."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return InputProblem(name, "LinkLoop", "symbolic-link loop; not followed")
+    return InputProblem(name, "BrokenLink", "broken symbolic link")
+
+
+def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
+             hidden: bool = False) -> Discovery:
+    """Expand files and directories into inputs, in a deterministic order.
+
+    A file is taken as given (its `source` is the path as given). A directory is
+    walked recursively and its files sorted by relative path (their `source`);
+    hidden files and folders are skipped unless `hidden`; symbolic-link loops and
+    unreadable folders are reported, not fatal. `include`/`exclude` are glob patterns
+    matched against the relative path and the file name.
+
+    Returns:
+        the inputs (unsupported extensions included with `format=None`), problems and
+        the sources of unsupported files.
+    """
+    include = list(include)
+    exclude = list(exclude)
+    inputs: list[InputFile] = []
+    problems: list[InputProblem] = []
+    unsupported: list[str] = []
+
+    def add(path: str, source: str) -> None:
+        if include and not _matches(source, include):
+            return
+        if exclude and _matches(source, exclude):
+            return
+        fmt = format_for(path)
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        if fmt is None or fmt not in LOADERS:
+            unsupported.append(source)
+            inputs.append(InputFile(path, source, None, size))
+            return
+        inputs.append(InputFile(path, source, fmt, size))
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found: list[tuple[str, str]] = []
+            root = str(p)
+
+            def onerror(err: OSError) -> None:
+                problems.append(InputProblem(str(err.filename), "FolderUnreadable",
+                                        f"cannot read folder ({err.strerror or err})"))
+
+            for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
+                real = os.path.realpath(dirpath)
+                rel_dir = os.path.relpath(dirpath, root)
+                keep = []
+                for d in sorted(dirnames):
+                    if not hidden and d.startswith("."):
+                        continue
+                    full = os.path.join(dirpath, d)
+                    if os.path.islink(full):
+                        # A loop links back to this folder or one above it; two links to
+                        # the same folder elsewhere are just two views of it.
+                        target = os.path.realpath(full)
+                        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
+                            problems.append(InputProblem(full, "LinkLoop", "symbolic-link loop; not followed"))
+                            continue
+                    keep.append(d)
+                dirnames[:] = keep
+                for f in filenames:
+                    if not hidden and f.startswith("."):
+                        continue
+                    rel = f if rel_dir == "." else f"{rel_dir}/{f}"
+                    rel = rel.replace(os.sep, "/")
+                    found.append((rel, os.path.join(dirpath, f)))
+            for rel, full in sorted(found):
+                if os.path.isfile(full):
+                    add(full, rel)
+                elif os.path.islink(full) and not os.path.exists(full):
+                    problems.append(_dangling(rel, full))
+                elif os.path.exists(full) and not os.path.isdir(full):
+                    problems.append(InputProblem(rel, "NotAFile", "not a regular file (a pipe, socket or device)"))
+        elif p.is_file():
+            add(str(p), raw.replace(os.sep, "/"))
+        elif p.exists():
+            problems.append(InputProblem(raw, "NotAFile", "not a regular file or folder"))
+        elif p.is_symlink():
+            problems.append(_dangling(raw, str(p)))
+        else:
+            problems.append(InputProblem(raw, "NotFound", "no such file or folder"))
+    return Discovery(inputs, problems, unsupported)
+
+
+def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
+    """Sources that more than one input would get ({source: [paths]}).
+
+    Two folders given together may hold the same relative path; their records would
+    share `source` and `doc_id`, which the contract forbids (a document's records are
+    one contiguous run).
+    """
+    seen: dict[str, list[str]] = {}
+    for item in inputs:
+        if item.format is not None:
+            seen.setdefault(item.source, []).append(item.path or "-")
+    return {src: paths for src, paths in seen.items() if len(paths) > 1}
+
+
+def read_list(stream: IO[str]) -> list[str]:
+    """Paths from a list file, one per line, as `find` or `git ls-files` print them.
+
+    Blank lines and lines starting with `#` are ignored; surrounding white space
+    (a trailing carriage return included) is dropped. Relative paths stay relative,
+    so they are read from the current folder, and each one's `source` is the path as
+    listed.
+    """
+    out = []
+    for line in stream:
+        path = line.strip()
+        if path and not path.startswith("#"):
+            out.append(path)
+    return out
+
+
+def stdin_input(data: bytes, format: str, name: str = "-") -> InputFile:
+    """An input holding a document read from standard input.
+
+    Args:
+        data: the document's bytes.
+        format: its format (a registered format name: `chunkctl.loaders.formats()`):
+            there is no extension to go by.
+        name: the records' `source`. Defaults to "-".
+
+    Raises:
+        LoaderError: no loader for `format`.
+    """
+    if format not in LOADERS:
+        raise LoaderError(name, f"no loader for format {format!r} (known: {', '.join(sorted(LOADERS))})")
+    return InputFile(None, name, format, len(data), data)

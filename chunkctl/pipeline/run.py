@@ -1,0 +1,242 @@
+"""A run: process_file (the per-file function every engine maps) and run (inputs -> results in order, cache, time limits).
+
+`process_file` takes picklable inputs and returns a picklable FileResult, and never
+raises for a bad file: the local worker pool, Dask, or a user's Ray/Spark job map
+it. `run` maps it over a run's inputs in order, with a per-file time limit and an
+optional record cache. How a document becomes records is
+`chunkctl.pipeline.document.process_document`, the one way.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator
+
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ChunkctlError, LoaderError
+from chunkctl.pipeline.document import load, process_document, serialize, warm
+from chunkctl.pipeline.inputs import InputFile
+
+if TYPE_CHECKING:
+    from chunkctl.pipeline.cache import RecordCache
+
+DEFAULT_FILE_TIMEOUT = 300.0
+"""Seconds one file may take by default before its worker is stopped (generous: a slow PDF, not a hang)."""
+
+
+@dataclass
+class FileResult:
+    """What processing one input produced (picklable; sent back from worker processes).
+
+    Attributes:
+        source, format: as in the records.
+        lines: the document's records as JSONL bytes (empty on failure).
+        n_chunks, n_tokens: records written and their total `n_tokens`.
+        nbytes: input size in bytes.
+        warnings: non-fatal problems, one line each.
+        error: one-line reason when the file failed, else None.
+        error_type: short class of the failure ("LoaderError", "Timeout", "internal", ...).
+        seconds: wall time spent on the file.
+        skipped: not processed (no loader for the extension, or over the size limit).
+        sha256: sha256 of the file's bytes when it was read (the cache key needs it).
+        cached: the lines came from the record cache.
+        model_failures: model calls that failed without stopping the file (the records
+            are written without their contexts or summaries), one line each; they make
+            the run exit 1 and go to `--errors`.
+        llm_plan: with `--llm-dry-run`, (calls, prompt tokens, cached answers) of the file.
+    """
+
+    source: str
+    format: str | None
+    lines: bytes = b""
+    n_chunks: int = 0
+    n_tokens: int = 0
+    nbytes: int = 0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_type: str | None = None
+    seconds: float = 0.0
+    skipped: bool = False
+    sha256: str | None = None
+    cached: bool = False
+    model_failures: list[str] = field(default_factory=list)
+    llm_plan: tuple[int, int, int] | None = None
+
+
+def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None = None) -> FileResult:
+    """Load, chunk and serialize one input; never raises for a bad file.
+
+    Returns:
+        a FileResult with the JSONL bytes of the document, or with `error` set.
+    """
+    t0 = time.perf_counter()
+    res = FileResult(item.source, item.format, nbytes=item.size)
+    if item.format is None:
+        res.skipped = True
+        return res
+    try:
+        if max_file_size is not None and item.size > max_file_size:
+            res.skipped = True
+            res.warnings.append(f"{item.source}: skipped, {item.size} bytes is over --max-file-size {max_file_size}")
+            return res
+        doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
+        res.nbytes = item.size or len(item.data or b"")
+        res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
+        res.sha256 = str(doc.meta.get("sha256") or "") or None
+        out = process_document(doc, config)
+        res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
+        del doc, out.records
+        if out.plan is not None:
+            res.llm_plan = tuple(out.plan)
+        res.model_failures.extend(str(f) for f in out.failures)
+        if not res.n_chunks and res.llm_plan is None:
+            res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
+    except ChunkctlError as exc:
+        res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
+        res.error_type = exc.__class__.__name__
+    except RecursionError:
+        res.error = f"{item.source}: structure nested too deeply to process"
+        res.error_type = "RecursionError"
+    except MemoryError:
+        res.error = f"{item.source}: out of memory"
+        res.error_type = "MemoryError"
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as exc:  # a bug (or a panic in a native library): one line, the run goes on
+        res.error = f"{item.source}: internal error: {exc.__class__.__name__}: {exc}"
+        res.error_type = "internal"
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
+    """The result of an input that needs no processing (unsupported, over the size limit), else None."""
+    if item.format is None:
+        return FileResult(item.source, None, nbytes=item.size, skipped=True)
+    if max_file_size is not None and item.size > max_file_size:
+        return FileResult(item.source, item.format, nbytes=item.size, skipped=True, warnings=[
+            f"{item.source}: skipped, {item.size} bytes is over --max-file-size {max_file_size}"])
+    return None
+
+
+def _from_cache(item: InputFile, config: ChunkConfig, cache: "RecordCache") -> FileResult | None:
+    """The cached result of an input whose bytes, source and options are unchanged, else None."""
+    import hashlib
+
+    from chunkctl.pipeline.cache import file_sha256
+
+    try:
+        sha = hashlib.sha256(item.data).hexdigest() if item.data is not None else file_sha256(item.path or item.source)
+    except OSError:
+        return None  # the worker reports why it cannot be read
+    entry = cache.get(cache.key(sha, item.source, item.format or "", config))
+    if entry is None:
+        return None
+    return FileResult(item.source, item.format, entry.lines, entry.n_chunks, entry.n_tokens, item.size,
+                      list(entry.warnings), sha256=sha, cached=True)
+
+
+def _failure(item: InputFile, failure: Any) -> FileResult:
+    kind = {"timeout": "Timeout", "crashed": "WorkerCrashed"}.get(failure.kind, "internal")
+    return FileResult(item.source, item.format, nbytes=item.size, error=f"{item.source}: {failure.message}",
+                      error_type=kind)
+
+
+def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
+             engine: str = "local", scheduler: str | None = None) -> Iterator[FileResult]:
+    """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order."""
+    if not items:
+        return
+    task = functools.partial(process_file, config=config)
+    if engine == "dask":
+        from chunkctl.pipeline.engines import dask as dask_engine
+
+        yield from dask_engine.map_ordered(task, items, scheduler, jobs)
+        return
+    if jobs <= 1 and not file_timeout:
+        for item in items:
+            yield process_file(item, config)
+        return
+    from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
+
+    # Look ahead up to 64 MB of input past the next file to write, so one slow big
+    # file does not leave the other workers idle; memory stays bounded by that.
+    results = imap_ordered(task, items, jobs, file_timeout,
+                           weight=lambda it: it.size, init=functools.partial(warm, config), ahead=64e6)
+    try:
+        for i, res in results:
+            yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
+    finally:
+        results.close()
+
+
+def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None = None,
+         cache: "RecordCache | None" = None) -> list[FileResult | None]:
+    """The results known without processing: skipped inputs and, with a cache, unchanged files.
+
+    Returns:
+        one entry per input: its FileResult when known, else None (to be processed).
+    """
+    known: list[FileResult | None] = []
+    for item in inputs:
+        res = _precheck(item, max_file_size)
+        if res is None and cache is not None:
+            res = _from_cache(item, config, cache)
+        known.append(res)
+    return known
+
+
+def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
+        file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: "RecordCache | None" = None,
+        known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None
+        ) -> Iterator[FileResult]:
+    """Process a run's inputs and yield their results in input order.
+
+    Files are processed by `jobs` worker processes (see `chunkctl.workers`); the
+    results come back in input order, so the output is byte-identical whatever
+    `jobs` is. A file still running after `file_timeout` seconds has its worker
+    stopped and replaced, and its result is a failure ("took longer than N s"); the
+    run goes on. With `jobs=1` and no time limit, files are processed in this process.
+
+    With a `cache`, a file whose bytes, source and options are unchanged is not
+    parsed again: its records come from the cache, byte for byte what processing it
+    would give; newly processed files are stored in it. Close the generator (or let
+    an exception run through it) to stop the workers early.
+
+    Args:
+        inputs: from `discover` (and `stdin_input`).
+        config: the chunking options.
+        jobs: worker processes. Defaults to 1.
+        max_file_size: skip (with a warning) files larger than this many bytes.
+        file_timeout: seconds one file may take; None or 0: no limit. Defaults to
+            DEFAULT_FILE_TIMEOUT (300).
+        cache: record cache, or None.
+        known: `plan(inputs, config, max_file_size, cache)` when the caller already
+            made it (e.g. to load the tokenizer only when some file needs processing).
+        engine: "local" (worker processes of this machine) or "dask" (a Dask cluster:
+            `scheduler`'s address, or a local cluster of `jobs` processes; no per-file
+            time limit there).
+        scheduler: Dask scheduler address for engine "dask".
+
+    Yields:
+        one FileResult per input, in input order.
+    """
+    if known is None:
+        known = plan(inputs, config, max_file_size, cache)
+    todo = [item for item, res in zip(inputs, known) if res is None]
+    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler)
+    try:
+        for res in known:
+            if res is None:
+                res = next(computed)
+                if cache is not None and res.error is None and res.sha256 and not res.model_failures \
+                        and res.llm_plan is None:
+                    from chunkctl.pipeline.cache import CacheEntry
+
+                    key = cache.key(res.sha256, res.source, res.format or "", config)
+                    cache.put(key, CacheEntry(res.lines, res.n_chunks, res.n_tokens, res.warnings))
+            yield res
+    finally:
+        computed.close()

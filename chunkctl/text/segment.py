@@ -1,0 +1,302 @@
+"""Where text may be cut: boundary levels, grapheme clusters and the splitters of each level (character offsets)."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from enum import IntEnum
+
+import regex
+
+from chunkctl.text.lines import paragraph_spans
+from chunkctl.text.sentences import SentenceSplitter
+
+
+class Level(IntEnum):
+    """Strength of a boundary between two pieces; the packer prefers cutting at stronger ones.
+
+    Order (docs/records.md#recursive-levels): section > block > blank-line paragraph > line >
+    sentence > clause > word > grapheme cluster. DEFINITION ranks top-level Python
+    `def`/`class` statements above blank lines inside a code block. GLUE marks a
+    boundary that should only be cut when nothing else fits (after a heading line).
+    """
+
+    GLUE = 0
+    GRAPHEME = 1
+    WORD = 2
+    CLAUSE = 3
+    SENTENCE = 4
+    LINE = 5
+    PARAGRAPH = 6
+    DEFINITION = 7
+    BLOCK = 8
+    SECTION = 9
+
+
+# Characters whose grapheme-cluster break property is "Other" or a control, and that
+# never join a neighbour: a cluster boundary lies between two of them (UAX #29 GB999).
+_SIMPLE = regex.compile(
+    "[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u03ff\u0400-\u0482\u048a-\u04ff\u2010-\u2027\u2030-\u205e"
+    "\u3000-\u3029\u3030-\u303f\u3041-\u3096\u309b-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
+    "\uff01-\uff9d\uffa0-\uffef]"
+)
+_CLUSTER = regex.compile(r"\X")
+_CONTROLS = "\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+class Graphemes:
+    """Extended grapheme cluster boundaries (UAX #29) of one text, found locally.
+
+    A boundary between two "simple" characters (ASCII, Latin, Greek, Cyrillic, CJK,
+    Hangul syllables) or next to a control character is decided at once. Elsewhere
+    the stretch between the nearest such sure boundaries is segmented once with
+    `regex`'s `\\X` and remembered, so a text made only of emoji or combining marks
+    costs one pass, not one scan back to the start of the stretch per question.
+    """
+
+    __slots__ = ("text", "_run_starts", "_runs")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._run_starts: list[int] = []  # sorted starts of the segmented stretches
+        self._runs: list[tuple[int, int, list[int]]] = []  # (start, end, boundaries from start to end)
+
+    def _sure(self, i: int) -> bool | None:
+        """True/False when the boundary status at i is certain from its neighbours, else None."""
+        t = self.text
+        if i <= 0 or i >= len(t):
+            return True
+        a, b = t[i - 1], t[i]
+        if a == "\r" and b == "\n":
+            return False
+        if a < "\u0300" and b < "\u0300":
+            return True  # Latin-1 and Latin Extended: no marks, no joiners (controls break anyway)
+        if a in _CONTROLS or b in _CONTROLS:
+            return True
+        if _SIMPLE.match(a) and _SIMPLE.match(b):
+            return True
+        return None
+
+    def _run(self, i: int) -> list[int]:
+        """Cluster boundaries of the stretch around i between the nearest sure boundaries (both included)."""
+        idx = bisect.bisect_right(self._run_starts, i) - 1
+        if idx >= 0:
+            a, b, bounds = self._runs[idx]
+            if a <= i <= b:
+                return bounds
+        t = self.text
+        a = i
+        while a > 0 and self._sure(a) is not True:
+            a -= 1
+        b = i + 1
+        while b < len(t) and self._sure(b) is not True:
+            b += 1
+        b = min(b, len(t))
+        bounds = [m.start() for m in _CLUSTER.finditer(t, a, b)] + [b]
+        self._run_starts.insert(idx + 1, a)
+        self._runs.insert(idx + 1, (a, b, bounds))
+        return bounds
+
+    def is_boundary(self, i: int) -> bool:
+        """True when offset i lies between two grapheme clusters."""
+        s = self._sure(i)
+        if s is not None:
+            return s
+        bounds = self._run(i)
+        k = bisect.bisect_left(bounds, i)
+        return k < len(bounds) and bounds[k] == i
+
+    def floor(self, i: int) -> int:
+        """The last cluster boundary at or before i."""
+        if self._sure(i):
+            return i
+        bounds = self._run(i)
+        return bounds[bisect.bisect_right(bounds, i) - 1]
+
+    def ceil(self, i: int) -> int:
+        """The first cluster boundary at or after i."""
+        if self._sure(i):
+            return i
+        bounds = self._run(i)
+        return bounds[bisect.bisect_left(bounds, i)]
+
+    def next(self, i: int) -> int:
+        """End of the cluster that starts at boundary i."""
+        t = self.text
+        if i >= len(t):
+            return len(t)
+        if i + 1 < len(t) and self._sure(i + 1):
+            return i + 1
+        m = _CLUSTER.match(t, i)
+        return m.end() if m else i + 1
+
+
+_LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
+_WS = re.compile(r"\s+")
+_CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
+_SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
+_NON_WS_RUN = re.compile(r"\S+")
+_COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
+_LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
+
+
+def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """`[a, b)` without leading and trailing white space, or None when nothing is left."""
+    seg = text[a:b]
+    s = seg.lstrip()
+    if not s:
+        return None
+    a2 = a + (len(seg) - len(s))
+    return a2, a2 + len(s.rstrip())
+
+
+def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int, int]]:
+    out = []
+    pos = a
+    for m in pattern.finditer(text, a, b):
+        if m.start() > pos:
+            t = trimmed(text, pos, m.start())
+            if t:
+                out.append(t)
+        pos = max(pos, m.end())
+    if pos < b:
+        t = trimmed(text, pos, b)
+        if t:
+            out.append(t)
+    return out
+
+
+def split_paragraphs(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Blank-line (or form-feed) separated paragraphs of `text[a:b]`."""
+    return paragraph_spans(text, a, b)
+
+
+def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:
+    """Lines of `text[a:b]`; for prose, soft line breaks (hard-wrapped text) are not boundaries.
+
+    A break is soft when it looks made by a word-wrapping editor: the first word of
+    the next line would not have fitted on the line before it within the span's widest
+    line (greedy wrapping, 30-200 columns), the line before it does not end a sentence
+    or a clause and is not laid out in columns (" | ", tabs, runs of spaces), and the
+    next line does not open a list item. Wrapped prose then splits at sentences
+    instead of at line ends, while tables, logs and lists keep their lines.
+    """
+    lines = _split_by(_LINE_SEP, text, a, b)
+    if not prose or len(lines) < 2:
+        return lines
+    widths = [e - _line_start(text, a, s) for s, e in lines]
+    wrap = max(widths)
+    if not 30 <= wrap <= 200:
+        return lines
+    out = [lines[0]]
+    prev_width = widths[0]
+    for (s, e), width in zip(lines[1:], widths[1:]):
+        ps, pe = out[-1]
+        m = _NON_WS_RUN.match(text, s, e)
+        first_word = (m.end() - s) if m else e - s
+        soft = (
+            prev_width + 1 + first_word > wrap
+            and not _SENT_END.search(text, max(ps, pe - 8), pe)
+            and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
+            and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
+        )
+        if soft:
+            out[-1] = (ps, e)
+        else:
+            out.append((s, e))
+        prev_width = width
+    return out
+
+
+_LINE_BREAK_REV = regex.compile(r"[\r\n]", flags=regex.REVERSE)
+
+
+def _line_start(text: str, lo: int, pos: int) -> int:
+    """Start of the line holding `pos` (not before `lo`), found scanning back from `pos`.
+
+    One backward scan: `str.rfind` for "\n" and then "\r" would each run back to `lo`
+    in text that lacks one of them, which made long wrapped paragraphs quadratic.
+    """
+    m = _LINE_BREAK_REV.search(text, lo, pos)
+    return lo if m is None else m.end()
+
+
+def split_clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Clauses: pieces after `,;:` followed by white space, or after CJK `，、；：`."""
+    return _split_by(_CLAUSE_SEP, text, a, b)
+
+
+def split_words(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Runs of non-white-space characters (scripts without spaces give one piece)."""
+    return _split_by(_WS, text, a, b)
+
+
+def split_python(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Top-level statements of a Python code block (a fenced block: fence lines stay with their neighbours).
+
+    Pieces start at each top-level `def`/`class` (decorators included); everything
+    else stays with the preceding piece. Code that does not parse gives one piece.
+    """
+    seg = text[a:b]
+    lines = seg.splitlines(keepends=True)
+    offset = 0
+    fence_open = 0
+    body = seg
+    if lines and (lines[0].lstrip().startswith("```") or lines[0].lstrip().startswith("~~~")):
+        fence_open = len(lines[0])
+        body = seg[fence_open:]
+        if lines[-1].strip().strip("`~") == "" and len(lines) > 1:
+            body = body[: len(body) - len(lines[-1])]
+    offset = a + fence_open
+    try:
+        tree = ast.parse(body.replace("\r\n", "\n").replace("\r", "\n"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [(a, b)]
+    starts = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            line = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            starts.append(line)
+    if not starts:
+        return [(a, b)]
+    line_offsets = [0]
+    for m in re.finditer(r"\r\n|\r|\n", body):
+        line_offsets.append(m.end())
+    cuts = sorted({offset + line_offsets[ln - 1] for ln in starts if 1 < ln <= len(line_offsets)})
+    out = []
+    pos = a
+    for c in cuts:
+        t = trimmed(text, pos, c)
+        if t:
+            out.append(t)
+        pos = c
+    t = trimmed(text, pos, b)
+    if t:
+        out.append(t)
+    return out
+
+
+class Splitters:
+    """The splitter of each level for one document; sentence segmentation is shared."""
+
+    def __init__(self, text: str, sentence_splitter: SentenceSplitter):
+        self.text = text
+        self.sentences = sentence_splitter
+
+    def split(self, level: Level, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:
+        """Pieces of `text[a:b]` at `level` (trimmed, in order, covering all non-white-space)."""
+        t = self.text
+        if level == Level.PARAGRAPH:
+            return split_paragraphs(t, a, b)
+        if level == Level.LINE:
+            return split_lines(t, a, b, prose)
+        if level == Level.SENTENCE:
+            return self.sentences.spans(t, a, b)
+        if level == Level.CLAUSE:
+            return split_clauses(t, a, b)
+        if level == Level.WORD:
+            return split_words(t, a, b)
+        if level == Level.DEFINITION:
+            return split_python(t, a, b)
+        raise ValueError(f"no splitter for level {level!r}")
