@@ -51,6 +51,33 @@ def parse_overlap(value: int | str | None, chunk_size: int) -> int:
     return tokens
 
 
+def parse_levels(value: str | tuple[int, ...] | list[int] | None) -> tuple[int, ...] | None:
+    """Turn `--levels` ("2048,512,128") into budgets in tokens, largest first; None stays None.
+
+    Raises:
+        ConfigError: not a comma-separated list of integers.
+    """
+    if value is None or not isinstance(value, str):
+        return tuple(value) if value is not None else None
+    try:
+        return tuple(int(x) for x in value.replace(" ", "").split(",") if x) or None
+    except ValueError:
+        raise ConfigError(f"--levels {value!r}: give budgets in tokens separated by commas, e.g. 2048,512,128") from None
+
+
+def check_encoding(name: str) -> None:
+    """Raise ConfigError unless `name` is a text encoding Python knows (bytes to str).
+
+    Transforms such as rot13, hex or base64 are codecs too, but not text encodings.
+    """
+    import codecs
+
+    try:
+        codecs.lookup(name).decode(b"")[0].encode("utf-8")
+    except (LookupError, TypeError, AttributeError):
+        raise ConfigError(f"--encoding {name!r} is not a text encoding Python knows") from None
+
+
 MAX_BUDGET = 2**31 - 1
 """Largest token budget accepted (chunk, parent or level size), in tokens."""
 
@@ -76,7 +103,8 @@ class ChunkConfig:
         encoding: force the text encoding of txt/md/html files (None: detect).
         min_chunk_tokens: `section`: merge sibling sections smaller than this.
         parent_chunk_size: `hierarchical`: parent budget (default 4 x chunk_size).
-        levels: `hierarchical`: budgets from the largest to the smallest level.
+        levels: `hierarchical`: budgets from the largest to the smallest level (a
+            tuple, or a string such as "2048,512,128").
         sentence_splitter: "blingfire" (fast) or "pysbd" (accurate, slow).
         breakpoint_percentile: `semantic`: cut where neighbour similarity falls below
             this percentile of all neighbour similarities (0-100).
@@ -108,6 +136,8 @@ class ChunkConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.strategy, str) or not self.strategy:
             raise ConfigError(f"--strategy must be a strategy name, got {self.strategy!r}")
+        if isinstance(self.levels, str):
+            object.__setattr__(self, "levels", parse_levels(self.levels))
         if self.levels is not None:
             try:
                 levels = tuple(int(x) for x in self.levels)
@@ -125,6 +155,8 @@ class ChunkConfig:
             if isinstance(value, int) and value > MAX_BUDGET:
                 raise ConfigError(f"{flag} {value} is too large: budgets go up to {MAX_BUDGET:,} tokens")
         object.__setattr__(self, "overlap", parse_overlap(self.overlap, self.chunk_size))
+        if self.encoding is not None:
+            check_encoding(self.encoding)
         if self.context not in CONTEXT_MODES:
             raise ConfigError(f"--context {self.context!r} is not one of: {', '.join(CONTEXT_MODES)}")
         if self.min_chunk_tokens < 0:

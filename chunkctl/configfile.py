@@ -24,18 +24,21 @@ KEYS: dict[str, tuple[type, ...]] = {
     "keep_boilerplate": _BOOL,
     # the run
     "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "max_file_size": _INT,
-    "file_timeout": _NUM, "format": _STR, "cache": _STR, "engine": _STR, "scheduler": _STR,
+    "file_timeout": _NUM, "flavour": _STR, "cache": _STR, "engine": _STR, "scheduler": _STR,
     # model-assisted chunking (never the API key itself: it stays in the environment)
     "llm_base_url": _STR, "llm_model": _STR, "llm_api_key_env": _STR, "llm_concurrency": _INT, "llm_timeout": _NUM,
     "contextualize": _BOOL, "summaries": _BOOL, "summary_min_tokens": _INT, "llm_required": _BOOL,
 }
 """Every key a configuration file may hold, and the TOML types it accepts."""
 
+ALIASES = {"format": "flavour"}
+"""Old key names still accepted, and the key each now means."""
+
 _PATH_KEYS = ("cache",)
 
 
 @dataclass
-class Settings:
+class ConfigFile:
     """The values of one configuration file (or none).
 
     Attributes:
@@ -93,13 +96,13 @@ def _check(label: str, key: str, value: Any) -> Any:
     return value
 
 
-def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLike | None = None) -> Settings:
+def load_config_file(path: str | os.PathLike | None = None, start: str | os.PathLike | None = None) -> ConfigFile:
     """Read and check a configuration file.
 
     Args:
         path: the file to read (`chunkctl.toml`, or a `pyproject.toml` whose
             `[tool.chunkctl]` table is read). Defaults to `None`, in which case
-            `find_config(start)` finds it; no file found gives empty Settings.
+            `find_config(start)` finds it; no file found gives an empty ConfigFile.
         start: where the search starts. Defaults to the current folder.
 
     Raises:
@@ -108,7 +111,7 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
     """
     file = Path(path) if path is not None else find_config(start)
     if file is None:
-        return Settings()
+        return ConfigFile()
     if path is not None and file.exists() and not file.is_file():
         raise ConfigError(f"{file}: not a regular file")
     try:
@@ -129,6 +132,7 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
     values: dict[str, Any] = {}
     for raw, value in data.items():
         key = raw.replace("-", "_")
+        key = ALIASES.get(key, key)
         if key in values:
             raise ConfigError(f"{label}: {key.replace('_', '-')!r} is given twice (as {raw!r} and another spelling)")
         if key not in KEYS:
@@ -141,17 +145,17 @@ def load_settings(path: str | os.PathLike | None = None, start: str | os.PathLik
         if key in ("include", "exclude") and isinstance(value, str):
             value = [value]
         values[key] = value
-    return Settings(file, label, values)
+    return ConfigFile(file, label, values)
 
 
-def resolve(defaults: dict[str, Any], given: dict[str, Any], settings: Settings
+def resolve(defaults: dict[str, Any], given: dict[str, Any], config_file: ConfigFile
             ) -> tuple[dict[str, Any], dict[str, str]]:
     """Merge option values: the command line over the configuration file over the defaults.
 
     Args:
         defaults: every option with its default value.
         given: the options given explicitly on the command line, with their values.
-        settings: the configuration file's values.
+        config_file: the configuration file's values.
 
     Returns:
         (values, origins): the effective value of every option in `defaults`, and
@@ -162,8 +166,8 @@ def resolve(defaults: dict[str, Any], given: dict[str, Any], settings: Settings
     for key, default in defaults.items():
         if key in given:
             values[key], origins[key] = given[key], "command line"
-        elif key in settings.values:
-            values[key], origins[key] = settings.values[key], settings.label
+        elif key in config_file.values:
+            values[key], origins[key] = config_file.values[key], config_file.label
         else:
             values[key], origins[key] = default, "default"
     return values, origins

@@ -290,9 +290,17 @@ class TokenTable:
         """Index of the last token that starts at or before character `pos`."""
         return int(self.search(pos, "right")) - 1
 
-    def approx(self, start: int, end: int) -> int:
-        """Approximate tokens of `text[start:end]` from the table (off by a few at most)."""
-        return int(self.search(end, "right") - self.search(start, "right"))
+    def tokens_before(self, pos: int) -> int:
+        """Number of document tokens that start before character `pos`."""
+        return int(self.search(pos))
+
+    def estimate(self, start: int, end: int) -> int:
+        """Estimated tokens of `text[start:end]`: the document tokens that start in `[start, end)`.
+
+        Off by a few at most at the edges (a token of the document may straddle them);
+        `count` gives the exact number.
+        """
+        return int(self.search(end) - self.search(start))
 
     def char(self, index: int) -> int:
         """Character offset where token `index` starts (clamped to the text)."""

@@ -35,7 +35,7 @@ BELOW = {
     "enrich": {"chunking", "llm", "text", "core"},
     "pipeline": {"enrich", "chunking", "loaders", "llm", "text", "core"},
     "output": {"core"},
-    "contract": {"output", "core"},
+    "contract": {"output", "loaders", "core"},
     "eval": {"pipeline", "chunking", "loaders", "text", "output", "core"},
     "cli": {"api", "eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text", "core"},
     "api": {"eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text", "core"},

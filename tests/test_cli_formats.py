@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 import chunkctl
-from chunkctl.cli.app import app
+from chunkctl.cli import app
 from chunkctl.errors import ConfigError
 from chunkctl.output.flavours import convert, to_records
-from chunkctl.configfile import find_config, load_settings
+from chunkctl.configfile import find_config, load_config_file
 from tests.conftest import ROOT, parse_jsonl
 
 runner = CliRunner()
@@ -143,7 +143,7 @@ def test_config_file_errors_are_usage_errors(tmp_path, monkeypatch):
 
 def test_settings_paths_are_relative_to_the_file(tmp_path):
     (tmp_path / "chunkctl.toml").write_text('cache = ".cache/chunks"\ninclude = "*.md"\n')
-    s = load_settings(start=tmp_path)
+    s = load_config_file(start=tmp_path)
     assert s.values == {"cache": str(tmp_path / ".cache" / "chunks"), "include": ["*.md"]}
     with pytest.raises(ConfigError):
-        load_settings(tmp_path / "missing.toml")
+        load_config_file(tmp_path / "missing.toml")

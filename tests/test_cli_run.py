@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl.cli.app import app
+from chunkctl.cli import app
 from tests.conftest import CLI, CORPUS, ROOT, check_records, needs_shared, parse_jsonl, run_cli
 
 runner = CliRunner()
@@ -232,7 +232,7 @@ def test_output_dir_mirrors_the_tree(tmp_path):
 
 def test_usage_errors_of_run_options(tmp_path):
     for args, msg in [(["--jobs", "-1"], "--jobs"), (["--file-timeout", "-2"], "--file-timeout"),
-                      (["--format", "haystack"], "--format"), ([], "give files")]:
+                      (["--flavour", "haystack"], "--flavour"), (["--format", "haystack"], "--flavour"), ([], "give files")]:
         r = invoke("chunk", *(["examples"] if args else []), *args)
         assert r.exit_code == 2, args
         assert msg in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl.eval import evaluate
+import chunkctl.eval as evaluation
 from chunkctl.cli.app import app
 from chunkctl.errors import ConfigError
+from chunkctl.eval import retrieval
 from chunkctl.eval.scoring import merge, measure, overlap, precision_omega, score_retrieval
 from tests.conftest import SHARED, needs_shared
 
@@ -82,7 +83,7 @@ class FakeIndex:
 @pytest.fixture
 def ranking(monkeypatch):
     def use(order):
-        monkeypatch.setattr(evaluate.retrieval, "build", lambda name, texts: FakeIndex(order))
+        monkeypatch.setattr(retrieval, "build", lambda name, texts: FakeIndex(order))
     return use
 
 
@@ -94,18 +95,18 @@ def rec(start, end, n_tokens, id=None, parent_id=None):
 
 
 def question(corpus, *spans):
-    return evaluate.Question("q?", corpus, tuple(spans))
+    return evaluation.Question("q?", corpus, tuple(spans))
 
 
 def test_token_budget_stops_at_the_first_chunk_that_does_not_fit(ranking):
     ranking([0, 1, 2, 3])
     records = {"a": [rec(0, 10, 50), rec(10, 20, 60), rec(20, 30, 30), rec(30, 40, 10)]}
-    [row] = evaluate.evaluate_records(records, [question("a", (25, 35))], k=None, token_budget=120)
+    [row] = evaluation.evaluate_records(records, [question("a", (25, 35))], k=None, token_budget=120)
     # 50 + 60 fit in 120; 30 more would not: stop (the 10-token chunk after it is not taken).
     assert row.per_question["retrieved_units"].tolist() == [2]
     assert row.per_question["retrieved_tokens"].tolist() == [110]
     assert row.per_question["recall"].tolist() == [0.0]
-    [row] = evaluate.evaluate_records(records, [question("a", (25, 35))], k=None, token_budget=150)
+    [row] = evaluation.evaluate_records(records, [question("a", (25, 35))], k=None, token_budget=150)
     assert row.per_question["retrieved_units"].tolist() == [4]
     assert row.mean("recall") == 1.0 and row.mean("precision") == 10 / 40
 
@@ -113,8 +114,8 @@ def test_token_budget_stops_at_the_first_chunk_that_does_not_fit(ranking):
 def test_k_limits_the_count_and_chunks_of_other_corpora_only_cost(ranking):
     records = {"a": [rec(0, 100, 20)], "b": [rec(0, 100, 20)]}
     ranking([1, 0])
-    [one] = evaluate.evaluate_records(records, [question("a", (10, 20))], k=1)
-    [two] = evaluate.evaluate_records(records, [question("a", (10, 20))], k=2)
+    [one] = evaluation.evaluate_records(records, [question("a", (10, 20))], k=1)
+    [two] = evaluation.evaluate_records(records, [question("a", (10, 20))], k=2)
     assert (one.mean("recall"), one.mean("precision"), one.mean("iou")) == (0.0, 0.0, 0.0)
     assert (two.mean("recall"), two.mean("precision"), two.mean("iou")) == (1.0, 10 / 200, 10 / 200)
     assert one.mean("precision_omega") == two.mean("precision_omega") == 10 / 100
@@ -124,7 +125,7 @@ def test_hierarchical_children_and_their_parents_are_both_scored(ranking):
     records = {"a": [rec(0, 100, 40, "p1"), rec(0, 50, 20, "c1", "p1"), rec(50, 100, 20, "c2", "p1"),
                      rec(100, 200, 40, "p2"), rec(100, 150, 20, "c3", "p2"), rec(150, 200, 20, "c4", "p2")]}
     ranking([2, 0, 1, 3])  # leaves in record order: c1 c2 c3 c4 -> retrieved c3, c1, c2
-    children, parents = evaluate.evaluate_records(records, [question("a", (60, 70))], k=3, label="h")
+    children, parents = evaluation.evaluate_records(records, [question("a", (60, 70))], k=3, label="h")
     assert (children.scored, parents.scored, parents.name) == ("chunks", "parents", "h → parents")
     assert (children.n_units, parents.n_units) == (4, 2)
     assert children.per_question["retrieved_chars"].tolist() == [150]
@@ -135,7 +136,7 @@ def test_hierarchical_children_and_their_parents_are_both_scored(ranking):
     assert (parents.mean("recall"), parents.mean("precision"), parents.mean("iou")) == (1.0, 10 / 200, 10 / 200)
     assert parents.mean("precision_omega") == 10 / 100
     # With a budget, the parents' own tokens are what must fit: p2 (40) fits in 50, p1 would not.
-    _, parents = evaluate.evaluate_records(records, [question("a", (60, 70))], k=None, token_budget=50)
+    _, parents = evaluation.evaluate_records(records, [question("a", (60, 70))], k=None, token_budget=50)
     assert parents.per_question["retrieved_units"].tolist() == [1] and parents.mean("recall") == 0.0
 
 
@@ -148,33 +149,33 @@ def test_questions_from_csv_and_jsonl_agree(tmp_path):
                                     json.dumps(refs).replace('"', '""') + '",doc\n', encoding="utf-8")
     (tmp_path / "q.jsonl").write_text(json.dumps({"question": "Who, what?", "references": refs,
                                                   "corpus_id": "doc"}) + "\n", encoding="utf-8")
-    a, b = evaluate.load_questions(tmp_path / "q.csv"), evaluate.load_questions(tmp_path / "q.jsonl")
-    assert a == b == [evaluate.Question("Who, what?", "doc", ((6, 11),), ("world",))]
+    a, b = evaluation.load_questions(tmp_path / "q.csv"), evaluation.load_questions(tmp_path / "q.jsonl")
+    assert a == b == [evaluation.Question("Who, what?", "doc", ((6, 11),), ("world",))]
 
 
 def test_excerpts_are_checked_and_a_bom_is_counted(tmp_path):
     d = tmp_path / "corpora"
     d.mkdir()
     (d / "doc.md").write_bytes(b"\xef\xbb\xbfHello world.\n")
-    corpora = evaluate.load_corpora(d)
+    corpora = evaluation.load_corpora(d)
     # Offsets of the file read as UTF-8: the BOM is character 0, "world" is 7..12.
-    [q] = evaluate.align([evaluate.Question("q", "doc", ((7, 12),), ("world",))], corpora)
+    [q] = evaluation.align([evaluation.Question("q", "doc", ((7, 12),), ("world",))], corpora)
     assert q.excerpts == ((6, 11),) and corpora["doc"].doc.text[6:11] == "world"
     with pytest.raises(ConfigError, match="does not match"):
-        evaluate.align([evaluate.Question("q", "doc", ((6, 11),), ("world",))], corpora)
+        evaluation.align([evaluation.Question("q", "doc", ((6, 11),), ("world",))], corpora)
     with pytest.raises(ConfigError, match="not a file stem"):
-        evaluate.align([evaluate.Question("q", "other", ((0, 1),))], corpora)
+        evaluation.align([evaluation.Question("q", "other", ((0, 1),))], corpora)
 
 
 def test_grid_entries_and_their_flags():
-    entries = evaluate.parse_grid("recursive:200/0, sentence:256/15% ,hierarchical:200/0:parent=800,section:300")
+    entries = evaluation.parse_grid("recursive:200/0, sentence:256/15% ,hierarchical:200/0:parent=800,section:300")
     assert [e.spec for e in entries] == ["recursive:200/0", "sentence:256/15%", "hierarchical:200/0:parent=800",
                                          "section:300"]
     assert entries[1].config.overlap == 38 and entries[3].config.overlap == 45
     assert entries[2].flags == "--strategy hierarchical --chunk-size 200 --overlap 0 --parent-chunk-size 800"
     for bad in ("recursive", "recursive:abc/0", "nope:200/0", "recursive:200/300", "recursive:200/0:colour=red", ""):
         with pytest.raises(ConfigError):
-            evaluate.parse_grid(bad)
+            evaluation.parse_grid(bad)
 
 
 def test_cli_default_grid_is_the_library_default():
@@ -182,7 +183,7 @@ def test_cli_default_grid_is_the_library_default():
 
     from chunkctl.cli.app import eval_
 
-    assert inspect.signature(eval_).parameters["grid"].default == evaluate.DEFAULT_GRID
+    assert inspect.signature(eval_).parameters["grid"].default == evaluation.DEFAULT_GRID
 
 
 # ---------------------------------------------------------------- the harness check (reference measurement)
@@ -195,8 +196,8 @@ def test_fixed_200_token_windows_reproduce_the_reference_figures():
     pytest.importorskip("Stemmer")
     from chunkctl.tokenizers import get_tokenizer
 
-    corpora = evaluate.load_corpora(CHROMA / "corpora")
-    questions = evaluate.align(evaluate.load_questions(CHROMA / "questions_df.csv"), corpora)
+    corpora = evaluation.load_corpora(CHROMA / "corpora")
+    questions = evaluation.align(evaluation.load_questions(CHROMA / "questions_df.csv"), corpora)
     tok = get_tokenizer("cl100k_base")
     records = {}
     for cid, corpus in corpora.items():
@@ -204,7 +205,7 @@ def test_fixed_200_token_windows_reproduce_the_reference_figures():
         table = tok.table(text)
         cuts = [table.char(i) for i in range(0, table.n, 200)] + [len(text)]
         records[cid] = [rec(s, e, tok.count(text[s:e])) | {"text": text[s:e]} for s, e in zip(cuts, cuts[1:])]
-    [row] = evaluate.evaluate_records(records, questions, "bm25", k=5)
+    [row] = evaluation.evaluate_records(records, questions, "bm25", k=5)
     assert len(questions) == 373
     assert row.mean("recall") * 100 == pytest.approx(88.2, abs=1.5)
     assert row.mean("precision_omega") * 100 == pytest.approx(20.7, abs=1.5)
@@ -223,7 +224,7 @@ def small_eval(tmp_path):
     corpus = tmp_path / "corpora"
     corpus.mkdir()
     (corpus / "state_of_the_union.md").write_bytes((CHROMA / "corpora" / "state_of_the_union.md").read_bytes())
-    rows = [q for q in evaluate.load_questions(CHROMA / "questions_df.csv") if q.corpus_id == "state_of_the_union"]
+    rows = [q for q in evaluation.load_questions(CHROMA / "questions_df.csv") if q.corpus_id == "state_of_the_union"]
     lines = [json.dumps({"question": q.text, "corpus_id": q.corpus_id,
                          "references": [{"content": c, "start_index": s, "end_index": e}
                                         for (s, e), c in zip(q.excerpts, q.contents)]}) for q in rows[:6]]

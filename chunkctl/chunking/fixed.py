@@ -30,7 +30,7 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
     size, ov = config.chunk_size, config.overlap_tokens
     front_end = max((b.end for b in doc.blocks if b.kind.value == "front_matter"), default=0)
     out: list[Chunk] = []
-    cur = packer.T(front_end)  # nominal first token of the window
+    cur = packer.tokens_before(front_end)  # nominal first token of the window
     s = _skip_space(text, g.ceil(tab.char(cur)), g)
     while s < n_text:
         path = index.headings_at(s)
@@ -58,18 +58,18 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
             break
         # Next window: `room - overlap` tokens on, never past this window's end (no gap),
         # and repeating at most `overlap` tokens of it (exact count of the shared text).
-        nxt = max(cur + 1, min(cur + room - ov, packer.T(e)))
+        nxt = max(cur + 1, min(cur + room - ov, packer.tokens_before(e)))
         ns = e
         if ov:
             while True:
                 ns = _window_start(packer, nxt, e, body_end, ov, s)
-                if ns is not None or nxt >= packer.T(e):
+                if ns is not None or nxt >= packer.tokens_before(e):
                     break
                 nxt += 1
             if ns is None:
                 ns = e
         if ns >= e:
-            nxt = max(nxt, packer.T(e))
+            nxt = max(nxt, packer.tokens_before(e))
             ns = _skip_space(text, e, g)
         cur, s = nxt, ns
     return Chunked(out)

@@ -6,39 +6,10 @@ cache of `chunkctl.llm.client` (the only files it touches).
 
 from __future__ import annotations
 
-from chunkctl.model import BlockKind, Chunk
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
-from chunkctl.chunking.sections import Section, sections
-
-
-def split_sections(secs: list[Section], starts: list[int]) -> list[Section]:
-    """Cut heading sections further at the given block starts.
-
-    A start only cuts before a body block that follows another body block, so heading
-    lines always open the body under them (docs/records.md#structure-and-headings). The new
-    sections keep the heading path in force (their `headings` and breadcrumb).
-
-    Args:
-        secs: heading sections in document order.
-        starts: character offsets of block starts where a thematic section begins.
-
-    Returns:
-        the sections, in document order, covering the same blocks.
-    """
-    cut = set(starts)
-    out: list[Section] = []
-    for sec in secs:
-        cur = Section(sec.path, [], sec.level)
-        for b in sec.blocks:
-            if (cur.blocks and b.start in cut and b.kind != BlockKind.HEADING
-                    and cur.blocks[-1].kind != BlockKind.HEADING):
-                out.append(cur)
-                cur = Section(sec.path, [], 0)
-            cur.blocks.append(b)
-        out.append(cur)
-    return out
+from chunkctl.chunking.sections import sections, split_sections
 
 
 def _check(config) -> None:

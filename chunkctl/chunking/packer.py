@@ -96,16 +96,17 @@ class Packer:
         self._line_cache: dict[tuple[int, int], list[int]] = {}
 
     # ------------------------------------------------------------------ counting
-    def T(self, pos: int) -> int:
-        """Number of document tokens that start before character `pos`."""
+    def tokens_before(self, pos: int) -> int:
+        """Number of document tokens that start before character `pos` (`TokenTable.tokens_before`)."""
         return int(self._search(pos))
 
-    def approx(self, a: int, b: int) -> int:
-        """Table estimate of the tokens of `text[a:b]`."""
+    def estimate(self, a: int, b: int) -> int:
+        """Table estimate of the tokens of `text[a:b]`: the tokens that start in `[a, b)`
+        (`TokenTable.estimate`; exact counts: `count`)."""
         ss = self._search
         return int(ss(b) - ss(a))
 
-    def approx_many(self, spans: Sequence[tuple[int, int]]) -> "np.ndarray":
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> "np.ndarray":
         """Table estimates of the tokens of many spans at once."""
         import numpy as np
 
@@ -121,7 +122,7 @@ class Packer:
 
     def fits(self, a: int, b: int, budget: int) -> bool:
         """True when `text[a:b]` alone has at most `budget` tokens (exact near the limit)."""
-        est = self.approx(a, b)
+        est = self.estimate(a, b)
         if est <= budget - SLACK:
             return True
         if est > budget + 2 * SLACK + 8:
@@ -202,7 +203,7 @@ class Packer:
             kind: atom kind (default from the block kind).
             split_to: keep splitting down to this level even where pieces fit (sentence
                 packing splits every block into sentences).
-            estimate: the block's table estimate, when already known (see `approx_many`).
+            estimate: the block's table estimate, when already known (see `estimate_many`).
         """
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
         barrier = kind in ("code", "table", "heading")
@@ -307,14 +308,14 @@ class Packer:
         g = self.graphemes
         if target is None:
             room = budget - (self.tok.count(prefix) if prefix else 0)
-            target = self.table.char(self.T(s) + max(1, room))
+            target = self.table.char(self.tokens_before(s) + max(1, room))
         e = g.floor(min(b, max(target, s + 1)))
         if e <= s:
             e = g.next(s)
         n = self.count(s, e, prefix)
         while n > budget:
             excess = n - budget
-            e2 = g.floor(min(self.table.char(self.T(e) - max(1, excess)), e - 1))
+            e2 = g.floor(min(self.table.char(self.tokens_before(e) - max(1, excess)), e - 1))
             if e2 <= s:
                 e = g.next(s)
                 n = self.count(s, e, prefix)
@@ -432,7 +433,7 @@ class Packer:
             cs = self.snap_start(carry if carry is not None else atom.start)
             prefix, ptoks = self._prefix(path, atoms, nhead, i, n - 1)
             body_budget = budget - ptoks
-            tcs = self.T(cs)
+            tcs = self.tokens_before(cs)
             j = bisect.bisect_right(te, tcs + body_budget + SLACK, i) - 1
             chosen = None
             if j >= i:
@@ -499,7 +500,7 @@ class Packer:
                 break
         if atoms[k].barrier or lo >= ce:
             return None
-        tce = self.T(ce)
+        tce = self.tokens_before(ce)
         wlo = max(lo, self.table.char(tce - self.overlap - SLACK))
         cands: set[int] = set()
         multi = False  # an atom in the window may hold several sentences
@@ -551,7 +552,7 @@ class Packer:
         """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens."""
         for c in starts:
             c = self.snap_start(c)
-            if c <= cs or tce - self.T(c) > self.overlap + SLACK:
+            if c <= cs or tce - self.tokens_before(c) > self.overlap + SLACK:
                 continue
             if self.count(c, ce) <= self.overlap:
                 return c
@@ -586,10 +587,10 @@ class Packer:
             done = False
             for prefix in options:
                 ptoks = self.tok.count(prefix)
-                tcs = self.T(cs)
+                tcs = self.tokens_before(cs)
                 k = r
                 # grow while the estimate fits
-                while k + 1 < len(rows) and self.T(rows[k + 1][1]) - tcs + ptoks <= budget - SLACK:
+                while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget - SLACK:
                     k += 1
                 while k >= r:
                     cnt = self.count(cs, rows[k][1], prefix)

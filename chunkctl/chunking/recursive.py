@@ -25,7 +25,7 @@ def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split
     body_budget = max(1, budget - ptoks)
     atoms: list[Atom] = []
     prev_heading = False
-    estimates = packer.approx_many([(b.start, b.end) for b in sec.blocks]).tolist()
+    estimates = packer.estimate_many([(b.start, b.end) for b in sec.blocks]).tolist()
     for b, est in zip(sec.blocks, estimates):
         strength = Level.GLUE if prev_heading else Level.BLOCK
         if b.kind == BlockKind.HEADING:

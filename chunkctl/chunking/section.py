@@ -27,7 +27,7 @@ def merge_small(packer: Packer, secs: list[Section], min_tokens: int, budget: in
     """
     if min_tokens <= 0 or not secs:
         return secs
-    sizes = packer.approx_many([(s.start, s.end) for s in secs]).tolist()
+    sizes = packer.estimate_many([(s.start, s.end) for s in secs]).tolist()
     out: list[Section] = []
     group: list[int] = []
     group_path: tuple[str, ...] = ()

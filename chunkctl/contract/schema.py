@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from chunkctl.loaders import formats
+
 from typing import Any
 
 
@@ -20,7 +22,7 @@ def record_schema() -> dict[str, Any]:
             "id": {"type": "string", "description": "chunk id: same file bytes + same options = same id"},
             "doc_id": {"type": "string", "description": "document id derived from source"},
             "source": {"type": "string", "description": "path relative to the folder given ('/' separators); '-' for stdin"},
-            "format": {"enum": ["txt", "md", "pdf", "html"]},
+            "format": {"enum": formats(), "description": "the loader that read the file (registered formats)"},
             "chunk_index": {"type": "integer", "minimum": 0},
             "n_chunks": {"type": "integer", "minimum": 1},
             "text": {"type": "string", "description": "prefix + body: what to embed"},

@@ -7,6 +7,8 @@ independent checker. What is checked here holds for any JSONL stream alone.
 
 from __future__ import annotations
 
+from chunkctl.loaders import LOADERS
+
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -24,7 +26,6 @@ META: dict[str, tuple[type, ...]] = {
     "overlap": _INT, "version": _STR,
 }
 KINDS = ("text", "table", "code", "mixed", "summary")
-FORMATS = ("txt", "md", "pdf", "html")
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,8 @@ class RecordChecker:
         summary = rec["kind"] == "summary"
         if rec["kind"] not in KINDS:
             bad("G1", f"kind {rec['kind']!r} is not one of {', '.join(KINDS)}")
-        if rec["format"] not in FORMATS:
-            bad("G1", f"format {rec['format']!r} is not one of {', '.join(FORMATS)}")
+        if rec["format"] not in LOADERS:
+            bad("G1", f"format {rec['format']!r} is not one of {', '.join(LOADERS)}")
         if not all(isinstance(h, str) for h in rec["headings"]):
             bad("G1", "headings must be strings")
         if rec["end"] <= rec["start"] or rec["start"] < 0:

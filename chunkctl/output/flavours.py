@@ -13,6 +13,15 @@ from typing import Any, Iterable
 import orjson
 
 FLAVOURS = ("chunkctl", "langchain", "llamaindex")
+"""Record flavours `--flavour` accepts: the contract's records, LangChain Documents, LlamaIndex TextNodes."""
+
+
+def check_flavour(name: str) -> None:
+    """Raise ConfigError unless `name` is a known record flavour."""
+    from chunkctl.errors import ConfigError
+
+    if name not in FLAVOURS:
+        raise ConfigError(f"--flavour {name!r} is not one of: {', '.join(FLAVOURS)}")
 
 # The contract's record fields (docs/records.md, v1) other than `text` and `meta`, in order.
 _FIELDS = ("id", "doc_id", "source", "format", "chunk_index", "n_chunks", "prefix", "start", "end", "n_tokens",

@@ -15,17 +15,19 @@ from __future__ import annotations
 from chunkctl.pipeline.document import DocumentRecords, chunk_records, load, model_assisted, prepare, process_document, serialize
 from chunkctl.pipeline.inputs import (
     Discovery,
+    Gathered,
     InputFile,
     InputProblem,
     discover,
     duplicate_sources,
+    gather,
     read_list,
     stdin_input,
 )
-from chunkctl.pipeline.run import DEFAULT_FILE_TIMEOUT, FileResult, plan, process_file, run
+from chunkctl.pipeline.run import DEFAULT_FILE_TIMEOUT, ENGINES, FileResult, RunOptions, plan, process_file, run
 
 __all__ = [
-    "DEFAULT_FILE_TIMEOUT", "Discovery", "chunk_records", "DocumentRecords", "FileResult", "InputFile", "InputProblem", "discover",
+    "DEFAULT_FILE_TIMEOUT", "Discovery", "ENGINES", "Gathered", "RunOptions", "chunk_records", "gather", "DocumentRecords", "FileResult", "InputFile", "InputProblem", "discover",
     "duplicate_sources", "load", "model_assisted", "plan", "prepare", "process_document", "process_file",
     "read_list", "run", "serialize", "stdin_input",
 ]

@@ -7,10 +7,10 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Callable, Iterable
 
 from chunkctl.errors import LoaderError
-from chunkctl.loaders import LOADERS, format_for
+from chunkctl.loaders import LOADERS, format_for, format_list
 
 
 @dataclass
@@ -206,3 +206,67 @@ def stdin_input(data: bytes, format: str, name: str = "-") -> InputFile:
     if format not in LOADERS:
         raise LoaderError(name, f"no loader for format {format!r} (known: {', '.join(sorted(LOADERS))})")
     return InputFile(None, name, format, len(data), data)
+
+
+@dataclass
+class Gathered:
+    """The inputs of a run in command-line order, and what was found wrong on the way.
+
+    Attributes:
+        inputs: InputFiles (files with no loader included, `format=None`: skipped).
+        problems: inputs that cannot be taken (missing, broken links, loops, ...).
+        unsupported_named: files named explicitly (not found in a folder) that no
+            loader reads; a caller warns about each.
+    """
+
+    inputs: list[InputFile]
+    problems: list[InputProblem]
+    unsupported_named: list[str]
+
+
+def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
+           stdin_name: str | None = None, include: Iterable[str] = (), exclude: Iterable[str] = (),
+           hidden: bool = False) -> Gathered:
+    """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
+
+    Args:
+        paths: in the order given; `-` stands for one document read by `read_stdin`.
+        read_stdin: returns the bytes of standard input (called once, only for `-`).
+        stdin_format: the format of that document; default: from `stdin_name`'s extension.
+        stdin_name: its `source` (default `-`).
+        include, exclude, hidden: which files of folders to take (see `discover`).
+
+    Raises:
+        ConfigError: `-` without a known format, or two inputs that would get the same
+            `source` (a document's records must be one contiguous run with one id).
+    """
+    from chunkctl.errors import ConfigError
+
+    paths = list(paths)
+    if "-" in paths and not stdin_format and stdin_name:
+        stdin_format = format_for(stdin_name)
+    if "-" in paths and not stdin_format:
+        raise ConfigError(f"'-' reads a document from standard input: say its format with --stdin-format "
+                          f"({format_list()})")
+    inputs: list[InputFile] = []
+    problems: list[InputProblem] = []
+    named: list[str] = []
+    for p in paths:
+        if p == "-":
+            data = read_stdin() if read_stdin is not None else b""
+            try:
+                inputs.append(stdin_input(data, stdin_format or "", stdin_name or "-"))
+            except LoaderError as exc:
+                raise ConfigError(f"--stdin-format: {exc.reason}") from None
+            continue
+        found = discover([p], include, exclude, hidden)
+        inputs += found.inputs
+        problems += found.problems
+        if not os.path.isdir(p):
+            named += [item.source for item in found.inputs if item.format is None]
+    clash = duplicate_sources(inputs)
+    if clash:
+        src, where = next(iter(clash.items()))
+        raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
+                          f"them in separate runs, or give their common parent folder instead")
+    return Gathered(inputs, problems, named)

@@ -24,6 +24,60 @@ if TYPE_CHECKING:
 
 DEFAULT_FILE_TIMEOUT = 300.0
 """Seconds one file may take by default before its worker is stopped (generous: a slow PDF, not a hang)."""
+ENGINES = ("local", "dask")
+"""`--engine` values: worker processes of this machine, or a Dask cluster."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is carried out (never what the records say), checked when built.
+
+    Attributes:
+        jobs: worker processes; 0 means all cores.
+        max_file_size: skip files larger than this many bytes (None: no limit).
+        file_timeout: seconds one file may take (0 or None: no limit).
+        engine: "local" or "dask".
+        scheduler: the Dask scheduler address (engine "dask" only).
+
+    Raises:
+        ConfigError: a bad value, in one line naming the option.
+    """
+
+    jobs: int = 1
+    max_file_size: int | None = None
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    engine: str = "local"
+    scheduler: str | None = None
+
+    def __post_init__(self) -> None:
+        from chunkctl.errors import ConfigError
+
+        if self.jobs < 0:
+            raise ConfigError("--jobs must be 0 (all cores) or a positive number")
+        if self.max_file_size is not None and self.max_file_size < 0:
+            raise ConfigError("--max-file-size must not be negative")
+        if not 0 <= (self.file_timeout or 0) <= 366 * 86400:  # NaN fails too
+            raise ConfigError("--file-timeout must be 0 (no limit) or a number of seconds up to a year")
+        if self.engine not in ENGINES:
+            raise ConfigError(f"--engine {self.engine!r} is not one of: {', '.join(ENGINES)}")
+        if self.scheduler and self.engine != "dask":
+            raise ConfigError("--scheduler needs --engine dask")
+
+    def ready(self) -> None:
+        """Raise MissingExtraError when the engine's extra is not installed."""
+        if self.engine == "dask":
+            from chunkctl.pipeline.engines.dask import check
+
+            check()
+
+    @property
+    def workers(self) -> int:
+        """Worker processes to start (`jobs`, or the usable cores for 0)."""
+        if self.jobs:
+            return self.jobs
+        from chunkctl.pipeline.engines.local import cpu_count
+
+        return cpu_count()
 
 
 @dataclass

@@ -26,6 +26,8 @@ class RunSummary:
         cached: documents whose records came from the cache.
         done: inputs dealt with so far, whatever the outcome.
         done_bytes: their bytes.
+        incomplete: documents written without some model output (failed model calls).
+        llm_plan: with `--llm-dry-run`, [model calls, prompt tokens, cached answers] summed.
         started: `time.perf_counter()` at the start.
     """
 
@@ -41,12 +43,15 @@ class RunSummary:
     incomplete: int = 0
     done: int = 0
     done_bytes: int = 0
+    llm_plan: list[int] = field(default_factory=lambda: [0, 0, 0])
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, res: "FileResult") -> None:
         """Count one file's result."""
         self.done += 1
         self.done_bytes += res.nbytes
+        if res.llm_plan is not None:
+            self.llm_plan = [a + b for a, b in zip(self.llm_plan, res.llm_plan)]
         if res.skipped:
             self.skipped += 1
         elif res.error:

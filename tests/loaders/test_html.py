@@ -8,7 +8,8 @@ from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError, MissingExtraError
 from chunkctl.loaders import format_for, load_bytes
 from chunkctl.loaders.decode import codec_for_label, decode
-from chunkctl.loaders.html.loader import MAX_DEPTH, declared_charsets, nesting_cut
+from chunkctl.loaders.html.charset import declared_charsets
+from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
 from chunkctl.model import BlockKind
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunkctl.config import ChunkConfig
-from chunkctl.errors import LoaderError
+from chunkctl.loaders.decode import decode
+from chunkctl.errors import ConfigError, LoaderError
 from chunkctl.loaders.text import load_text
 from chunkctl.model import BlockKind
 from tests.conftest import CORPUS, needs_shared
@@ -69,8 +70,10 @@ def test_binary_and_bad_forced_encoding_are_errors():
         load(b"\x00\x01\x02 not text")
     with pytest.raises(LoaderError, match="cannot decode as utf-8 at byte 1"):
         load(b"a\xe9b", encoding="utf-8")
-    with pytest.raises(LoaderError, match="unknown encoding"):
+    with pytest.raises(ConfigError, match="not a text encoding"):  # options are checked when built
         load(b"abc", encoding="klingon-8")
+    with pytest.raises(LoaderError, match="unknown encoding"):  # the decoder's own guard stays
+        decode(b"abc", "x.txt", forced="klingon-8")
 
 
 def test_empty_file_has_no_blocks():

@@ -1,1 +1,3 @@
-"""The HTML loader: charset prescan, content selection, rendering to typed blocks (`loader`), and the text helpers it uses (`text`)."""
+"""The HTML loader, stage by stage: element classes (`elements`), charset prescan (`charset`), nesting guard (`nesting`),
+content selection (`select`), rendering to raw blocks (`render`), document assembly and the registered loader (`loader`);
+the text helpers they use (`text`)."""

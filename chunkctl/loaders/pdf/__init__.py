@@ -1,1 +1,2 @@
-"""The PDF loader: pdfium pages (`page`), layout into blocks (`layout`), ruled tables (`tables`), the document (`loader`)."""
+"""The PDF loader: pdfium pages (`page`), ruled tables (`tables`), layout into blocks (`furniture`, `lines`, `groups`,
+`headings`, `joining`), the document (`loader`)."""

@@ -9,18 +9,11 @@ from typing import Any
 from chunkctl.errors import LoaderError
 from chunkctl.model import Block, BlockKind, Document
 from chunkctl.loaders.registry import register
-from chunkctl.loaders.pdf.layout import (
-    Group,
-    Joiner,
-    body_size,
-    drop_furniture,
-    font_headings,
-    group_page,
-    merge_pieces,
-    move_split_words,
-    outline_headings,
-    reading_order,
-)
+from chunkctl.loaders.pdf.furniture import drop_furniture
+from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
+from chunkctl.loaders.pdf.groups import Group, group_page
+from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_headings
+from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
 from chunkctl.loaders.pdf.tables import Table, find_tables
 

@@ -1,0 +1,217 @@
+"""`chunkctl chunk`: options -> inputs -> pipeline.run -> output.deliver -> outputs committed or aborted, with exit codes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+
+from chunkctl.cli.console import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Console,
+    Terminated,
+    catch_stop_signals,
+    usage_error,
+)
+from chunkctl.cli.options import (
+    CHUNK_OPTIONS,
+    CONFIG_OPTIONS,
+    LLM_OPTIONS,
+    RUN_OPTIONS,
+    STDIN_FORMAT_HELP,
+    chunk_config,
+    effective,
+    ready,
+    run_options,
+    with_options,
+)
+from chunkctl.errors import ConfigError, OutputError
+from chunkctl.loaders import format_list
+
+
+def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
+            values: dict[str, Any], con: Console) -> Any:
+    """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
+    from chunkctl import pipeline
+
+    if paths.count("-") + (from_list == "-") > 1:
+        raise usage_error("standard input can be read once: give '-' or '--from-list -', not both")
+    if from_list is not None:
+        try:
+            if from_list == "-":
+                paths += pipeline.read_list(sys.stdin)
+            else:
+                with open(from_list, encoding="utf-8", errors="surrogateescape") as fh:
+                    paths += pipeline.read_list(fh)
+        except OSError as exc:
+            raise usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})")
+    if not paths and from_list is None:
+        raise usage_error("give files or folders to chunk, '-' for standard input, or --from-list FILE")
+    try:
+        found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
+                                stdin_name=stdin_name, include=values["include"] or (),
+                                exclude=values["exclude"] or (), hidden=values["hidden"])
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+    for source in found.unsupported_named:
+        con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
+    if not found.inputs and not found.problems:
+        con.warn("no input files found")
+    return found
+
+
+def chunk(
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[str]], typer.Argument(
+        help="Files and folders to chunk (folders recursively, in sorted order); '-' reads one document from "
+             "standard input.", show_default=False)] = None,
+    output: Annotated[Optional[str], typer.Option("-o", "--output", help="Write JSONL here, atomically; '-' or "
+                                                  "nothing: stdout. A name ending in .gz is gzip-compressed.")] = None,
+    output_dir: Annotated[Optional[str], typer.Option("--output-dir", help="Write one JSONL file per document "
+                                                      "under this folder, mirroring the input tree.")] = None,
+    errors: Annotated[Optional[str], typer.Option("--errors", help="Write one JSON record per failed file here "
+                                                  "(source, error_type, message).")] = None,
+    fail_fast: Annotated[bool, typer.Option("--fail-fast", help="Stop at the first failure (exit 1); no output "
+                                            "file is written.")] = False,
+    from_list: Annotated[Optional[str], typer.Option("--from-list", help="Also read paths from this file, one per "
+                                                     "line ('-': standard input).")] = None,
+    stdin_format: Annotated[Optional[str], typer.Option("--stdin-format", help=STDIN_FORMAT_HELP)] = None,
+    stdin_name: Annotated[Optional[str], typer.Option("--stdin-name", help="The records' source for the document "
+                                                      "read from '-' (default '-').")] = None,
+    opts: Any = None,
+) -> None:
+    """Chunk files and folders into JSONL records (one per chunk).
+
+    Examples:
+
+    \b
+      chunkctl chunk ./docs -o chunks.jsonl
+      chunkctl chunk ./docs --chunk-size 256 --overlap 32 --jobs 4 --cache .chunk-cache -o chunks.jsonl.gz
+      git ls-files '*.md' | chunkctl chunk --from-list - --flavour langchain > docs.jsonl
+      curl -s https://example.com/page.html | chunkctl chunk - --stdin-format html --stdin-name page.html
+      chunkctl chunk ./docs --output-dir chunks/ --errors failed.jsonl || echo "some files failed"
+
+    Exit codes: 0 all files chunked; 1 some failed (each named on stderr; the rest
+    fully written); 2 bad usage; 130 interrupted (no output file written or replaced).
+    """
+    from chunkctl import pipeline
+    from chunkctl.output.checks import check_outputs
+    from chunkctl.output.delivery import deliver
+    from chunkctl.output.writer import ErrorLog, Output, OutputDir
+    from chunkctl.pipeline.cache import RecordCache
+    from chunkctl.pipeline.summary import RunSummary
+
+    values, _ = effective(opts)
+    con = Console(values["quiet"])
+    config = chunk_config(values)
+    run = run_options(values)
+    if output and output_dir:
+        raise usage_error("give -o FILE or --output-dir DIR, not both")
+    if errors == "-":
+        raise usage_error("--errors needs a file name: standard output carries the records")
+    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
+    inputs = found.inputs
+    try:
+        check_outputs(output, output_dir, errors, inputs)
+        cache = RecordCache(values["cache"]) if values["cache"] else None
+    except ConfigError as exc:
+        raise usage_error(str(exc)) from None
+    known = pipeline.plan(inputs, config, run.max_file_size, cache)
+    if any(r is None for r in known):
+        ready(config)  # after the cache: a run that needs no tokenizer does not load one
+    summary = RunSummary()
+    errlog = ErrorLog(errors)
+    for p in found.problems:
+        con.error(str(p))
+        errlog.add(p.source, p.error_type, p.reason)
+        summary.failed += 1
+    if found.problems and fail_fast:
+        _commit_errors(errlog, con)
+        raise typer.Exit(EXIT_FAILED)
+    catch_stop_signals(True)
+    show = con.tty and not values["quiet"]
+    sink: Any = None
+    errors_ok = True
+    try:
+        try:
+            sink = OutputDir(output_dir) if output_dir else Output(output)
+        except OutputError as exc:
+            raise usage_error(str(exc)) from None
+        progress: Any = contextlib.nullcontext()
+        if show:
+            from chunkctl.cli.render import RunProgress
+
+            progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
+        results = pipeline.run(inputs, config, run.workers, run.max_file_size, run.file_timeout, cache, known,
+                               run.engine, run.scheduler)
+        with progress as live, contextlib.closing(results):
+            con.live = live
+            stopped = deliver(results, sink, errlog, values["flavour"], summary, fail_fast=fail_fast, say=con.say,
+                              after=(lambda: live.update(summary)) if live is not None else None)
+            con.live = None
+        if stopped:
+            sink.abort()
+            con.error("stopped at the first failure (--fail-fast); no output file was written")
+        elif config.extras.get("llm_dry_run"):
+            sink.abort()
+        else:
+            sink.commit()
+        errors_ok = _commit_errors(errlog, con)
+    except KeyboardInterrupt as exc:
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        con.error("interrupted; no output file was written or replaced")
+        raise typer.Exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED)
+    except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        con.error(f"{exc}; no output file was written or replaced")
+        raise typer.Exit(EXIT_FAILED) from None
+    except BrokenPipeError:
+        sink.abort()
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")
+        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+    except BaseException:
+        if sink is not None:
+            sink.abort()
+        raise
+    finally:
+        catch_stop_signals(False)
+    _closing_lines(summary, config, con, show, values["quiet"])
+    raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK)
+
+
+def _closing_lines(summary: Any, config: Any, con: Console, show: bool, quiet: bool) -> None:
+    """The dry-run count and the run's summary (a table on a terminal, one line otherwise), on stderr."""
+    if config.extras.get("llm_dry_run"):
+        calls, tokens, cached = summary.llm_plan
+        print(f"chunkctl: dry run: {calls} model calls, {tokens} prompt tokens (counted with "
+              f"{config.tokenizer}); {cached} answers already cached; nothing written", file=sys.stderr, flush=True)
+    if not quiet:
+        if show:
+            from chunkctl.cli.render import summary_table
+
+            con.rich.print(summary_table(summary))
+        else:
+            print(summary.line(), file=sys.stderr, flush=True)
+
+
+def _commit_errors(errlog: Any, con: Console) -> bool:
+    """Write the --errors file; on failure say so in one line and return False."""
+    try:
+        errlog.commit()
+    except OutputError as exc:
+        con.error(f"--errors: {exc}")
+        return False
+    return True
+
+
+chunk = with_options(CHUNK_OPTIONS, RUN_OPTIONS, LLM_OPTIONS, CONFIG_OPTIONS)(chunk)

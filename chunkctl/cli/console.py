@@ -1,0 +1,87 @@
+"""One-line messages on stderr (through the progress display when there is one), exit codes and stop signals."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+import typer
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # a stop signal N exits with 128 + N
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job) or SIGHUP (a closed terminal): stop as cleanly as on Ctrl-C."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__(signum)
+        self.signum = int(signum)
+
+
+def _on_stop_signal(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def catch_stop_signals(on: bool) -> None:
+    """Turn SIGTERM and SIGHUP into `Terminated` (on) or back to their defaults (off)."""
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _on_stop_signal if on else signal.SIG_DFL)
+
+
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"}
+
+
+def one_line(msg: str) -> str:
+    """`msg` with control characters escaped (\\n, \\t, \\x00): a file name with a line break stays on one line."""
+    return msg.translate(_CONTROL_ESCAPES)
+
+
+def print_line(kind: str, msg: str) -> None:
+    """`chunkctl: KIND: MSG` on stderr, on one line (outside a progress display)."""
+    print(f"chunkctl: {kind}: {one_line(msg)}", file=sys.stderr, flush=True)
+
+
+def usage_error(msg: str) -> typer.Exit:
+    """Print a usage error line and return the exit (code 2) to raise."""
+    print_line("error", msg)
+    return typer.Exit(EXIT_USAGE)
+
+
+class Console:
+    """One-line messages on stderr, through the live progress display when there is one."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.live: Any = None
+        self._rich: Any = None
+
+    @property
+    def rich(self) -> Any:
+        if self._rich is None:
+            from rich.console import Console as RichConsole
+
+            self._rich = RichConsole(stderr=True, highlight=False)
+        return self._rich
+
+    def _say(self, line: str) -> None:
+        line = one_line(line)
+        if self.live is not None:
+            self.live.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def error(self, msg: str) -> None:
+        self._say(f"chunkctl: error: {msg}")
+
+    def warn(self, msg: str) -> None:
+        if not self.quiet:
+            self._say(f"chunkctl: warning: {msg}")
+
+    def say(self, kind: str, msg: str) -> None:
+        """`error` or `warn` by kind ("error" or "warning")."""
+        (self.error if kind == "error" else self.warn)(msg)

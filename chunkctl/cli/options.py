@@ -1,0 +1,209 @@
+"""Option bundles shared by commands, their help derived from the registries, and options -> ChunkConfig/RunOptions."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+
+from chunkctl.chunking import get_strategy, strategy_names
+from chunkctl.cli.console import usage_error
+from chunkctl.config import CONTEXT_MODES, SENTENCE_SPLITTERS, ChunkConfig
+from chunkctl.errors import ConfigError, MissingExtraError, TokenizerError
+from chunkctl.loaders import format_list
+from chunkctl.output.flavours import FLAVOURS, check_flavour
+from chunkctl.pipeline import DEFAULT_FILE_TIMEOUT, ENGINES, RunOptions
+
+
+@dataclass
+class Opt:
+    """One option of a bundle: its parameter name, type, default and typer declaration."""
+
+    name: str
+    type: Any
+    default: Any
+    info: Any
+
+
+def opt(name: str, type_: Any, default: Any, *decls: str, help: str, **kw: Any) -> Opt:
+    """An option for a bundle (`help` shown by `--help`; the default shown unless None or False)."""
+    return Opt(name, type_, default, typer.Option(*decls, help=help, show_default=default not in (None, False), **kw))
+
+
+CHUNK_OPTIONS = [
+    opt("strategy", str, "recursive", "--strategy", "-s", help=f"Chunking strategy: {', '.join(strategy_names())}."),
+    opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
+    opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
+        "percentage of --chunk-size."),
+    opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, or a "
+        ".tiktoken file."),
+    opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "
+        ".tiktoken file."),
+    opt("context", str, "headings", "--context", help=f"What goes in prefix: {', '.join(CONTEXT_MODES)}."),
+    opt("no_breadcrumbs", bool, False, "--no-breadcrumbs", help="Same as --context none."),
+    opt("encoding", Optional[str], None, "--encoding", help="Force the text encoding of txt/md/html files "
+        "(default: detect)."),
+    opt("min_chunk_tokens", int, 0, "--min-chunk-tokens", help="section: merge sibling sections smaller than this."),
+    opt("parent_chunk_size", Optional[int], None, "--parent-chunk-size", help="hierarchical: parent budget "
+        "(default 4x --chunk-size)."),
+    opt("levels", Optional[str], None, "--levels", help="hierarchical: budgets from largest to smallest, "
+        "e.g. 2048,512,128."),
+    opt("sentence_splitter", str, "blingfire", "--sentence-splitter",
+        help=f"{' (fast) or '.join(SENTENCE_SPLITTERS)} (accurate)."),
+    opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: cut below this "
+        "percentile of neighbour similarity."),
+    opt("content_type", Optional[str], None, "--content-type", help="auto: force legal, narrative, code or other."),
+    opt("main_content", bool, False, "--main-content", help="html: keep only the main article."),
+    opt("keep_boilerplate", bool, False, "--keep-boilerplate", help="html: keep navigation, headers, footers and "
+        "asides."),
+    opt("password", Optional[str], None, "--password", help="pdf: password of encrypted files."),
+]
+RUN_OPTIONS = [
+    opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). The output does not depend on it."),
+    opt("quiet", bool, False, "--quiet", "-q", help="No warnings, progress or summary (errors still print)."),
+    opt("include", Optional[list[str]], None, "--include", help="Only files matching this glob (repeatable)."),
+    opt("exclude", Optional[list[str]], None, "--exclude", help="Skip files matching this glob (repeatable)."),
+    opt("hidden", bool, False, "--hidden", help="Also walk hidden files and folders."),
+    opt("max_file_size", Optional[int], None, "--max-file-size", help="Skip files larger than this many bytes, "
+        "with a warning."),
+    opt("file_timeout", float, DEFAULT_FILE_TIMEOUT, "--file-timeout", help="Seconds one file may take before it is "
+        "stopped and reported as failed (0: no limit)."),
+    opt("flavour", str, "chunkctl", "--flavour", "--format", "-f", help=f"Record flavour: {', '.join(FLAVOURS)} "
+        "(chunkctl: the record contract; langchain: Document; llamaindex: TextNode). --format is its old name."),
+    opt("cache", Optional[str], None, "--cache", help="Folder of cached records: unchanged files are not parsed "
+        "again."),
+    opt("engine", str, "local", "--engine", help=f"{' or '.join(ENGINES)}: worker processes here, or a Dask "
+        "cluster (extra chunkctl[dask])."),
+    opt("scheduler", Optional[str], None, "--scheduler", help="--engine dask: scheduler address, e.g. "
+        "tcp://10.0.0.5:8786 (default: a local cluster of --jobs processes)."),
+]
+LLM_OPTIONS = [
+    opt("llm_base_url", Optional[str], None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. "
+        "http://localhost:8080/v1 (contexts, summaries, --strategy llm)."),
+    opt("llm_model", Optional[str], None, "--llm-model", help="Model name sent to the endpoint."),
+    opt("llm_api_key_env", Optional[str], None, "--llm-api-key-env", help="Name of the environment variable that "
+        "holds the API key (default OPENAI_API_KEY); the key itself never goes on the command line."),
+    opt("llm_concurrency", Optional[int], None, "--llm-concurrency", help="Model requests in flight per worker "
+        "process (default 4)."),
+    opt("llm_timeout", Optional[float], None, "--llm-timeout", help="Seconds one model request may take "
+        "(default 60); failed requests are retried with backoff."),
+    opt("contextualize", bool, False, "--contextualize", help="Prepend a model-written context to each chunk "
+        "(contextual retrieval), inside the budget."),
+    opt("summaries", bool, False, "--summaries", help="Add a summary record (kind summary) per long section."),
+    opt("summary_min_tokens", Optional[int], None, "--summary-min-tokens", help="--summaries: sections longer "
+        "than this many tokens (default: --chunk-size)."),
+    opt("llm_required", bool, False, "--llm-required", help="A failed model call fails the file (default: the "
+        "chunk is written without it and the run exits 1)."),
+    opt("llm_dry_run", bool, False, "--llm-dry-run", help="Print how many model calls and prompt tokens the run "
+        "would make; write nothing."),
+]
+LLM_KEYS = {o.name for o in LLM_OPTIONS}
+CONFIG_OPTIONS = [
+    opt("config_file", Optional[str], None, "--config", help="Read options from this TOML file (default: "
+        "chunkctl.toml or [tool.chunkctl] in pyproject.toml, searched upward)."),
+    opt("no_config", bool, False, "--no-config", help="Read no configuration file."),
+]
+STDIN_FORMAT_HELP = f"Format of the document read from '-': {format_list()}."
+
+
+@dataclass
+class Given:
+    """The values of a command's bundled options, and which were given on the command line."""
+
+    values: dict[str, Any]
+    given: set[str]
+
+
+def with_options(*bundles: list[Opt]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add bundles of options to a command; it receives them as `opts` (a `Given`).
+
+    The command must take `ctx: typer.Context` (to learn which options were given
+    explicitly: click's parameter source) and `opts`.
+    """
+    names = [o.name for b in bundles for o in b]
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name != "opts"]
+        extra = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default,
+                                   annotation=Annotated[o.type, o.info]) for b in bundles for o in b]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            ctx = kwargs["ctx"]
+            values = {n: kwargs.pop(n) for n in names}
+            given = set()
+            for n in names:
+                src = ctx.get_parameter_source(n)
+                if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP"):
+                    given.add(n)
+            return fn(*args, opts=Given(values, given), **kwargs)
+
+        wrapper.__signature__ = sig.replace(parameters=own + extra)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in own + extra}
+        return wrapper
+
+    return deco
+
+
+def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
+    """Options after the configuration file: (values, origins); a bad file is a usage error."""
+    from chunkctl.configfile import KEYS, ConfigFile, load_config_file, resolve
+
+    v = opts.values
+    try:
+        config_file = ConfigFile() if v.get("no_config") else load_config_file(v.get("config_file"))
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+    keyed = {k: d for k, d in v.items() if k in KEYS}
+    given = {k: v[k] for k in keyed if k in opts.given}
+    values, origins = resolve(keyed, given, config_file)
+    for k in v:
+        if k not in values and k not in ("config_file", "no_config"):
+            values[k], origins[k] = v[k], "command line" if k in opts.given else "default"
+    if values.pop("no_breadcrumbs", False):
+        values["context"], origins["context"] = "none", "command line"
+    origins.pop("no_breadcrumbs", None)
+    return values, origins
+
+
+def chunk_config(values: dict[str, Any]) -> ChunkConfig:
+    """ChunkConfig from effective values; a bad value is a usage error naming the fix."""
+    fields = set(ChunkConfig.field_names())
+    kw = {k: val for k, val in values.items() if k in fields}
+    extras = {k: val for k, val in values.items() if k in LLM_KEYS and val not in (None, False)}
+    if extras and values.get("cache"):
+        extras["cache_dir"] = str(values["cache"])
+    if extras:
+        kw["extras"] = extras
+    try:
+        config = ChunkConfig(**kw)
+        get_strategy(config.strategy)
+    except ConfigError as exc:
+        raise usage_error(str(exc))
+    return config
+
+
+def run_options(values: dict[str, Any]) -> RunOptions:
+    """RunOptions from effective values (and the flavour checked); a bad value is a usage error."""
+    try:
+        check_flavour(values["flavour"])
+        run = RunOptions(values["jobs"], values["max_file_size"], values["file_timeout"] or None, values["engine"],
+                         values["scheduler"])
+        run.ready()
+    except (ConfigError, MissingExtraError) as exc:
+        raise usage_error(str(exc))
+    return run
+
+
+def ready(config: ChunkConfig) -> None:
+    """Check the strategy, tokenizer and extras now, so a problem is a usage error, not N failures."""
+    from chunkctl.pipeline import prepare
+
+    try:
+        prepare(config)
+    except (TokenizerError, ConfigError, MissingExtraError) as exc:
+        raise usage_error(str(exc))

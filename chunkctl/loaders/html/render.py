@@ -1,0 +1,346 @@
+"""HTML rendering: one walk of the content root into raw blocks (text, kind, spans); no document text, no tokens."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chunkctl.model import BlockKind
+from chunkctl.loaders.html.elements import (
+    ALWAYS_DROPPED,
+    BLOCK_TAGS,
+    HEADING_LEVELS,
+    LANGUAGE,
+    LIST_TAGS,
+    PRE_TAGS,
+    SECTIONING,
+)
+from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
+from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
+
+# A raw block: (kind, text, level, language, header span, row spans); spans relative to its text.
+RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "tuple[tuple[int, int], ...]", dict]
+
+_FLOW, _LINES, _CODE, _HEAD, _TABLE = range(5)
+
+
+class _Frame:
+    """One open sink of the walk: where text goes until the element that opened it ends."""
+
+    __slots__ = ("kind", "node", "lines", "level", "language", "block_kind", "lists", "row_starts",
+                 "grid", "cell", "cell_th", "cell_span", "caption", "in_head")
+
+    def __init__(self, kind: int, node=None, lines: Lines | None = None):
+        self.kind = kind
+        self.node = node
+        self.lines = lines
+        self.level = 0
+        self.language = ""
+        self.block_kind = BlockKind.PARAGRAPH
+        self.lists: list[list] = []      # open lists: [tag, next number, indent, reversed]
+        self.row_starts: list[int] = []  # line index of each top-level item
+        self.grid: TableGrid | None = None
+        self.cell: Lines | None = None
+        self.cell_th = False
+        self.cell_span = (1, 1)
+        self.caption: Lines | None = None
+        self.in_head = False
+
+
+def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
+    v = attrs.get(name)
+    if v is None:
+        return default
+    m = re.match(r"\s*(-?\d{1,6})", v)
+    return int(m.group(1)) if m else default
+
+
+class Renderer:
+    """Walks a content root once, without recursion, and turns it into raw blocks.
+
+    Sinks: the flow (paragraphs between blocks), a heading, a code block, a list or
+    quote (indented lines), a data table (a grid of one-line cells). Elements that
+    open a sink push a frame; their end pops it and hands the result to the frame
+    below (a block of the document, or lines of an enclosing list).
+    """
+
+    def __init__(self, keep_boilerplate: bool):
+        self.keep = keep_boilerplate
+        self.blocks: list[RawBlock] = []
+        self.para = Lines()
+        self.frames: list[_Frame] = [_Frame(_FLOW, lines=self.para)]
+        self.raw_depth = 0
+        self.scoped = 0  # open sectioning elements (article, aside, main, nav, section)
+
+    # -- output
+    def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
+              header: tuple[int, int] | None = None, rows: tuple = (), meta: dict | None = None) -> None:
+        """Add a block; its text is stripped (code keeps its first line's indentation), spans follow."""
+        body = text.rstrip()
+        lead = 0 if kind == BlockKind.CODE else len(body) - len(body.lstrip())
+        if lead == len(body):
+            return
+        if lead:
+            body = body[lead:]
+            header = (max(0, header[0] - lead), header[1] - lead) if header is not None else None
+            rows = tuple((max(0, a - lead), b - lead) for a, b in rows if b > lead)
+        self.blocks.append((kind, body, level, language, header, rows, meta or {}))
+
+    def _flush(self) -> None:
+        if self.para.cur or self.para.lines:
+            self._emit(BlockKind.PARAGRAPH, self.para.take())
+            self.para = Lines()
+            self.frames[0].lines = self.para
+
+    def _sink(self) -> Lines | None:
+        f = self.frames[-1]
+        if f.kind == _TABLE:
+            return f.cell if f.cell is not None else f.caption
+        return f.lines
+
+    # -- the walk
+    def render(self, root) -> list[RawBlock]:
+        """Raw blocks of the content under `root` (root itself included)."""
+        stack: list[tuple[Any, bool]] = [(root, False)]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            node, closing = pop()
+            if closing:
+                self._close(node)
+                continue
+            tag = node.tag
+            if tag == "-text":
+                sink = self._sink()
+                if sink is not None:
+                    t = node.text_content
+                    if self.raw_depth:
+                        sink.raw(t)
+                    elif t.isspace():  # most text nodes: the indentation between tags
+                        sink.space = True
+                    elif t:
+                        sink.text(collapse(t))
+                continue
+            if tag[0] == "-" or tag in ALWAYS_DROPPED:
+                continue
+            attrs = node_attrs(node)
+            if not self.keep and is_furniture(node, tag, attrs, self.scoped):
+                continue
+            if not self._open(node, tag, attrs):
+                continue
+            push((node, True))
+            child = node.last_child
+            while child is not None:
+                push((child, False))
+                child = child.prev
+        while len(self.frames) > 1:  # frames left open by an unbalanced walk (never expected)
+            self._close(self.frames[-1].node)
+        self._flush()
+        return self.blocks
+
+    def _open(self, node, tag: str, attrs: dict[str, Any]) -> bool:
+        """Handle a start tag; False to skip the element's content."""
+        if tag in SECTIONING:
+            self.scoped += 1
+        f = self.frames[-1]
+        kind = f.kind
+        if tag == "br":
+            sink = self._sink()
+            if sink is not None:
+                sink.raw("\n") if self.raw_depth else sink.br()
+            return False
+        if tag == "math":
+            alt = attrs.get("alttext")
+            if alt:
+                sink = self._sink()
+                if sink is not None:
+                    sink.text(" " + collapse(alt) + " ")
+                return False
+            return True
+        if kind == _TABLE:
+            return self._open_table_part(f, node, tag, attrs)
+        if kind in (_HEAD, _CODE):
+            if tag in PRE_TAGS:
+                self.raw_depth += 1
+            if tag in BLOCK_TAGS:
+                f.lines.newline()
+            return True
+        if tag in PRE_TAGS:
+            self.raw_depth += 1
+            if kind == _FLOW:
+                self._flush()
+                fr = _Frame(_CODE, node, Lines())
+                fr.language = self._language(node, attrs)
+                self.frames.append(fr)
+            else:
+                f.lines.newline()
+            return True
+        if tag == "table" and is_data_table(node, attrs):
+            if kind == _FLOW:
+                self._flush()
+            else:
+                f.lines.newline()
+            fr = _Frame(_TABLE, node)
+            fr.grid = TableGrid()
+            self.frames.append(fr)
+            return True
+        if kind == _FLOW:
+            level = HEADING_LEVELS.get(tag)
+            if level:
+                self._flush()
+                fr = _Frame(_HEAD, node, Lines(one_line=True))
+                fr.level = level
+                self.frames.append(fr)
+                return True
+            if tag in LIST_TAGS or tag == "blockquote":
+                self._flush()
+                fr = _Frame(_LINES, node, Lines())
+                fr.block_kind = BlockKind.QUOTE if tag == "blockquote" else BlockKind.LIST
+                self.frames.append(fr)
+                if tag in LIST_TAGS:
+                    self._open_list(fr, tag, attrs)
+                return True
+            if tag in BLOCK_TAGS:
+                self._flush()
+            return True
+        # kind == _LINES: lists and quotes keep everything as indented lines
+        if tag in LIST_TAGS:
+            self._open_list(f, tag, attrs)
+            return True
+        if tag in ("li", "dt", "dd"):
+            self._open_item(f, tag, attrs)
+            return True
+        if tag in BLOCK_TAGS:
+            f.lines.newline()
+        return True
+
+    def _open_list(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
+        f.lines.newline()
+        start = _int_attr(attrs, "start", 1)
+        rev = "reversed" in attrs
+        f.lists.append([tag, start, f.lines.indent, rev])
+
+    def _open_item(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
+        lines = f.lines
+        if not f.lists:  # an item outside any list (inside a quote): a plain line
+            lines.newline()
+            f.lists.append(["ul", 1, lines.indent, False])
+            top_level = False
+        else:
+            top_level = len(f.lists) == 1
+        lst = f.lists[-1]
+        if tag == "li":
+            if lst[0] == "ol":
+                n = _int_attr(attrs, "value", lst[1])
+                marker = f"{n}. "
+                lst[1] = n - 1 if lst[3] else n + 1
+            else:
+                marker = "- "
+        elif tag == "dt":
+            marker = ""
+        else:
+            marker = ": "
+        lines.newline()
+        if top_level and f.block_kind == BlockKind.LIST and (tag != "dd" or not f.row_starts):
+            f.row_starts.append(lines.n_lines)
+        lst.append(lines.start_item(marker, lst[2]))
+
+    def _open_table_part(self, f: _Frame, node, tag: str, attrs: dict[str, Any]) -> bool:
+        if f.cell is not None:  # inside a cell: everything is inline text of the cell
+            if tag in PRE_TAGS:
+                self.raw_depth += 1
+            if tag in BLOCK_TAGS:
+                f.cell.newline()
+            return True
+        if tag == "tr":
+            f.grid.new_row(f.in_head)
+        elif tag in ("td", "th"):
+            f.cell = Lines(one_line=True)
+            f.cell_th = tag == "th"
+            f.cell_span = (_int_attr(attrs, "rowspan", 1), _int_attr(attrs, "colspan", 1))
+        elif tag == "thead":
+            f.in_head = True
+        elif tag == "caption":
+            f.caption = Lines(one_line=True)
+        return True
+
+    @staticmethod
+    def _language(node, attrs: dict[str, Any]) -> str:
+        """Language of a code block from class="language-x" (or lang-x) on the pre or its code child."""
+        for cls in (attrs.get("class"), *(node_attrs(c).get("class") for c in node.iter() if c.tag == "code")):
+            if cls:
+                m = LANGUAGE.search(cls)
+                if m:
+                    return m.group(1).lower()
+        return ""
+
+    def _close(self, node) -> None:
+        """Handle an end tag."""
+        tag = node.tag
+        if tag in SECTIONING:
+            self.scoped -= 1
+        f = self.frames[-1]
+        if f.node is node:
+            self._close_frame(f)
+            return
+        if tag in PRE_TAGS:
+            self.raw_depth -= 1
+        if f.kind == _TABLE:
+            if f.cell is not None and tag in ("td", "th"):
+                f.grid.add_cell(f.cell.take(), f.cell_th, *f.cell_span)
+                f.cell = None
+            elif f.cell is not None:
+                if tag in BLOCK_TAGS:
+                    f.cell.newline()
+            elif tag == "thead":
+                f.in_head = False
+            return
+        if f.kind == _LINES:
+            if tag in LIST_TAGS and f.lists:
+                f.lists.pop()
+                f.lines.newline()
+                return
+            if tag in ("li", "dt", "dd") and f.lists and len(f.lists[-1]) > 4:
+                f.lines.end_item(f.lists[-1].pop())
+                return
+        if tag in BLOCK_TAGS:
+            if f.kind == _FLOW:
+                self._flush()
+            else:
+                f.lines.newline()
+
+    def _close_frame(self, f: _Frame) -> None:
+        self.frames.pop()
+        if f.kind == _CODE:
+            self.raw_depth -= 1
+            self._emit(BlockKind.CODE, f.lines.take(), language=f.language)
+            return
+        if f.kind == _HEAD:
+            self._emit(BlockKind.HEADING, f.lines.take(), level=f.level)
+            return
+        parent = self.frames[-1]
+        if f.kind == _LINES:
+            lines = f.lines.finish()
+            rows = tuple(line_spans(lines, f.row_starts)) if f.block_kind == BlockKind.LIST else ()
+            self._emit(f.block_kind, "\n".join(lines), rows=rows)
+            return
+        if f.kind == _TABLE:
+            table_lines, n_head, header_cells = f.grid.render()
+            caption = f.caption.take() if f.caption is not None else ""
+            if parent.kind == _FLOW:
+                if caption:
+                    self._emit(BlockKind.PARAGRAPH, caption)
+                if not table_lines:
+                    return
+                text = "\n".join(table_lines)
+                head_end = len(table_lines[0]) + 1 + len(table_lines[1])
+                rows = tuple(line_spans(table_lines, list(range(n_head, len(table_lines)))))
+                self._emit(BlockKind.TABLE, text, header=(0, head_end), rows=rows,
+                           meta={"header_cells": header_cells})
+            else:
+                sink = parent.lines
+                if caption:
+                    sink.line(caption)
+                for ln in table_lines:
+                    sink.line(ln)
+            return

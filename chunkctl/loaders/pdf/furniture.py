@@ -1,0 +1,121 @@
+"""PDF page furniture: running headers, footers and page numbers found across pages and dropped; no PDF parsing, no tokens."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+
+from chunkctl.loaders.pdf.page import PageData
+
+_PAGE_NUMBER = re.compile(
+    r"^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$"
+    r"|^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})\s.{0,80}$"
+    r"|^.{0,80}\b(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$",
+    re.I,
+)
+_DIGITS = re.compile(r"\d+")
+_PAGE_WORD = re.compile(r"^(?:page|p\.|seite|página|pagina)\s*", re.I)
+_SPACES = re.compile(r"\s+")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+
+
+def _roman_value(s: str) -> int | None:
+    s = s.lower()
+    if not s or any(c not in _ROMAN for c in s):
+        return None
+    total = 0
+    for a, b in zip(s, s[1:] + " "):
+        v = _ROMAN[a]
+        total += -v if b != " " and _ROMAN[b] > v else v
+    return total if total > 0 else None
+
+
+def _page_number_value(text: str) -> int | None:
+    m = _PAGE_NUMBER.match(text.strip())
+    if not m:
+        return None
+    raw = next(g for g in m.groups() if g)
+    if raw.isdigit():
+        return int(raw)
+    return _roman_value(raw)
+
+
+def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> int:
+    """Remove running headers, footers, page numbers and margin numbering, in place.
+
+    A line is in a page's margin when it lies in the top or bottom 12% of the page
+    or is one of the two top-most or bottom-most lines of a page of six lines or
+    more. Dropped are lines that (a) repeat with the same text at the same height
+    on at least 40% of the pages (3 or more), (b) sit in the margin and repeat there
+    (digits ignored in lines of up to 60 characters) on 3 or more
+    pages, (c) sit in the margin and carry a number that runs with the physical page
+    number at the same end of 3 or more pages, or of 2 pages in a row (the printed page number,
+    alone or beside a running title), or (d) sit in the margin and read as the
+    page's label from /PageLabels. A page whose every line would go keeps them (what
+    repeats is then the content). Needs 2 pages or more.
+
+    Args:
+        pages: the read pages (their `lines` are filtered).
+        labels: printed page labels per physical page, when the PDF defines them.
+
+    Returns:
+        the number of lines dropped.
+    """
+    n = len(pages)
+    if n < 2:
+        return 0
+    keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
+    zone_keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
+    offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
+    facts = []
+    for p in pages:
+        h = p.frame.height or 1.0
+        by_height = sorted(p.lines, key=lambda ln: ln.top)
+        edge_ids = {id(ln) for ln in by_height[:2] + by_height[-2:]} if len(by_height) >= 6 else set()
+        label = labels[p.index].strip().lower() if labels and p.index < len(labels) else ""
+        for ln in p.lines:
+            text = ln.text.strip()
+            if len(text) > 120:
+                continue
+            exact = _SPACES.sub(" ", text.lower())
+            cy = (ln.top + ln.bottom) / 2
+            bucket = int(cy // 4)
+            zone = cy < 0.12 * h or cy > 0.88 * h or id(ln) in edge_ids
+            value = _page_number_value(text) if zone and len(text) <= 80 else None
+            # A page number runs with the page at the same end of every page.
+            off = (value - (p.index + 1), cy < h / 2) if value is not None else None
+            if off is not None:
+                offsets[off].add(p.index)
+            keyed[(exact, bucket)].add(p.index)
+            norm = _DIGITS.sub("#", exact) if zone and len(exact) <= 60 else exact
+            if zone:
+                zone_keyed[(norm, bucket)].add(p.index)
+            is_label = zone and bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
+            facts.append((p, ln, exact, norm, bucket, zone, off, is_label))
+
+    def count(table: dict, key: str, bucket: int) -> int:
+        pages_seen: set[int] = set()
+        for b in (bucket - 1, bucket, bucket + 1):
+            pages_seen |= table.get((key, b), set())
+        return len(pages_seen)
+
+    repeat_min = max(3, math.ceil(0.4 * n))
+    good_offsets = {o for o, idx in offsets.items()
+                    if len(idx) >= 3 or any(i + 1 in idx for i in idx)}
+    drop: set[int] = set()
+    for p, ln, exact, norm, bucket, zone, off, is_label in facts:
+        if (n >= 3 and count(keyed, exact, bucket) >= repeat_min) \
+                or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= 3) \
+                or (off is not None and off in good_offsets) or is_label:
+            drop.add(id(ln))
+    if not drop:
+        return 0
+    dropped = 0
+    for p in pages:
+        keep = [ln for ln in p.lines if id(ln) not in drop]
+        if not keep and not p.tables:
+            continue  # what repeats is all the page says: it is content, not furniture
+        dropped += len(p.lines) - len(keep)
+        p.lines = keep
+    return dropped

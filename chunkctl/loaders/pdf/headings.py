@@ -1,0 +1,172 @@
+"""PDF headings: groups marked as headings by font or by the outline, with levels and titles; no PDF parsing, no tokens."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from chunkctl.loaders.pdf.groups import LETTER, NUMBERED_HEADING, Group
+from chunkctl.loaders.pdf.page import PageData
+
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:chapter|section|part|appendix|kapitel|abschnitt)\s+)?"
+    r"(?:\d{1,3}(?:\.\d{1,3})*|[ivxlc]{1,6}|[a-z])?[.:)]?\s+", re.I)
+
+
+def body_size(groups: list[Group]) -> float:
+    """The body text's font size: the most common size in points, weighted by characters (10 when empty)."""
+    c: Counter = Counter()
+    for g in groups:
+        for ln in g.lines:
+            c[round(ln.size * 2) / 2] += len(ln.text)
+    return c.most_common(1)[0][0] if c else 10.0
+
+
+def _heading_like(g: Group, body: float) -> str | None:
+    """"size" or "bold" when a group looks like a heading by its font, else None."""
+    if g.kind not in ("para", "item") or not g.lines or len(g.lines) > 3:
+        return None
+    text = g.plain()
+    if len(text) > 200 or len(LETTER.findall(text)) < 2 or text.endswith("-") or g.lines[-1].hyphen:
+        return None
+    if text.endswith(("\u3002", "\uff0e", "!", "?", "\uff01", "\uff1f", ",", ";", "\uff0c")) \
+            or (text.endswith(".") and not text.endswith("..") and len(text.split()) > 3):
+        return None  # a sentence, not a title
+    if g.kind == "item" and not NUMBERED_HEADING.match(text):
+        return None
+    size = g.size
+    if size >= 1.15 * body and size - body >= 1.0:
+        return "size"
+    if g.bold and size >= 0.9 * body and len(g.lines) <= 2 and len(text.split()) <= 15 \
+            and not text.rstrip().endswith((".", ",", ";", ":")):
+        return "bold"
+    return None
+
+
+def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
+    """Mark heading groups by font size and weight relative to the body text, in place.
+
+    Larger sizes rank higher (level 1 = largest); bold body-size headings come one
+    level below the smallest size heading. A bold or large group qualifies when it
+    has at most three lines, at most 200 characters and is not a sentence fragment.
+    Heading lines of the same level that follow each other closely (a title set on
+    two lines) become one heading.
+    """
+    groups = [g for gs in groups_by_page for g in gs]
+    kinds = {}
+    for i, g in enumerate(groups):
+        k = _heading_like(g, body)
+        if k == "bold":
+            nxt = next((x for x in groups[i + 1:i + 2]), None)
+            if nxt is not None and nxt.kind in ("para", "item") and nxt.bold and nxt.size <= g.size:
+                k = None  # a run of bold text, not a heading
+        if k:
+            kinds[id(g)] = k
+    sizes = sorted({round(g.size * 2) / 2 for g in groups if kinds.get(id(g)) == "size"}, reverse=True)
+    # Merge sizes closer than 0.75 pt so that tiny differences do not make levels.
+    levels: dict[float, int] = {}
+    lvl = 0
+    last = None
+    for s in sizes:
+        if last is None or last - s >= 0.75:
+            lvl += 1
+        levels[s] = min(lvl, 6)
+        last = s
+    bold_level = min(lvl + 1, 6)
+    for gs in groups_by_page:
+        out: list[Group] = []
+        for g in gs:
+            k = kinds.get(id(g))
+            if k:
+                g.kind = "heading"
+                g.level = levels.get(round(g.size * 2) / 2, 1) if k == "size" else bold_level
+                p = out[-1] if out else None
+                if (p is not None and p.kind == "heading" and p.level == g.level and abs(p.size - g.size) < 0.5
+                        and len(p.lines) + len(g.lines) <= 3
+                        and 0 <= g.lines[0].base - p.lines[-1].base <= 1.6 * g.size):
+                    p.lines.extend(g.lines)
+                    p.title = p.plain()
+                    continue
+                g.title = g.plain()
+            out.append(g)
+        gs[:] = out
+
+
+def _norm_title(s: str) -> str:
+    s = _NUMBERING.sub("", s.strip().lower(), count=1) if _NUMBERING.match(s.strip()) else s.strip().lower()
+    return "".join(ch for ch in s if ch.isalnum())
+
+
+def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int, str, int, float | None]],
+                     pages: list[PageData], body: float) -> int:
+    """Mark the groups that outline (bookmark) entries point at as headings, in place.
+
+    An entry matches a group on its destination page whose first one to three lines
+    read as the entry's title (numbering, case and punctuation ignored); among
+    several, the one nearest the destination's height wins. Without a text match,
+    the first short bold or large group at the destination height is taken (for a
+    destination without a height, the first such group of the page).
+    The heading path uses the outline's titles (the printed text for matches by
+    position only); levels are outline depths + 1.
+
+    Args:
+        groups_by_page: groups of each page.
+        outline: (depth, title, page index, destination y in user space or None).
+        pages: the pages (for their frames).
+        body: body font size (points).
+
+    Returns:
+        the number of entries matched.
+    """
+    matched = 0
+    for depth, title, pidx, y in outline:
+        if not 0 <= pidx < len(groups_by_page):
+            continue
+        want = _norm_title(title)
+        if not want:
+            continue
+        groups = groups_by_page[pidx]
+        frame = pages[pidx].frame
+        ty = -y - frame.oy if y is not None and frame.angle == 0 else None
+        best = None
+        for gi, g in enumerate(groups):
+            if g.kind not in ("para", "item", "heading") or not g.lines:
+                continue
+            if g.kind == "heading" and g.title and g.level:
+                continue
+            for k in range(1, min(3, len(g.lines)) + 1):
+                text = " ".join(ln.text for ln in g.lines[:k])
+                got = _norm_title(text)
+                if got == want or (len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
+                    dist = abs(g.lines[0].top - ty) if ty is not None else gi
+                    if best is None or dist < best[0]:
+                        best = (dist, gi, k)
+                    break
+        if best is None:
+            # No text match: the first short bold or large group at or below the
+            # destination (the page's top when the destination has no height).
+            for gi, g in enumerate(groups):
+                if g.kind not in ("para", "item") or not g.lines:
+                    continue
+                if ty is not None and g.lines[0].bottom < ty - 2:
+                    continue
+                if len(g.lines) <= 3 and len(g.plain()) <= 150 and (g.bold or g.size >= 1.15 * body):
+                    best = (-1.0, gi, len(g.lines))
+                    break
+                if ty is not None:
+                    break
+        if best is None:
+            continue
+        _, gi, k = best
+        g = groups[gi]
+        if k < len(g.lines):
+            rest = Group(g.kind if g.kind != "heading" else "para", g.lines[k:], page=g.page)
+            g.lines = g.lines[:k]
+            groups.insert(gi + 1, rest)
+        g.kind = "heading"
+        g.level = min(depth + 1, 6)
+        # A text match names the heading by its outline title; a match by position
+        # only (the printed words differ) by the printed heading.
+        g.title = " ".join(title.split()) if best[0] >= 0 else g.plain()
+        matched += 1
+    return matched

@@ -1,0 +1,68 @@
+"""Delivery: a run's results, in order, into their outputs (records, errors file, counts); no chunking, no terminal."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Protocol
+
+from chunkctl.output.flavours import convert_lines
+from chunkctl.output.writer import ErrorLog, Output, OutputDir
+
+
+class _Counts(Protocol):
+    def add(self, res: Any) -> None: ...
+
+
+Say = Callable[[str, str], None]
+"""`say(kind, line)`: kind is "warning" or "error"; the line names the file."""
+
+
+def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, flavour: str, counts: _Counts, *,
+            fail_fast: bool = False, say: Say | None = None, after: Callable[[], None] | None = None) -> bool:
+    """Write each result's records to `sink` and its failures to `errlog`, in input order.
+
+    Results are `chunkctl.pipeline.FileResult`s (any object with the same fields).
+    A failed file goes to `errlog` (one record) and `say("error", ...)`; model calls
+    that failed without failing the file too ("LLMFailure"), while its records are
+    still written; warnings go to `say("warning", ...)`. A dry-run result
+    (`llm_plan`) writes nothing. Nothing is committed here: the caller commits or
+    aborts `sink` and `errlog`.
+
+    Args:
+        results: the run's results, in input order.
+        sink: a JSONL file (`Output`) or one file per document (`OutputDir`).
+        errlog: the `--errors` file (may have no path: then it only counts).
+        flavour: the record flavour to write (`chunkctl.output.flavours.FLAVOURS`).
+        counts: gets `add(result)` for every result (e.g. `RunSummary`).
+        fail_fast: stop at the first failure.
+        say: where warning and error lines go. Defaults to nowhere.
+        after: called after each result that was written or failed (progress).
+
+    Returns:
+        True when `fail_fast` stopped the run (the caller should abort `sink`).
+    """
+    say = say or (lambda kind, line: None)
+    for res in results:
+        for w in res.warnings:
+            say("warning", w)
+        counts.add(res)
+        if res.llm_plan is not None:
+            continue
+        for failure in res.model_failures:  # model calls that failed: records written without them
+            say("error", failure)
+            errlog.add(res.source, "LLMFailure", failure)
+        if res.model_failures and fail_fast:
+            return True
+        if res.error:
+            say("error", res.error)
+            errlog.add(res.source, res.error_type, res.error)
+            if fail_fast:
+                return True
+        elif not res.skipped:
+            lines = convert_lines(res.lines, flavour)
+            if isinstance(sink, OutputDir):
+                sink.write_document(res.source, lines)
+            else:
+                sink.write(lines)
+        if after is not None:
+            after()
+    return False
