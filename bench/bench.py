@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -165,7 +163,7 @@ def section_libs(enc, repeats: int) -> str:
         texts = [t for _, t in docs]
         mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
         tools = [("tiktoken encode_ordinary (floor)", tool_floor(enc)),
-                 (f"chunkctl recursive (API)", tool_chunkctl(fmt))]
+                 ("chunkctl recursive (API)", tool_chunkctl(fmt))]
         optional = [("LangChain RecursiveCharacter" if fmt == "txt" else "LangChain MarkdownTextSplitter",
                      lambda: tool_langchain(enc, fmt)),
                     ("chonkie RecursiveChunker (no overlap)", lambda: tool_chonkie(enc)),

@@ -10,8 +10,9 @@ Public API:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from chunkctl.__about__ import __version__
 from chunkctl.config import ChunkConfig
@@ -54,7 +55,8 @@ def chunk_file(path: str | Path, **options: Any) -> list[dict[str, Any]]:
     Raises:
         LoaderError, ConfigError, TokenizerError.
     """
-    from chunkctl.pipeline import chunk_records, load as _load
+    from chunkctl.pipeline import chunk_records
+    from chunkctl.pipeline import load as _load
 
     config = ChunkConfig(**options)
     return chunk_records(_load(path, config), config)

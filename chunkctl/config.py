@@ -175,7 +175,7 @@ class ChunkConfig:
         """The overlap in tokens (always an int once the config is built)."""
         return int(self.overlap)  # type: ignore[arg-type]
 
-    def replace(self, **changes: Any) -> "ChunkConfig":
+    def replace(self, **changes: Any) -> ChunkConfig:
         """A copy with some fields changed (validated again)."""
         if "chunk_size" in changes and "overlap" not in changes:
             changes["overlap"] = min(self.overlap_tokens, max(0, changes["chunk_size"] - 1))

@@ -11,10 +11,10 @@ import functools
 import hashlib
 import os
 import tempfile
-from bisect import bisect_right
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import regex
 
@@ -175,7 +175,7 @@ class Tokenizer:
         self._safe = _SAFE.get(family) if family else None
         # The same pattern searched right to left finds the last safe point at once.
         self._safe_rev = regex.compile(self._safe.pattern, flags=regex.REVERSE) if self._safe else None
-        self._lead: "np.ndarray | None" = None
+        self._lead: np.ndarray | None = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
 
@@ -189,7 +189,7 @@ class Tokenizer:
         """Token ids of `text` (ordinary encoding, as `count` counts them)."""
         return self._encode(text)
 
-    def _lead_bytes(self) -> "np.ndarray":
+    def _lead_bytes(self) -> np.ndarray:
         """Per token id: how many UTF-8 characters start inside the token's bytes."""
         if self._lead is None:
             import numpy as np
@@ -213,7 +213,7 @@ class Tokenizer:
             self._lead = lead
         return self._lead
 
-    def table(self, text: str) -> "TokenTable":
+    def table(self, text: str) -> TokenTable:
         """Tokenize `text` once and return its token -> character offset table."""
         import numpy as np
 
@@ -265,7 +265,7 @@ class TokenTable:
 
     __slots__ = ("tok", "text", "starts", "n")
 
-    def __init__(self, tok: Tokenizer, text: str, starts: "np.ndarray"):
+    def __init__(self, tok: Tokenizer, text: str, starts: np.ndarray):
         self.tok = tok
         self.text = text
         self.starts = starts

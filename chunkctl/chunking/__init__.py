@@ -13,11 +13,11 @@ from chunkctl.chunking.registry import STRATEGIES, Chunked, Strategy, get_strate
 if TYPE_CHECKING:
     from chunkctl.config import ChunkConfig
     from chunkctl.model import Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 
-def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig",
-                   table: "TokenTable | None" = None) -> Chunked:
+def chunk_document(doc: Document, tokenizer: Tokenizer, config: ChunkConfig,
+                   table: TokenTable | None = None) -> Chunked:
     """Chunk one document with the configured strategy.
 
     Args:
@@ -40,13 +40,15 @@ def chunk_document(doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig
 
 
 # One line per strategy: importing the module registers it (the default first).
-from chunkctl.chunking import recursive  # noqa: E402,I001
-from chunkctl.chunking import fixed  # noqa: E402
-from chunkctl.chunking import sentence  # noqa: E402
-from chunkctl.chunking import section  # noqa: E402
-from chunkctl.chunking import hierarchical  # noqa: E402
-from chunkctl.chunking import semantic  # noqa: E402
-from chunkctl.chunking import auto  # noqa: E402
-from chunkctl.chunking import llm  # noqa: E402
+# isort: off
+from chunkctl.chunking import recursive  # noqa: E402, F401
+from chunkctl.chunking import fixed  # noqa: E402, F401
+from chunkctl.chunking import sentence  # noqa: E402, F401
+from chunkctl.chunking import section  # noqa: E402, F401
+from chunkctl.chunking import hierarchical  # noqa: E402, F401
+from chunkctl.chunking import semantic  # noqa: E402, F401
+from chunkctl.chunking import auto  # noqa: E402, F401
+from chunkctl.chunking import llm  # noqa: E402, F401
+# isort: on
 
 __all__ = ["STRATEGIES", "Chunked", "Strategy", "chunk_document", "get_strategy", "register", "strategy_names"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from chunkctl.model import BlockKind, Chunk, Document
-from chunkctl.chunking.registry import STRATEGIES, Chunked, register
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
+from chunkctl.chunking.registry import STRATEGIES, Chunked, register
 from chunkctl.chunking.sections import sections
+from chunkctl.model import BlockKind, Document
 
 CONTENT_TYPES = ("legal", "narrative", "code", "other")
 

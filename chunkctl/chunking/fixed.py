@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from chunkctl.model import Chunk
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import BlockIndex
+from chunkctl.model import Chunk
 
 
 @register("fixed", "sliding token windows of --chunk-size tokens stepping by chunk size minus --overlap; "

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from chunkctl.model import Block, BlockKind, Chunk
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Packer
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.section import merge_small, pack_merged
 from chunkctl.chunking.sections import sections
+from chunkctl.model import Block, BlockKind, Chunk
 
 
 def clip_blocks(blocks: list[Block], start: int, end: int, text: str) -> list[Block]:

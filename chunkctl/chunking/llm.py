@@ -6,9 +6,9 @@ cache of `chunkctl.llm.client` (the only files it touches).
 
 from __future__ import annotations
 
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import sections, split_sections
 
 

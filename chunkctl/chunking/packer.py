@@ -8,8 +8,9 @@ the grapheme fallback lives here. Strategies never read files.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from chunkctl.model import Block, BlockKind, Chunk
 from chunkctl.text.segment import Graphemes, Level, Splitters, split_lines, split_words
@@ -17,9 +18,10 @@ from chunkctl.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
     import numpy as np
+
     from chunkctl.config import ChunkConfig
     from chunkctl.model import Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 # A chunk ends at the strongest boundary within reach, unless that leaves it less
 # than this fraction of its body budget full; then the strongest among the fuller
@@ -76,8 +78,8 @@ class Packer:
         table: an existing token table of `doc.text`, to share between packers.
     """
 
-    def __init__(self, doc: "Document", tokenizer: "Tokenizer", config: "ChunkConfig",
-                 table: "TokenTable | None" = None, sentence_splitter: SentenceSplitter | None = None,
+    def __init__(self, doc: Document, tokenizer: Tokenizer, config: ChunkConfig,
+                 table: TokenTable | None = None, sentence_splitter: SentenceSplitter | None = None,
                  budget: int | None = None, overlap: int | None = None):
         self.doc = doc
         self.text = doc.text
@@ -106,7 +108,7 @@ class Packer:
         ss = self._search
         return int(ss(b) - ss(a))
 
-    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> "np.ndarray":
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
         """Table estimates of the tokens of many spans at once."""
         import numpy as np
 
@@ -234,7 +236,7 @@ class Packer:
                 return [(a, b)]
             out = []
             pos = a
-            for i, (s, e) in enumerate(rows):
+            for i, (_s, _e) in enumerate(rows):
                 nxt = rows[i + 1][0] if i + 1 < len(rows) else b
                 seg_end = pos + len(self.text[pos:nxt].rstrip())
                 if seg_end > pos:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from chunkctl.model import BlockKind, Chunk
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Atom, Packer
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, sections
+from chunkctl.model import BlockKind, Chunk
 from chunkctl.text.segment import Level
 
 

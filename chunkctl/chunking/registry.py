@@ -6,15 +6,16 @@ text may be cut; `chunking.packer.Packer` fits the pieces to the budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from chunkctl.errors import ConfigError
 
 if TYPE_CHECKING:
     from chunkctl.config import ChunkConfig
     from chunkctl.model import Chunk, Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Chunked:
             strategy), as `chunkctl.llm.failures.LLMFailure`; the run reports them.
     """
 
-    chunks: list["Chunk"]
+    chunks: list[Chunk]
     doc_meta: dict[str, Any] = field(default_factory=dict)
     sections: list[tuple[int, int]] | None = None
     failures: list[Any] = field(default_factory=list)
@@ -59,9 +60,9 @@ class Strategy:
     name: str
     chunk: StrategyFn
     summary: str
-    check: Callable[["ChunkConfig"], None] | None = None
+    check: Callable[[ChunkConfig], None] | None = None
 
-    def ready(self, config: "ChunkConfig") -> None:
+    def ready(self, config: ChunkConfig) -> None:
         """Raise (e.g. MissingExtraError) when the strategy cannot run here; called before any file is read."""
         if self.check is not None:
             self.check(config)
@@ -71,7 +72,7 @@ STRATEGIES: dict[str, Strategy] = {}
 """Registered strategies by name, in registration order."""
 
 
-def register(name: str, summary: str, check: Callable[["ChunkConfig"], None] | None = None
+def register(name: str, summary: str, check: Callable[[ChunkConfig], None] | None = None
              ) -> Callable[[StrategyFn], StrategyFn]:
     """Decorator: register `fn` as strategy `name` (`check` tells early whether it can run here)."""
 

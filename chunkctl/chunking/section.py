@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from chunkctl.model import BlockKind, Chunk
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, sections
+from chunkctl.model import Chunk
 from chunkctl.text.segment import Level
 
 

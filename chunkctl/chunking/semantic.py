@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from chunkctl.model import Chunk
-from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Packer
 from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import sections
+from chunkctl.model import Chunk
 from chunkctl.text.segment import Level
 
 

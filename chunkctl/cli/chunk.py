@@ -49,7 +49,7 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
                 with open(from_list, encoding="utf-8", errors="surrogateescape") as fh:
                     paths += pipeline.read_list(fh)
         except OSError as exc:
-            raise usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})")
+            raise usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})") from None
     if not paths and from_list is None:
         raise usage_error("give files or folders to chunk, '-' for standard input, or --from-list FILE")
     try:
@@ -57,7 +57,7 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
                                 stdin_name=stdin_name, include=values["include"] or (),
                                 exclude=values["exclude"] or (), hidden=values["hidden"])
     except ConfigError as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
     if not found.inputs and not found.problems:
@@ -167,7 +167,7 @@ def chunk(
         if sink is not None:
             sink.abort()
         con.error("interrupted; no output file was written or replaced")
-        raise typer.Exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED)
+        raise typer.Exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
     except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
         con.live = None
         if sink is not None:
@@ -178,7 +178,7 @@ def chunk(
         sink.abort()
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
-        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK)
+        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
     except BaseException:
         if sink is not None:
             sink.abort()

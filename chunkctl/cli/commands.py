@@ -98,7 +98,7 @@ def inspect_cmd(
         views = inspect_file(file, config)
     except LoaderError as exc:
         print_line("error", str(exc))
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from None
     Console(highlight=False).print(chunk_panels(views, preview))
 
 
@@ -127,13 +127,13 @@ def stats_cmd(
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")
     except OSError as exc:
         print_line("error", f"{file}: cannot read it ({exc.strerror or exc})")
-        raise typer.Exit(EXIT_USAGE)
+        raise typer.Exit(EXIT_USAGE) from None
     try:
         with contextlib.closing(stream) if file != "-" else contextlib.nullcontext():
             st = read_stats(stream)
     except (OSError, EOFError) as exc:
         print_line("error", f"{file}: cannot read it ({exc})")
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from None
     if as_json:
         hist = [{"low": lo, "high": hi, "chunks": c} for lo, hi, c in st.histogram()]
         doc = {"records": st.records, "documents": st.documents, "tokens": st.tokens, "histogram": hist,
@@ -175,14 +175,14 @@ def extract(
         config = ChunkConfig(encoding=encoding, main_content=main_content, keep_boilerplate=keep_boilerplate,
                              password=password)
     except ConfigError as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     if file == "-":
         raise usage_error("extract reads a file, not standard input: save the document to a file first")
     try:
         doc = load(file, config)
     except LoaderError as exc:
         print_line("error", str(exc))
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from None
     for w in doc.warnings:
         print_line("warning", f"{file}: {w}")
     out = sys.stdout.buffer

@@ -61,10 +61,10 @@ def eval_(
     try:
         report = evaluate.run(corpus_dir, questions, grid, retriever, k, token_budget, progress)
     except (ConfigError, MissingExtraError) as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     except LoaderError as exc:
         Console().error(str(exc))
-        raise typer.Exit(EXIT_FAILED)
+        raise typer.Exit(EXIT_FAILED) from None
     floor = None if min_recall is None else min_recall / 100
     if json_out:
         out = Output(json_out)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -157,7 +158,7 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
     try:
         config_file = ConfigFile() if v.get("no_config") else load_config_file(v.get("config_file"))
     except ConfigError as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     keyed = {k: d for k, d in v.items() if k in KEYS}
     given = {k: v[k] for k in keyed if k in opts.given}
     values, origins = resolve(keyed, given, config_file)
@@ -183,7 +184,7 @@ def chunk_config(values: dict[str, Any]) -> ChunkConfig:
         config = ChunkConfig(**kw)
         get_strategy(config.strategy)
     except ConfigError as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     return config
 
 
@@ -195,7 +196,7 @@ def run_options(values: dict[str, Any]) -> RunOptions:
                          values["scheduler"])
         run.ready()
     except (ConfigError, MissingExtraError) as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None
     return run
 
 
@@ -206,4 +207,4 @@ def ready(config: ChunkConfig) -> None:
     try:
         prepare(config)
     except (TokenizerError, ConfigError, MissingExtraError) as exc:
-        raise usage_error(str(exc))
+        raise usage_error(str(exc)) from None

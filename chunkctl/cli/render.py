@@ -6,15 +6,22 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn,
-                           TransferSpeedColumn)
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from chunkctl.contract.stats import ChunkStats
     from chunkctl.pipeline.inspection import ChunkView
     from chunkctl.pipeline.summary import RunSummary
-    from chunkctl.contract.stats import ChunkStats
 
 STYLES = {"breadcrumb": "bold cyan", "header": "bold magenta", "context": "cyan", "overlap": "dim italic",
           "body": ""}
@@ -39,20 +46,20 @@ class RunProgress:
             TimeRemainingColumn(), console=console, transient=True, auto_refresh=False)
         self.task = self.progress.add_task("chunk", total=max(total_bytes, 1), files=0, chunks=0)
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         self.progress.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.progress.stop()
 
-    def update(self, summary: "RunSummary") -> None:
+    def update(self, summary: RunSummary) -> None:
         """Show the counts so far."""
         self.progress.update(self.task, completed=summary.done_bytes, files=summary.done, chunks=summary.chunks)
         self.progress.refresh()
 
 
-def summary_table(s: "RunSummary") -> Table:
+def summary_table(s: RunSummary) -> Table:
     """The end-of-run summary as a table (for a terminal)."""
     t = Table(title="chunkctl", show_header=False, title_justify="left", box=None, padding=(0, 2))
     t.add_column(style="bold")
@@ -71,7 +78,7 @@ def summary_table(s: "RunSummary") -> Table:
     return t
 
 
-def chunk_panels(views: list["ChunkView"], preview: int = 0) -> Group:
+def chunk_panels(views: list[ChunkView], preview: int = 0) -> Group:
     """Each chunk as a panel: index, tokens/budget, span, pages, kind, headings in the title;
     the breadcrumb, repeated header and overlap styled apart from the body."""
     panels = []
@@ -98,7 +105,7 @@ def chunk_panels(views: list["ChunkView"], preview: int = 0) -> Group:
     return Group(legend, *panels)
 
 
-def stats_tables(st: "ChunkStats", top: int = 5, max_violations: int = 20) -> Group:
+def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Group:
     """Sizes, histogram, formats, kinds, chunks per document and violations of a JSONL file."""
     parts: list[Any] = []
     t = Table(title="records", show_header=False, title_justify="left", box=None, padding=(0, 2))

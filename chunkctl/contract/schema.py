@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from chunkctl.loaders import formats
-
 from typing import Any
+
+from chunkctl.loaders import formats
 
 
 def record_schema() -> dict[str, Any]:

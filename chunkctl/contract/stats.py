@@ -5,14 +5,14 @@ from __future__ import annotations
 import gzip
 import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Iterator
+from typing import IO
 
 import orjson
 
-from chunkctl.output.flavours import to_records
-
 from chunkctl.contract.validate import RecordChecker, Violation
+from chunkctl.output.flavours import to_records
 
 
 @dataclass

@@ -7,10 +7,11 @@ independent checker. What is checked here holds for any JSONL stream alone.
 
 from __future__ import annotations
 
-from chunkctl.loaders import LOADERS
-
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+
+from chunkctl.loaders import LOADERS
 
 _STR, _INT, _BOOL, _LIST, _DICT = (str,), (int,), (bool,), (list,), (dict,)
 _OPT_INT, _OPT_STR = (int, type(None)), (str, type(None))

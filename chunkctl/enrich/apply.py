@@ -19,9 +19,9 @@ from chunkctl.llm.options import LLMOptions, llm_chunk_config
 if TYPE_CHECKING:
     from chunkctl.chunking.registry import Chunked
     from chunkctl.config import ChunkConfig
-    from chunkctl.model import Chunk, Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
     from chunkctl.llm.client import ChatRequest
+    from chunkctl.model import Chunk, Document
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 
 
@@ -40,12 +40,12 @@ class LLMPlan(NamedTuple):
     prompt_tokens: int
     cached: int
 
-    def __add__(self, other: "LLMPlan") -> "LLMPlan":  # type: ignore[override]
+    def __add__(self, other: LLMPlan) -> LLMPlan:  # type: ignore[override]
         return LLMPlan(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
                        self.cached + other.cached)
 
 
-def _restore_budgets(chunks: list["Chunk"], config: "ChunkConfig") -> None:
+def _restore_budgets(chunks: list[Chunk], config: ChunkConfig) -> None:
     """Give chunks packed with `llm_chunk_config` the run's budget back (the context fills the difference)."""
     packed = llm_chunk_config(config).chunk_size
     if packed != config.chunk_size:
@@ -54,9 +54,9 @@ def _restore_budgets(chunks: list["Chunk"], config: "ChunkConfig") -> None:
                 c.budget = config.chunk_size
 
 
-def _requests(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", table: "TokenTable",
-              opts: LLMOptions, found: list[tuple[int, int]] | None) -> tuple[list[tuple[int, "ChatRequest"]], list[tuple[int, int]],
-                                                      list["ChatRequest"]]:
+def _requests(doc: Document, chunks: list[Chunk], tokenizer: Tokenizer, table: TokenTable,
+              opts: LLMOptions, found: list[tuple[int, int]] | None) -> tuple[list[tuple[int, ChatRequest]], list[tuple[int, int]],
+                                                      list[ChatRequest]]:
     """The context requests (chunk index, request), the long sections and their summary requests."""
     from chunkctl.enrich.context import context_requests
     from chunkctl.enrich.summaries import long_sections, section_spans, summary_requests
@@ -64,16 +64,16 @@ def _requests(doc: "Document", chunks: list["Chunk"], tokenizer: "Tokenizer", ta
     spans = section_spans(doc, found)
     ctx = context_requests(doc, chunks, tokenizer, table, opts, spans) if opts.contextualize else []
     secs: list[tuple[int, int]] = []
-    sums: list["ChatRequest"] = []
+    sums: list[ChatRequest] = []
     if opts.summaries:
         secs = long_sections(table, spans, opts.summary_threshold)
         sums = summary_requests(doc, table, secs, opts.max_input_tokens)
     return ctx, secs, sums
 
 
-def apply_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", config: "ChunkConfig",
-              table: "TokenTable | None" = None, client: ChatClient | None = None
-              ) -> tuple[list["Chunk"], list[LLMFailure]]:
+def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: ChunkConfig,
+              table: TokenTable | None = None, client: ChatClient | None = None
+              ) -> tuple[list[Chunk], list[LLMFailure]]:
     """Add model-written contexts and summary records to one document's chunks.
 
     Call it after `chunk_document` whenever `check_llm(config).active` (it also
@@ -124,9 +124,9 @@ def apply_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", confi
         return chunks, failures
     opts.require_endpoint("--contextualize" if opts.contextualize else "--summaries")
     from chunkctl.chunking.sections import BlockIndex
-    from chunkctl.text.sentences import SentenceSplitter
     from chunkctl.enrich.context import add_context
     from chunkctl.enrich.summaries import place_summaries, summary_chunk
+    from chunkctl.text.sentences import SentenceSplitter
 
     table = table if table is not None else tokenizer.table(doc.text)
     client = client if client is not None else get_client(opts)
@@ -135,7 +135,7 @@ def apply_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", confi
     answers = client.complete_many([r for _i, r in ctx] + sums)
     splitter = SentenceSplitter(config.sentence_splitter)
 
-    ctx_failed: list[tuple["Chunk", str]] = []
+    ctx_failed: list[tuple[Chunk, str]] = []
     for (i, _req), ans in zip(ctx, answers):
         c = chunks[i]
         if ans.text is None:
@@ -175,13 +175,13 @@ def apply_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", confi
     return chunks, failures
 
 
-def prompt_tokens(request: "ChatRequest", tokenizer: "Tokenizer") -> int:
+def prompt_tokens(request: ChatRequest, tokenizer: Tokenizer) -> int:
     """Prompt tokens of a request: its messages' text plus 4 per message and 3 to prime the reply (OpenAI cookbook)."""
     return sum(tokenizer.count(content) + 4 for _role, content in request.messages) + 3
 
 
-def plan_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", config: "ChunkConfig",
-             table: "TokenTable | None" = None) -> LLMPlan:
+def plan_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: ChunkConfig,
+             table: TokenTable | None = None) -> LLMPlan:
     """Count the model calls and prompt tokens a run would spend on one document, sending nothing.
 
     For `--llm-dry-run`: set `config.extras["llm_dry_run"] = True` (so the `llm`
@@ -210,7 +210,7 @@ def plan_llm(doc: "Document", chunked: "Chunked", tokenizer: "Tokenizer", config
     from chunkctl.llm.boundaries import window_requests, windows
 
     table = table if table is not None else tokenizer.table(doc.text)
-    requests: list["ChatRequest"] = []
+    requests: list[ChatRequest] = []
     if opts.segment:
         requests += window_requests(doc, windows(doc, table, opts.max_input_tokens))
     ctx, _secs, sums = _requests(doc, chunked.chunks, tokenizer, table, opts, chunked.sections)

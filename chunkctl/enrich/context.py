@@ -5,15 +5,15 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from chunkctl.model import BlockKind, Chunk
 from chunkctl.llm.client import ChatRequest
 from chunkctl.llm.prompts import clean_answer, context_request, shorten
+from chunkctl.model import BlockKind, Chunk
 
 if TYPE_CHECKING:
-    from chunkctl.text.sentences import SentenceSplitter
-    from chunkctl.model import Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
     from chunkctl.llm.options import LLMOptions
+    from chunkctl.model import Document
+    from chunkctl.text.sentences import SentenceSplitter
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 MAX_SENTENCES = 3
 SEPARATOR = "\n\n"  # between the context and the rest of the prefix (breadcrumb, table header) or the body
@@ -24,7 +24,7 @@ def wants_context(chunk: Chunk) -> bool:
     return chunk.kind != "summary" and chunk.text is None and not chunk.oversize
 
 
-def outline(doc: "Document", tokenizer: "Tokenizer", cap: int) -> str:
+def outline(doc: Document, tokenizer: Tokenizer, cap: int) -> str:
     """The document's headings as an indented list, cut to at most `cap` tokens (whole lines)."""
     lines: list[str] = []
     used = 0
@@ -42,7 +42,7 @@ def outline(doc: "Document", tokenizer: "Tokenizer", cap: int) -> str:
     return "\n".join(lines) if lines else "(the document has no headings)"
 
 
-def _excerpt(doc: "Document", table: "TokenTable", span: tuple[int, int], chunk: Chunk, room: int) -> str:
+def _excerpt(doc: Document, table: TokenTable, span: tuple[int, int], chunk: Chunk, room: int) -> str:
     """The section `span` around `chunk`, cut to about `room` tokens centred on the chunk."""
     a, b = span
     text = doc.text
@@ -55,8 +55,8 @@ def _excerpt(doc: "Document", table: "TokenTable", span: tuple[int, int], chunk:
     return ("…" if s > a else "") + text[s:e] + ("…" if e < b else "")
 
 
-def context_requests(doc: "Document", chunks: list[Chunk], tokenizer: "Tokenizer", table: "TokenTable",
-                     opts: "LLMOptions", spans: list[tuple[int, int]]) -> list[tuple[int, ChatRequest]]:
+def context_requests(doc: Document, chunks: list[Chunk], tokenizer: Tokenizer, table: TokenTable,
+                     opts: LLMOptions, spans: list[tuple[int, int]]) -> list[tuple[int, ChatRequest]]:
     """The context request of each chunk that wants one.
 
     A document of at most `opts.max_input_tokens` tokens is sent whole; a longer one as
@@ -90,7 +90,7 @@ def context_requests(doc: "Document", chunks: list[Chunk], tokenizer: "Tokenizer
     return out
 
 
-def add_context(chunk: Chunk, answer: str, table: "TokenTable", splitter: "SentenceSplitter", budget: int
+def add_context(chunk: Chunk, answer: str, table: TokenTable, splitter: SentenceSplitter, budget: int
                 ) -> str | None:
     """Put a model's context before the chunk's prefix, shortened or dropped to keep the budget.
 

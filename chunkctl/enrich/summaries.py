@@ -6,16 +6,16 @@ import bisect
 from typing import TYPE_CHECKING
 
 from chunkctl.chunking.sections import BlockIndex, sections
-from chunkctl.model import Chunk
 from chunkctl.llm.client import ChatRequest
 from chunkctl.llm.prompts import clean_answer, shorten, summary_request
+from chunkctl.model import Chunk
 
 if TYPE_CHECKING:
-    from chunkctl.text.sentences import SentenceSplitter
     from chunkctl.model import Document
-    from chunkctl.tokenizers import TokenTable, Tokenizer
+    from chunkctl.text.sentences import SentenceSplitter
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
-def section_spans(doc: "Document", found: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+def section_spans(doc: Document, found: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """The document's sections as sorted `[start, end)` character spans.
 
     `found`: the sections the strategy cut at (`Chunked.sections`, the `llm`
@@ -27,12 +27,12 @@ def section_spans(doc: "Document", found: list[tuple[int, int]] | None = None) -
     return [(s.start, s.end) for s in sections(doc.blocks)]
 
 
-def long_sections(table: "TokenTable", spans: list[tuple[int, int]], threshold: int) -> list[tuple[int, int]]:
+def long_sections(table: TokenTable, spans: list[tuple[int, int]], threshold: int) -> list[tuple[int, int]]:
     """The sections longer than `threshold` tokens (exact count of their text)."""
     return [(a, b) for a, b in spans if table.count(a, b) > threshold]
 
 
-def summary_requests(doc: "Document", table: "TokenTable", secs: list[tuple[int, int]], max_input_tokens: int
+def summary_requests(doc: Document, table: TokenTable, secs: list[tuple[int, int]], max_input_tokens: int
                      ) -> list[ChatRequest]:
     """One summary request per section; a section over `max_input_tokens` tokens is sent cut to that."""
     index = BlockIndex(doc.blocks)
@@ -44,8 +44,8 @@ def summary_requests(doc: "Document", table: "TokenTable", secs: list[tuple[int,
     return out
 
 
-def summary_chunk(span: tuple[int, int], path: tuple[str, ...], answer: str, tokenizer: "Tokenizer",
-                  splitter: "SentenceSplitter", budget: int) -> Chunk | str:
+def summary_chunk(span: tuple[int, int], path: tuple[str, ...], answer: str, tokenizer: Tokenizer,
+                  splitter: SentenceSplitter, budget: int) -> Chunk | str:
     """A `kind="summary"` chunk for one section, or a one-line reason why there is none.
 
     Its `text` is the model's summary (one line), shortened at sentence, then word ends

@@ -16,10 +16,10 @@ and `scoring` serve them. Callers use this package: `import chunkctl.eval as eva
 
 from __future__ import annotations
 
-from chunkctl.eval.questions import Question, load_questions
 from chunkctl.eval.corpora import Corpus, align, load_corpora
 from chunkctl.eval.grid import DEFAULT_GRID, GridEntry, parse_grid
 from chunkctl.eval.pools import Pool, Units, chunk_corpora, pool_from_records
+from chunkctl.eval.questions import Question, load_questions
 from chunkctl.eval.report import DEFAULT_K, METRICS, OPTIMIZE, EvalReport, Row, evaluate_records
 from chunkctl.eval.runner import run
 

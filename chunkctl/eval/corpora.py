@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
-from chunkctl.model import Document
 from chunkctl.eval.questions import Question
+from chunkctl.model import Document
 
 _BOM = b"\xef\xbb\xbf"
 

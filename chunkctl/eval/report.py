@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from chunkctl.eval import retrieval
 from chunkctl.errors import ConfigError
+from chunkctl.eval import retrieval
 from chunkctl.eval.pools import Units, pool_from_records
 from chunkctl.eval.questions import Question
 from chunkctl.eval.scoring import precision_omega, score_retrieval

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
-from chunkctl.eval import retrieval
 from chunkctl.__about__ import __version__
 from chunkctl.errors import ConfigError
+from chunkctl.eval import retrieval
 from chunkctl.eval.corpora import align, load_corpora
 from chunkctl.eval.grid import DEFAULT_GRID, GridEntry, parse_grid
 from chunkctl.eval.pools import chunk_corpora

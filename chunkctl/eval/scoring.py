@@ -24,8 +24,8 @@ numerator; on the Chroma evaluation corpora that changes precision_Ω by 0.03 po
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

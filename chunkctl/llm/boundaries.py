@@ -14,14 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chunkctl.model import BlockKind
 from chunkctl.llm.client import ChatRequest
 from chunkctl.llm.prompts import sections_request, strip_reasoning
+from chunkctl.model import BlockKind
 
 if TYPE_CHECKING:
+    from chunkctl.llm.client import ChatClient
     from chunkctl.model import Document
     from chunkctl.tokenizers import TokenTable
-    from chunkctl.llm.client import ChatClient
 
 MIN_QUOTE_WORDS = 3    # a quote shorter than this (in words) must match exactly and be 12+ characters
 MIN_PREFIX_WORDS = 4   # the shortest start of a quote tried when the whole quote is not found
@@ -43,7 +43,7 @@ class Window:
     end: int
 
 
-def windows(doc: "Document", table: "TokenTable", max_tokens: int) -> list[Window]:
+def windows(doc: Document, table: TokenTable, max_tokens: int) -> list[Window]:
     """Cut the document into windows of at most about `max_tokens` tokens (table estimate).
 
     Windows are runs of whole blocks; a block longer than a window is cut into pieces.
@@ -214,7 +214,7 @@ def locate(quote: str, text: str, lo: int, hi: int, after: int) -> int | None:
     return None
 
 
-def cut_points(doc: "Document") -> list[int]:
+def cut_points(doc: Document) -> list[int]:
     """Block starts where a thematic section may begin, sorted.
 
     Those are the starts of heading sections (cutting there changes nothing) and of
@@ -273,7 +273,7 @@ def validate(items: list[int | str], text: str, window: Window, points: list[int
     return sorted(found)
 
 
-def section_starts(doc: "Document", table: "TokenTable", max_tokens: int, client: "ChatClient"
+def section_starts(doc: Document, table: TokenTable, max_tokens: int, client: ChatClient
                    ) -> tuple[list[int], list[tuple[Window, str]]]:
     """Ask the model where thematic sections begin, one request per window, and validate every answer.
 
@@ -300,7 +300,7 @@ def section_starts(doc: "Document", table: "TokenTable", max_tokens: int, client
     return sorted(starts), failed
 
 
-def window_requests(doc: "Document", wins: list[Window]) -> list[ChatRequest]:
+def window_requests(doc: Document, wins: list[Window]) -> list[ChatRequest]:
     """The section-start request of each window."""
     return [sections_request(doc.text[w.start:w.end], doc.title) for w in wins]
 

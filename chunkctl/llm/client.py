@@ -14,16 +14,17 @@ import os
 import random
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from chunkctl.errors import ChunkctlError, MissingExtraError
 from chunkctl.atomic import replace_atomically
+from chunkctl.errors import ChunkctlError, MissingExtraError
 from chunkctl.llm.options import LLMOptions
 
 CACHE_VERSION = 1
@@ -67,7 +68,7 @@ class ChatRequest:
 
     def cache_key(self, model: str) -> str:
         """The cache key of this request for `model`: a hash of (model, prompt hash)."""
-        return hashlib.sha256(f"{model}\n{self.prompt_hash()}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{model}\n{self.prompt_hash()}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)

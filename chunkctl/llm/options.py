@@ -98,7 +98,7 @@ class LLMOptions:
     chunk_size: int = 512
 
     @classmethod
-    def from_config(cls, config: "ChunkConfig") -> "LLMOptions":
+    def from_config(cls, config: ChunkConfig) -> LLMOptions:
         """Read and check the options in `config.extras`.
 
         Raises:
@@ -175,7 +175,7 @@ class LLMOptions:
                               f"(the API key, if any, is read from ${self.api_key_env})")
 
 
-def check_llm(config: "ChunkConfig") -> LLMOptions:
+def check_llm(config: ChunkConfig) -> LLMOptions:
     """Check the model options of a run before any file is read (the CLI calls this once).
 
     Returns:
@@ -203,7 +203,7 @@ def check_llm(config: "ChunkConfig") -> LLMOptions:
     return opts
 
 
-def llm_chunk_config(config: "ChunkConfig") -> "ChunkConfig":
+def llm_chunk_config(config: ChunkConfig) -> ChunkConfig:
     """The config to chunk with when contextualizing: the leaf budget lowered to leave room for the context.
 
     Contextual retrieval adds text before a body that was packed to the budget; packed

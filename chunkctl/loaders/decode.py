@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import codecs
-from typing import Iterable
+from collections.abc import Iterable
 
 from chunkctl.errors import LoaderError
 

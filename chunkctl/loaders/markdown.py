@@ -6,11 +6,11 @@ import bisect
 import re
 from typing import Any
 
-from chunkctl.model import Block, BlockKind, Document
-from chunkctl.loaders.registry import register
 from chunkctl.loaders.decode import decode
 from chunkctl.loaders.headings import split_at_headings, wiki_headings
 from chunkctl.loaders.pipetables import as_pipe_table
+from chunkctl.loaders.registry import register
+from chunkctl.model import Block, BlockKind, Document
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NONSPACE = re.compile(r"\S")

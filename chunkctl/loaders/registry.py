@@ -8,9 +8,10 @@ stem, so no loader repeats that.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from chunkctl.errors import LoaderError
 
@@ -92,7 +93,7 @@ def fallback_title(source: str) -> str:
     return PurePosixPath(source).stem if source != "-" else "stdin"
 
 
-def load_bytes(data: bytes, source: str, fmt: str, config: "ChunkConfig") -> "Document":
+def load_bytes(data: bytes, source: str, fmt: str, config: ChunkConfig) -> Document:
     """Load a document of format `fmt` from its bytes.
 
     Args:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import bisect
 import re
 
-from chunkctl.text.lines import paragraph_spans
-from chunkctl.model import Block, BlockKind, Document
-from chunkctl.loaders.registry import register
 from chunkctl.loaders.decode import decode
 from chunkctl.loaders.headings import wiki_headings
 from chunkctl.loaders.pipetables import as_pipe_table
+from chunkctl.loaders.registry import register
+from chunkctl.model import Block, BlockKind, Document
+from chunkctl.text.lines import paragraph_spans
 
 # A paragraph separator: a line break followed by one or more blank lines, or a form feed.
 PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
@@ -66,7 +66,7 @@ def _title_like(title: str, continues: bool) -> bool:
         return not continues
     words = t.split()
     first = t[0]
-    if not (first.isalpha() and not first.islower()) and not first in "\"'“(":
+    if not (first.isalpha() and not first.islower()) and first not in "\"'“(":
         return False
     if len(words) > 10 or t[-1] in ",;-–(":
         return False
@@ -80,7 +80,7 @@ def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
     tails: list[tuple[int, ...]] = []
     tails_idx: list[int] = []
     prev: dict[int, int] = {}
-    for pos, (num, idx) in enumerate(cands):
+    for pos, (num, _idx) in enumerate(cands):
         k = bisect.bisect_left(tails, num)
         if k == len(tails):
             tails.append(num)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Iterable, Protocol
+from collections.abc import Iterable
+from typing import Protocol
 
 from chunkctl.errors import ConfigError
 from chunkctl.output.writer import mirror_path

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Protocol
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from chunkctl.output.flavours import convert_lines
 from chunkctl.output.writer import ErrorLog, Output, OutputDir

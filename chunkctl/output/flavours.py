@@ -8,7 +8,8 @@ contract records without loss.
 from __future__ import annotations
 
 import io
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import orjson
 

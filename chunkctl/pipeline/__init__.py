@@ -12,7 +12,15 @@ Modules, in the order data flows:
 
 from __future__ import annotations
 
-from chunkctl.pipeline.document import DocumentRecords, chunk_records, load, model_assisted, prepare, process_document, serialize
+from chunkctl.pipeline.document import (
+    DocumentRecords,
+    chunk_records,
+    load,
+    model_assisted,
+    prepare,
+    process_document,
+    serialize,
+)
 from chunkctl.pipeline.inputs import (
     Discovery,
     Gathered,

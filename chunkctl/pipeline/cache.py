@@ -12,9 +12,9 @@ from pathlib import Path
 import orjson
 
 from chunkctl.__about__ import __version__
+from chunkctl.atomic import replace_atomically
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
-from chunkctl.atomic import replace_atomically
 
 _ENTRY_VERSION = 1
 

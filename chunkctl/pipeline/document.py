@@ -10,9 +10,10 @@ from __future__ import annotations
 import io
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -88,8 +89,8 @@ class DocumentRecords:
     """
 
     records: Iterator[dict[str, Any]]
-    failures: list["LLMFailure"] = field(default_factory=list)
-    plan: "LLMPlan | None" = None
+    failures: list[LLMFailure] = field(default_factory=list)
+    plan: LLMPlan | None = None
 
 
 def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | None = None) -> DocumentRecords:

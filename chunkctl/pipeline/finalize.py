@@ -5,12 +5,14 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from chunkctl.__about__ import __version__
 from chunkctl.config import ChunkConfig
 from chunkctl.loaders.registry import LOADERS
 from chunkctl.model import Chunk, Document
+
 
 def doc_id(source: str) -> str:
     """Document id derived from `source` alone (a changed file keeps its id)."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Iterable
+from typing import IO
 
 from chunkctl.errors import LoaderError
 from chunkctl.loaders import LOADERS, format_for, format_list
@@ -64,7 +65,7 @@ def _matches(rel: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
-def _dangling(name: str, path: str) -> "InputProblem":
+def _dangling(name: str, path: str) -> InputProblem:
     """The problem of a symbolic link that leads nowhere: a loop of links, or a missing target."""
     try:
         os.stat(path)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
@@ -175,7 +176,7 @@ def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
     return None
 
 
-def _from_cache(item: InputFile, config: ChunkConfig, cache: "RecordCache") -> FileResult | None:
+def _from_cache(item: InputFile, config: ChunkConfig, cache: RecordCache) -> FileResult | None:
     """The cached result of an input whose bytes, source and options are unchanged, else None."""
     import hashlib
 
@@ -227,7 +228,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
 
 
 def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None = None,
-         cache: "RecordCache | None" = None) -> list[FileResult | None]:
+         cache: RecordCache | None = None) -> list[FileResult | None]:
     """The results known without processing: skipped inputs and, with a cache, unchanged files.
 
     Returns:
@@ -243,7 +244,7 @@ def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None
 
 
 def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
-        file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: "RecordCache | None" = None,
+        file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: RecordCache | None = None,
         known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None
         ) -> Iterator[FileResult]:
     """Process a run's inputs and yield their results in input order.

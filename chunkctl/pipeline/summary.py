@@ -46,7 +46,7 @@ class RunSummary:
     llm_plan: list[int] = field(default_factory=lambda: [0, 0, 0])
     started: float = field(default_factory=time.perf_counter)
 
-    def add(self, res: "FileResult") -> None:
+    def add(self, res: FileResult) -> None:
         """Count one file's result."""
         self.done += 1
         self.done_bytes += res.nbytes

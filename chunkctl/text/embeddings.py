@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

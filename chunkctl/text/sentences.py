@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import re
 
-
 from chunkctl.errors import MissingExtraError
 
 # Abbreviations after which a full stop does not end a sentence even before a capital.

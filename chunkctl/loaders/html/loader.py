@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from chunkctl.errors import LoaderError, MissingExtraError
-from chunkctl.model import Block, BlockKind, Document
-from chunkctl.loaders.registry import register
 from chunkctl.loaders.decode import decode
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
-from chunkctl.loaders.html.select import content_root, node_attrs, parse
 from chunkctl.loaders.html.render import RawBlock, Renderer
+from chunkctl.loaders.html.select import content_root, node_attrs, parse
 from chunkctl.loaders.html.text import collapse
+from chunkctl.loaders.registry import register
+from chunkctl.model import Block, BlockKind, Document
 
 
 def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:

@@ -10,7 +10,7 @@ MAX_DEPTH = 4096
 _FLAT_NAMES = ("area base br col embed hr img input link meta source track wbr p li dt dd option tr td th "
                "param keygen basefont bgsound frame")
 _FLAT = frozenset(_FLAT_NAMES.split())
-_NESTING_TAG = re.compile(r"<(/?)(?!(?:%s)[\s/>])[A-Za-z]" % "|".join(_FLAT_NAMES.split()), re.I)
+_NESTING_TAG = re.compile(r"<(/?)(?!(?:" + "|".join(_FLAT_NAMES.split()) + r")[\s/>])[A-Za-z]", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
 
 

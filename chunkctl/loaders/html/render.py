@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chunkctl.model import BlockKind
 from chunkctl.loaders.html.elements import (
     ALWAYS_DROPPED,
     BLOCK_TAGS,
@@ -17,6 +16,7 @@ from chunkctl.loaders.html.elements import (
 )
 from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
 from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
+from chunkctl.model import BlockKind
 
 # A raw block: (kind, text, level, language, header span, row spans); spans relative to its text.
 RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "tuple[tuple[int, int], ...]", dict]

@@ -104,7 +104,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     good_offsets = {o for o, idx in offsets.items()
                     if len(idx) >= 3 or any(i + 1 in idx for i in idx)}
     drop: set[int] = set()
-    for p, ln, exact, norm, bucket, zone, off, is_label in facts:
+    for _p, ln, exact, norm, bucket, zone, off, is_label in facts:
         if (n >= 3 and count(keyed, exact, bucket) >= repeat_min) \
                 or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= 3) \
                 or (off is not None and off in good_offsets) or is_label:

@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunkctl.errors import LoaderError
-from chunkctl.model import Block, BlockKind, Document
-from chunkctl.loaders.registry import register
 from chunkctl.loaders.pdf.furniture import drop_furniture
-from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner, move_split_words
+from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
 from chunkctl.loaders.pdf.tables import Table, find_tables
+from chunkctl.loaders.registry import register
+from chunkctl.model import Block, BlockKind, Document
 
 # pdfium's FPDF_GetLastError codes (fpdfview.h).
 _ERR_FILE, _ERR_FORMAT, _ERR_PASSWORD, _ERR_SECURITY = 2, 3, 4, 6

@@ -191,7 +191,7 @@ def _build(grid, texts):
     # A header cell whose grid cell is merged into its left neighbour stays None.
     header_boxes = [header_g[ci] for ci in keep_cols]
     body: list[list[list[str]]] = []
-    for g, t in rows[1:]:
+    for _g, t in rows[1:]:
         cells = [t[ci] or [] for ci in keep_cols]
         body.extend(_split_stacked(cells))
     if any(sum(1 for c in r if c) >= 1 for r in body):

@@ -8,9 +8,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from chunkctl.errors import ChunkctlError
 
