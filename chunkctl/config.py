@@ -173,7 +173,7 @@ class ChunkConfig:
     @property
     def overlap_tokens(self) -> int:
         """The overlap in tokens (always an int once the config is built)."""
-        return int(self.overlap)  # type: ignore[arg-type]
+        return int(self.overlap)
 
     def replace(self, **changes: Any) -> ChunkConfig:
         """A copy with some fields changed (validated again)."""

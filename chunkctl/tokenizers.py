@@ -11,10 +11,10 @@ import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 
@@ -134,15 +134,20 @@ def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
     return ranks
 
 
+def _read_if_file(path: Path) -> bytes | None:
+    """The bytes of `path`, or None when it is not a file."""
+    return path.read_bytes() if path.is_file() else None
+
+
 def _verified_bpe(name: str) -> tuple[bytes, str] | None:
     """Return (bytes, where) of a verified offline copy of encoding `name`, or None."""
     expected = _EXPECTED_SHA256.get(name)
-    candidates: list[tuple[str, callable]] = []
+    candidates: list[tuple[str, Callable[[], bytes | None]]] = []
     for d in _offline_dirs():
-        candidates.append((str(d / f"{name}.tiktoken"), (lambda p=d / f"{name}.tiktoken": p.read_bytes() if p.is_file() else None)))
+        candidates.append((str(d / f"{name}.tiktoken"), functools.partial(_read_if_file, d / f"{name}.tiktoken")))
     cached = _tiktoken_cache_file(name)
     if cached is not None:
-        candidates.append((f"tiktoken cache {cached}", lambda p=cached: p.read_bytes()))
+        candidates.append((f"tiktoken cache {cached}", functools.partial(Path.read_bytes, cached)))
     candidates.append((f"chunkctl/data/{name}.tiktoken.xz", lambda: _packaged_bpe(name)))
     for where, read in candidates:
         try:
@@ -225,7 +230,7 @@ class Tokenizer:
             ids = self._encode_np(text[a:b] if (a, b) != (0, len(text)) else text, disallowed_special=())
             ends = np.cumsum(lead[ids], dtype=dtype)  # characters starting in each token
             del ids
-            ends += a
+            np.add(ends, a, out=ends)
             parts.append(ends)
         n = sum(len(p) for p in parts)
         starts = np.empty(n + 1, dtype=dtype)
@@ -276,7 +281,7 @@ class TokenTable:
         """Tokens of the whole text."""
         return self.n
 
-    def search(self, pos, side: str = "left"):
+    def search(self, pos: Any, side: Literal["left", "right"] = "left") -> Any:
         """`starts.searchsorted(pos, side)` for a position or an array of positions.
 
         Positions are converted to the table's integer type first: searching an int32
@@ -327,7 +332,9 @@ class TokenTable:
         if m is None:
             return self.tok.count(prefix + text[start:end])
         a = m.end()
-        m = self.tok._safe_rev.search(text, a, end)
+        rev = self.tok._safe_rev
+        assert rev is not None  # set together with _safe
+        m = rev.search(text, a, end)
         b = m.end() if m is not None else None
         if b is None or b <= a:
             return self.tok.count(prefix + text[start:end])

@@ -62,12 +62,11 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         ns = e
         if ov:
             while True:
-                ns = _window_start(packer, nxt, e, body_end, ov, s)
-                if ns is not None or nxt >= packer.tokens_before(e):
+                found = _window_start(packer, nxt, e, body_end, ov, s)
+                if found is not None or nxt >= packer.tokens_before(e):
                     break
                 nxt += 1
-            if ns is None:
-                ns = e
+            ns = found if found is not None else e
         if ns >= e:
             nxt = max(nxt, packer.tokens_before(e))
             ns = _skip_space(text, e, g)

@@ -380,6 +380,7 @@ class Packer:
                 if run and not lead:
                     out.extend(self._pack_run(run, path, budget))
                 run = []
+                assert a.block is not None  # a big table atom carries its table block
                 out.extend(self._pack_table(a.block, lead, path, budget))
             else:
                 run.append(a)
@@ -507,7 +508,7 @@ class Packer:
         cands: set[int] = set()
         multi = False  # an atom in the window may hold several sentences
         last_sentence = max(lo, atoms[k].start)
-        blocks = []
+        blocks: list[Block] = []
         for idx in range(k, i - 1, -1):
             x = atoms[idx]
             if x.end <= wlo:

@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
@@ -117,7 +117,8 @@ def read_stats(stream: IO[bytes]) -> ChunkStats:
         n = rec.get("n_tokens")
         if isinstance(n, int):
             st.sizes.append(n)
-        meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+        raw_meta = rec.get("meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         if isinstance(meta.get("chunk_size"), int):
             st.budget = max(st.budget, meta["chunk_size"])
         st.by_format[str(rec.get("format"))] += 1

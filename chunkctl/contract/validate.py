@@ -84,7 +84,8 @@ class RecordChecker:
                 bad("G1", f"missing field {name!r}")
             elif not _is(rec[name], types):
                 bad("G1", f"{name} has the wrong type ({type(rec[name]).__name__})")
-        meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
+        raw_meta = rec.get("meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         for name, types in META.items():
             if name not in meta:
                 bad("G1", f"meta.{name} is missing")

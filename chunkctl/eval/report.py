@@ -106,7 +106,7 @@ def evaluate_records(records: Mapping[str, Sequence[Mapping[str, Any]]], questio
     pool = pool_from_records(records)
     index = retrieval.build(retriever, pool.texts)
     n = len(pool.leaves)
-    ranked = index.rank([q.text for q in questions], k if token_budget is None else n)
+    ranked = index.rank([q.text for q in questions], k if k is not None and token_budget is None else n)
     if k is not None:
         ranked = ranked[:, :k]
     rows = [_score(pool.leaves, list(ranked), pool.corpora, questions, token_budget, label, "chunks", flags)]

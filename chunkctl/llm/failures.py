@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _LIST_AT_MOST = 12
@@ -36,7 +37,7 @@ def _listing(what: tuple[str, str], items: list) -> str:
     return f"{what[len(items) > 1]} {shown}{more}"
 
 
-def grouped(source: str, task: str, what: tuple[str, str], failed: list[tuple[object, str]], outcome: str
+def grouped(source: str, task: str, what: tuple[str, str], failed: Sequence[tuple[object, str]], outcome: str
              ) -> list[LLMFailure]:
     """One LLMFailure per distinct reason, listing the affected items in order (`what`: singular, plural)."""
     by_reason: dict[str, list] = {}

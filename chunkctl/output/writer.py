@@ -118,7 +118,7 @@ class Output:
                 return
             os.fsync(self._raw.fileno())
             self._raw.close()
-            os.replace(self._tmp, self._target)
+            os.replace(self._tmp, self._target or "")
         except OSError as exc:
             self.abort()
             raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None

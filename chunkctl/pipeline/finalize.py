@@ -79,10 +79,10 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
                 last -= 1
             pe = 1 + bisect.bisect_left(ff, last)
         else:
-            ps = pe = None
+            ps = pe = None  # type: ignore[assignment]  # null pages (a format without pages)
         meta = dict(base_meta)
         meta["chunk_size"] = c.budget or config.chunk_size
-        if labels and ps is not None and ps - 1 < len(labels):
+        if labels and ps is not None and pe is not None and ps - 1 < len(labels):
             meta["page_label"] = labels[ps - 1]
             if pe != ps and pe - 1 < len(labels):
                 meta["page_label_end"] = labels[pe - 1]

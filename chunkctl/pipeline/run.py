@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -144,7 +144,7 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
         res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
         del doc, out.records
         if out.plan is not None:
-            res.llm_plan = tuple(out.plan)
+            res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
         res.model_failures.extend(str(f) for f in out.failures)
         if not res.n_chunks and res.llm_plan is None:
             res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
@@ -200,7 +200,7 @@ def _failure(item: InputFile, failure: Any) -> FileResult:
 
 
 def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
-             engine: str = "local", scheduler: str | None = None) -> Iterator[FileResult]:
+             engine: str = "local", scheduler: str | None = None) -> Generator[FileResult, None, None]:
     """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order."""
     if not items:
         return
@@ -246,7 +246,7 @@ def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None
 def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
         file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: RecordCache | None = None,
         known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None
-        ) -> Iterator[FileResult]:
+        ) -> Generator[FileResult, None, None]:
     """Process a run's inputs and yield their results in input order.
 
     Files are processed by `jobs` worker processes (see `chunkctl.workers`); the

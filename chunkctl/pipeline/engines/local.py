@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -133,7 +133,7 @@ def _context(fn: Callable[[Any], Any]) -> Any:
 
 def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, timeout: float | None = None,
                  weight: Callable[[Any], float] | None = None, init: Callable[[], None] | None = None,
-                 window: int | None = None, ahead: float = 0) -> Iterator[tuple[int, Any]]:
+                 window: int | None = None, ahead: float = 0) -> Generator[tuple[int, Any], None, None]:
     """Apply `fn` to every item in worker processes; yield `(index, result)` in item order.
 
     Each worker holds one item at a time. A worker still busy `timeout` seconds after
