@@ -149,6 +149,7 @@ def decode(data: bytes, source: str, forced: str | None = None,
     """
     if is_binary(data):
         raise LoaderError(source, "binary file (NUL bytes in the first 8 KiB); not a text document")
+    enc: str | None
     if forced:
         try:
             enc = canonical(forced)

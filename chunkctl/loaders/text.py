@@ -119,6 +119,7 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
             if m:
                 yield m
 
+    num: tuple[int, ...]
     for m in matches():
         line = m.group(0)
         stripped = line.strip()

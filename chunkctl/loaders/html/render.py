@@ -159,6 +159,7 @@ class Renderer:
             return True
         if kind == _TABLE:
             return self._open_table_part(f, node, tag, attrs)
+        assert f.lines is not None  # every frame but a table's has lines
         if kind in (_HEAD, _CODE):
             if tag in PRE_TAGS:
                 self.raw_depth += 1
@@ -215,6 +216,7 @@ class Renderer:
         return True
 
     def _open_list(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
+        assert f.lines is not None  # a list or quote frame
         f.lines.newline()
         start = _int_attr(attrs, "start", 1)
         rev = "reversed" in attrs
@@ -222,6 +224,7 @@ class Renderer:
 
     def _open_item(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
         lines = f.lines
+        assert lines is not None  # a list or quote frame
         if not f.lists:  # an item outside any list (inside a quote): a plain line
             lines.newline()
             f.lists.append(["ul", 1, lines.indent, False])
@@ -252,6 +255,7 @@ class Renderer:
             if tag in BLOCK_TAGS:
                 f.cell.newline()
             return True
+        assert f.grid is not None  # a table frame has its grid
         if tag == "tr":
             f.grid.new_row(f.in_head)
         elif tag in ("td", "th"):
@@ -286,6 +290,7 @@ class Renderer:
         if tag in PRE_TAGS:
             self.raw_depth -= 1
         if f.kind == _TABLE:
+            assert f.grid is not None  # a table frame has its grid
             if f.cell is not None and tag in ("td", "th"):
                 f.grid.add_cell(f.cell.take(), f.cell_th, *f.cell_span)
                 f.cell = None
@@ -295,6 +300,7 @@ class Renderer:
             elif tag == "thead":
                 f.in_head = False
             return
+        assert f.lines is not None  # every frame but a table's has lines
         if f.kind == _LINES:
             if tag in LIST_TAGS and f.lists:
                 f.lists.pop()
@@ -312,19 +318,23 @@ class Renderer:
     def _close_frame(self, f: _Frame) -> None:
         self.frames.pop()
         if f.kind == _CODE:
+            assert f.lines is not None  # every frame but a table's has lines
             self.raw_depth -= 1
             self._emit(BlockKind.CODE, f.lines.take(), language=f.language)
             return
         if f.kind == _HEAD:
+            assert f.lines is not None
             self._emit(BlockKind.HEADING, f.lines.take(), level=f.level)
             return
         parent = self.frames[-1]
         if f.kind == _LINES:
+            assert f.lines is not None
             lines = f.lines.finish()
             rows = tuple(line_spans(lines, f.row_starts)) if f.block_kind == BlockKind.LIST else ()
             self._emit(f.block_kind, "\n".join(lines), rows=rows)
             return
         if f.kind == _TABLE:
+            assert f.grid is not None  # a table frame has its grid
             table_lines, n_head, header_cells = f.grid.render()
             caption = f.caption.take() if f.caption is not None else ""
             if parent.kind == _FLOW:
@@ -339,6 +349,7 @@ class Renderer:
                            meta={"header_cells": header_cells})
             else:
                 sink = parent.lines
+                assert sink is not None  # tables open only in the flow or in a list/quote frame
                 if caption:
                     sink.line(caption)
                 for ln in table_lines:

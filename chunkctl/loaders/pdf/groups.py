@@ -177,6 +177,7 @@ def _breaks(prev: Placed, cur_pl: Placed, group: Group, pitch: dict[float, float
             edges: dict[tuple[int, int], tuple[float, float]], code: bool) -> bool:
     p = prev.item
     ln = cur_pl.item
+    assert isinstance(p, Line) and isinstance(ln, Line)  # _cut passes only placed lines, never tables
     if prev.col != cur_pl.col or (prev.col and prev.band != cur_pl.band):
         return True
     if ln.vertical or p.vertical:

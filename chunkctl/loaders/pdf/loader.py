@@ -346,6 +346,7 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
             heads = tuple(t for _, t in path)
             if g.kind == "table":
                 t = g.table
+                assert t is not None  # a "table" group always carries its table (groups._cut)
                 if gi == 0 and last_table is not None and w.table is not None and _continues(last_table, t):
                     t.continues = True
                     if _norm_cells(t.header) != _norm_cells(last_table.header):

@@ -29,7 +29,7 @@ _SPACING_ACCENTS = {
     "\u00af": "\u0304", "\u00b8": "\u0327", "\u02dd": "\u030b",
 }
 _ACCENT_PAIR = re.compile("(?<=[^\\W\\d_])([\u00a8\u00b4\u02c6\u02dc\u02c7\u02d8\u02da\u00af\u02dd])([a-zA-Z\u0131\u0237])")
-_TRANSLATE = {ord(k): v for k, v in LIGATURES.items()}
+_TRANSLATE: dict[int, str | None] = {ord(k): v for k, v in LIGATURES.items()}
 # A combining mark never follows white space in real text: pdfium puts a space
 # before Thai marks it places out of order ("ข ํ ้อ").
 _SPACE_BEFORE_MARK = regex.compile(r"\s+(?=\p{M})")
@@ -482,7 +482,7 @@ def _segment_edges(obj, nseg: int) -> list[tuple[str, float, float, float]]:
     m = pdfium_c.FS_MATRIX()
     pdfium_c.FPDFPageObj_GetMatrix(obj, ctypes.byref(m))
     x, y = ctypes.c_float(), ctypes.c_float()
-    out = []
+    out: list[tuple[str, float, float, float]] = []
     prev = None
     start = None
     for i in range(min(nseg, MAX_EDGES + 1)):

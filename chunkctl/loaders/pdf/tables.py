@@ -101,7 +101,8 @@ def find_tables(pdata: PageData, tp, page_text: str) -> list[Table]:
     if not edges:
         return []
     frame = pdata.frame
-    finder = TableFinder(_EdgePage(edges, (0.0, 0.0, frame.width, frame.height)), {})
+    page = _EdgePage(edges, (0.0, 0.0, frame.width, frame.height))
+    finder = TableFinder(page, {})  # type: ignore[arg-type]  # duck-typed Page: `lines` finder reads .edges, .bbox
     out: list[Table] = []
     chars = None
     for t in finder.tables:
@@ -266,7 +267,9 @@ def _split_header(header_row, header_boxes, body, keep_cols, grid, chars) -> lis
             j += 1
         if j - i > 1 and header_boxes[i] is not None and all(bounds[k] for k in range(i, j)):
             x0, top, x1, bottom = header_boxes[i]
-            x1 = max(x1, bounds[j - 1][1])
+            last = bounds[j - 1]
+            assert last is not None  # all(bounds[k] for k in range(i, j)) checked above
+            x1 = max(x1, last[1])
             inside = [c for c in chars if c[0] == " " or
                       (x0 - 1 <= (c[1] + c[3]) / 2 <= x1 + 1 and top - 1 <= (c[2] + c[4]) / 2 <= bottom + 1)]
             parts = _words_by_column(inside, [bounds[k] for k in range(i, j)])
