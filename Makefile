@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run test bench clean
+.PHONY: install run test test-fast lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,23 @@ run: install
 	$(VENV)/bin/chunkctl chunk examples --chunk-size 256 --overlap 32 -o out/examples.jsonl
 	@$(PY) -c "import json;[print(f\"{r['source']} #{r['chunk_index']} {r['n_tokens']:>3} tok  {' > '.join(r['headings'])}\") for r in map(json.loads, open('out/examples.jsonl'))]"
 
-## test: set up and run the test suite
+## test: set up and run the whole test suite (what CI runs), naming the 15 slowest tests
 test: install
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --durations=15
+
+## test-fast: set up and run the suite without the tests marked slow (corpus-wide runs, Dask; see tests/conftest.py)
+test-fast: install
+	@echo '$(PY) -m pytest -n auto -m "not slow"'
+	@start=$$(date +%s); $(PY) -m pytest -n auto -m "not slow"; rc=$$?; \
+	echo "test-fast: $$(( $$(date +%s) - start )) s, slow tests left out (make test runs them)"; exit $$rc
+
+## lint: ruff (pyflakes, pycodestyle, import order, bugbear, pyupgrade) on the package, tests and bench
+lint: install
+	$(VENV)/bin/ruff check chunkctl tests bench
+
+## typecheck: mypy on the whole package (settings in pyproject.toml)
+typecheck: install
+	$(VENV)/bin/mypy
 
 ## bench: speed against one tiktoken pass and other chunkers (prints a table)
 bench: install

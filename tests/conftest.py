@@ -1,4 +1,4 @@
-"""Shared test helpers: paths to ../shared, the contract checker, an in-process invariant check."""
+"""Shared test helpers: paths to ../shared, the contract checker, the registries under test, the `slow` marker."""
 
 from __future__ import annotations
 
@@ -15,6 +15,63 @@ CORPUS = SHARED / "corpus"
 CASES = SHARED / "cases"
 CHECKER = SHARED / "tools" / "check_chunks.py"
 CLI = [sys.executable, "-m", "chunkctl"]
+
+# Tests that take more than ~5 s on 2 cores (`pytest --durations`): `make test-fast`
+# (`-m "not slow"`) leaves them out, `make test` runs them. Whole modules by file name,
+# single tests by node id; files this list does not own mark their own tests instead.
+SLOW_MODULES = frozenset({
+    "test_contract_corpus.py",  # every strategy over ../shared/corpus: 5-18 s a case
+    "test_pdf_corpus.py",  # loads every corpus PDF: ~23 s of setup
+    "test_html_corpus.py",  # every corpus page through the checker: up to 14 s a case
+    "test_dask.py",  # starts a Dask cluster: ~6 s
+})
+SLOW_TESTS = frozenset({
+    "tests/test_llm_cli.py::test_failed_model_calls_exit_1_and_keep_the_records",  # ~20 s of model-call retries
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests of SLOW_MODULES and SLOW_TESTS `slow` (registered in pyproject.toml)."""
+    for item in items:
+        nodeid = item.nodeid.split("[", 1)[0]
+        if item.path.name in SLOW_MODULES or nodeid in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
+def ready_strategies(skip: tuple[str, ...] = ("llm",)) -> list[str]:
+    """Registered strategies that can run here: `.ready()` does not raise (extra installed), minus `skip`.
+
+    `llm` is skipped by default: it needs a model endpoint (its own tests run a fake one).
+    """
+    from chunkctl.chunking import STRATEGIES
+    from chunkctl.config import ChunkConfig
+
+    names = []
+    for name, strategy in STRATEGIES.items():
+        if name in skip:
+            continue
+        try:
+            strategy.ready(ChunkConfig(strategy=name))
+        except Exception:  # a missing extra (MissingExtraError) or a missing endpoint (ConfigError)
+            continue
+        names.append(name)
+    return names
+
+
+def text_formats() -> list[str]:
+    """Registered formats whose loader reads a plain UTF-8 string (txt, md, html; not pdf, which needs a PDF)."""
+    from chunkctl.config import ChunkConfig
+    from chunkctl.errors import ChunkctlError
+    from chunkctl.loaders import LOADERS, load_bytes
+
+    names = []
+    for fmt in LOADERS:
+        try:
+            load_bytes(b"Probe text.\n", f"probe.{fmt}", fmt, ChunkConfig())
+        except ChunkctlError:
+            continue
+        names.append(fmt)
+    return names
 
 
 def run_cli(*args: str, input: bytes | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -82,9 +139,8 @@ def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str, 
 
 def chunk_case(name: str, **options) -> tuple[list[dict], str]:
     """Chunk a file of ../shared/cases (source = its file name); returns (records, document text)."""
-    import chunkctl
-    from chunkctl.pipeline import chunk_records, load
     from chunkctl.config import ChunkConfig
+    from chunkctl.pipeline import chunk_records, load
 
     config = ChunkConfig(**options)
     doc = load(CASES / name, config, source=name)

@@ -355,7 +355,8 @@ def test_br25_bom_before_first_heading(tmp_path):
 
     no_bom = chunkctl.chunk_text(doc, format="md", source="BR-25-bom-heading.md", strategy="section",
                                  chunk_size=128, overlap=0)
-    key = lambda rs: [(r["text"], r["start"], r["end"], r["headings"]) for r in rs]
+    def key(rs):
+        return [(r["text"], r["start"], r["end"], r["headings"]) for r in rs]
     assert key(no_bom) == key(recs)
 
 

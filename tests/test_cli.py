@@ -8,7 +8,7 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from chunkctl.cli.app import app
+from chunkctl.cli import app
 from tests.conftest import ROOT, parse_jsonl, run_cli
 
 runner = CliRunner()
@@ -23,13 +23,27 @@ def test_version_and_help():
     assert r.exit_code == 0 and r.stdout.startswith("chunkctl ")
     for cmd in ("chunk", "extract", "schema"):
         r = invoke(cmd, "--help")
-        assert r.exit_code == 0 and "Example" in r.stdout or cmd == "schema"
+        assert r.exit_code == 0, (cmd, r.output)
+        assert "Example" in r.stdout, cmd
 
 
 def test_schema_lists_the_contract_fields():
     r = invoke("schema")
+    assert r.exit_code == 0, (r.output, r.exception)
     schema = json.loads(r.stdout)
+    assert isinstance(schema, dict)
+    assert {"$schema", "$id", "title", "type", "required", "properties"} <= set(schema)
+    assert schema["type"] == "object"
     assert set(schema["required"]) >= {"id", "text", "prefix", "start", "end", "n_tokens", "headings", "meta"}
+    assert set(schema["required"]) <= set(schema["properties"])
+    assert set(schema["properties"]["meta"]["required"]) >= {"tokenizer", "strategy", "chunk_size", "overlap",
+                                                              "version"}
+
+
+def test_schema_subprocess_prints_only_the_schema():
+    p = run_cli("schema")
+    assert p.returncode == 0 and p.stderr == b"", p.stderr
+    assert json.loads(p.stdout)["title"].startswith("chunkctl chunk record")
 
 
 def test_chunk_examples_to_file(tmp_path):
@@ -82,7 +96,7 @@ def test_usage_errors_exit_2_without_output(tmp_path):
 
 def test_missing_input_is_a_failure_not_a_crash():
     p = run_cli("chunk", "no/such/dir", "examples/backup-guide.md", "--quiet")
-    assert p.returncode == 1
+    assert p.returncode == 1 and b"Traceback" not in p.stderr, p.stderr
     assert parse_jsonl(p.stdout)[0]["source"] == "examples/backup-guide.md"
     assert b"no/such/dir: no such file or folder" in p.stderr
 
@@ -92,14 +106,16 @@ def test_failed_run_does_not_replace_previous_output(tmp_path):
     out.write_text("previous\n")
     p = run_cli("chunk", "examples", "--chunk-size", "0", "-o", str(out))
     assert p.returncode == 2 and out.read_text() == "previous\n"
+    assert b"Traceback" not in p.stderr
 
 
 def test_extract_prints_the_document_text_exactly(tmp_path):
     f = tmp_path / "crlf.txt"
     f.write_bytes(b"\xef\xbb\xbfLine one\r\nLine two\rEnd\f")
     p = run_cli("extract", str(f))
-    assert p.returncode == 0 and p.stdout == "Line one\r\nLine two\rEnd\f".encode()
+    assert p.returncode == 0 and p.stdout == b"Line one\r\nLine two\rEnd\f"
     p = run_cli("extract", str(ROOT / "examples" / "backup-guide.md"), "--blocks")
+    assert p.returncode == 0, p.stderr
     blocks = parse_jsonl(p.stdout)
     assert blocks[0]["kind"] == "front_matter" and blocks[1]["kind"] == "heading"
     assert any(b["kind"] == "table" for b in blocks) and any(b["kind"] == "code" for b in blocks)
@@ -110,18 +126,24 @@ def test_gzip_output(tmp_path):
 
     out = tmp_path / "o.jsonl.gz"
     p = run_cli("chunk", "examples", "-o", str(out), "--quiet")
-    assert p.returncode == 0
-    assert parse_jsonl(gzip.decompress(out.read_bytes()))
+    assert p.returncode == 0, p.stderr
+    recs = parse_jsonl(gzip.decompress(out.read_bytes()))
+    plain = run_cli("chunk", "examples", "--quiet")
+    assert plain.returncode == 0 and recs == parse_jsonl(plain.stdout)
 
 
 def test_python_module_entry_point():
     p = run_cli("--version")
     assert p.returncode == 0 and p.stdout.startswith(b"chunkctl ")
+    from chunkctl import __version__
+
+    assert p.stdout.split() == [b"chunkctl", __version__.encode()], p.stdout
 
 
 @pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base"])
 def test_tokenizer_is_recorded(tokenizer):
     p = run_cli("chunk", "examples/returns-policy.txt", "--tokenizer", tokenizer, "--quiet")
+    assert p.returncode == 0, p.stderr
     assert {r["meta"]["tokenizer"] for r in parse_jsonl(p.stdout)} == {tokenizer}
 
 
@@ -130,7 +152,7 @@ def test_two_inputs_with_the_same_source_are_a_usage_error(tmp_path):
         (tmp_path / name).mkdir()
         (tmp_path / name / "x.md").write_text(f"# {name}\n\nText.\n")
     p = run_cli("chunk", str(tmp_path / "ca"), str(tmp_path / "cb"), "-o", str(tmp_path / "o.jsonl"))
-    assert p.returncode == 2 and b"source 'x.md'" in p.stderr
+    assert p.returncode == 2 and b"source 'x.md'" in p.stderr and b"Traceback" not in p.stderr
     assert not (tmp_path / "o.jsonl").exists()
 
 
@@ -146,6 +168,7 @@ def test_links_to_one_folder_are_views_but_a_link_to_a_parent_is_a_loop(tmp_path
     p = run_cli("chunk", str(top), "--quiet")
     assert {r["source"] for r in parse_jsonl(p.stdout)} == {"one/a.md", "two/a.md"}
     assert p.stderr.count(b"symbolic-link loop") == 2 and p.returncode == 1
+    assert b"Traceback" not in p.stderr
 
 
 def test_explicit_unsupported_file_is_named_and_stdin_format_follows_its_name(tmp_path):

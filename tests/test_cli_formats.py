@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 import chunkctl
 from chunkctl.cli import app
+from chunkctl.configfile import find_config, load_config_file
 from chunkctl.errors import ConfigError
 from chunkctl.output.flavours import convert, to_records
-from chunkctl.configfile import find_config, load_config_file
 from tests.conftest import ROOT, parse_jsonl
 
 runner = CliRunner()

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 import chunkctl
 from chunkctl.cli import app
-from chunkctl.pipeline.inspection import split_prefix, views
 from chunkctl.contract.validate import check_records
+from chunkctl.pipeline.inspection import split_prefix, views
 from tests.conftest import CLI, ROOT, parse_jsonl
 
 runner = CliRunner()

@@ -13,7 +13,7 @@ import chunkctl.eval as evaluation
 from chunkctl.cli.app import app
 from chunkctl.errors import ConfigError
 from chunkctl.eval import retrieval
-from chunkctl.eval.scoring import merge, measure, overlap, precision_omega, score_retrieval
+from chunkctl.eval.scoring import measure, merge, overlap, precision_omega, score_retrieval
 from tests.conftest import SHARED, needs_shared
 
 CHROMA = SHARED / "eval" / "chroma"

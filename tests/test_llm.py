@@ -11,15 +11,15 @@ import pytest
 from chunkctl.chunking import STRATEGIES, chunk_document
 from chunkctl.chunking.sections import sections
 from chunkctl.config import ChunkConfig
-from chunkctl.errors import ConfigError
 from chunkctl.enrich import apply_llm, plan_llm
+from chunkctl.errors import ConfigError
 from chunkctl.llm import ChatClient, ChatRequest, LLMError, LLMOptions, check_llm, close_clients, llm_chunk_config
-from chunkctl.pipeline.finalize import iter_records
 from chunkctl.llm.boundaries import Window, cut_points, locate, parse_starts, validate
 from chunkctl.llm.client import retry_after
 from chunkctl.llm.prompts import clean_answer
 from chunkctl.model import BlockKind
 from chunkctl.pipeline import load
+from chunkctl.pipeline.finalize import iter_records
 from chunkctl.tokenizers import get_tokenizer
 from tests.conftest import check_records
 from tests.fake_llm import LONG_SENTENCE, FakeLLM

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -59,7 +59,7 @@ def corpus_run(tmp_path_factory):
     return res, parse_jsonl(out.read_bytes()), code, summary
 
 
-@lru_cache(maxsize=None)
+@cache
 def _doc(name: str):
     return load(PDF / name)
 

@@ -42,7 +42,7 @@ def test_long_section_is_not_diluted_into_one_huge_chunk():
     text = "# Handbook\n\n" + "\n\n".join(paras) + "\n"
     out = chunks(text, chunk_size=100)               # 25 tokens a paragraph
     assert len(out) == 4
-    for body, prefix, headings, kind in out:
+    for body, _prefix, headings, _kind in out:
         assert headings == ["Handbook"]
         assert body.count("Paragraph") == 3          # whole paragraphs, three per chunk
         assert body.rstrip().endswith("ends here.")

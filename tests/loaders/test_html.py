@@ -266,7 +266,7 @@ def test_declared_charset_decodes_and_a_lying_one_loses_to_utf8():
     latin = "<meta charset=iso-8859-1><p>Grüße – “quoted”</p>".encode("cp1252")
     doc = load(latin)
     assert doc.text == "Grüße – “quoted”" and doc.meta["encoding"] == "cp1252"
-    liar = '<meta charset="gb2312"><p>无障碍说明</p>'.encode("utf-8")
+    liar = '<meta charset="gb2312"><p>无障碍说明</p>'.encode()
     doc = load(liar)
     assert doc.text == "无障碍说明" and doc.meta["encoding"] == "utf-8"
     # first declaration does not decode, the second does
@@ -276,7 +276,7 @@ def test_declared_charset_decodes_and_a_lying_one_loses_to_utf8():
 
 
 def test_encoding_option_overrides_detection():
-    doc = load("<p>Grüße</p>".encode("utf-8"), encoding="cp1252")
+    doc = load("<p>Grüße</p>".encode(), encoding="cp1252")
     assert doc.text == "GrÃ¼ÃŸe" and doc.meta["encoding"] == "cp1252"
     with pytest.raises(LoaderError, match="cannot decode as utf-8"):
         load("<p>Grüße</p>".encode("cp1252"), encoding="utf-8")

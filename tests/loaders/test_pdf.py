@@ -9,11 +9,11 @@ import pytest
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
-from chunkctl.loaders.pdf.loader import load_pdf
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import is_list_start
 from chunkctl.loaders.pdf.joining import Joiner
-from chunkctl.loaders.pdf.lines import Placed, reading_order
+from chunkctl.loaders.pdf.lines import reading_order
+from chunkctl.loaders.pdf.loader import load_pdf
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
 from chunkctl.loaders.pdf.tables import Table
 from chunkctl.pipeline import load

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunkctl.config import ChunkConfig
-from chunkctl.loaders.decode import decode
 from chunkctl.errors import ConfigError, LoaderError
+from chunkctl.loaders.decode import decode
 from chunkctl.loaders.text import load_text
 from chunkctl.model import BlockKind
 from tests.conftest import CORPUS, needs_shared
