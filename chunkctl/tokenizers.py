@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
@@ -66,7 +67,10 @@ _SPECIAL = {
 # act on runs of white space, which cannot end there. Hence
 # encode(t) == encode(t[:x]) + encode(t[x:]) at such x (property-tested in
 # tests/test_tokenizers.py). r50k/p50k lack the line-break form. Unknown patterns get
-# no safe points (every count is a full encode).
+# no safe points (every count is a full encode). A split point also needs both of its
+# characters assigned in Python's Unicode tables (`stable_split`): the `regex` module
+# may know a newer letter that tiktoken's pre-tokenizer does not (U+323B0, Unicode 17),
+# and there the two disagree on what a letter is.
 _SAFE = {
     "cl100k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}])|[\r\n](?=[\p{L}\p{N}])"),
     "o200k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}'])|[\r\n](?=[\p{L}\p{N}])"),
@@ -75,6 +79,13 @@ _SAFE = {
 }
 
 _CONT = bytes(range(0x80, 0xC0))
+
+
+def stable_split(text: str, x: int) -> bool:
+    """True when the characters on both sides of position `x` are assigned in Python's
+    Unicode tables, so every tokenizer regex of the known encodings classes them alike."""
+    return (x <= 0 or unicodedata.category(text[x - 1]) != "Cn") and (
+        x >= len(text) or unicodedata.category(text[x]) != "Cn")
 
 TABLE_PIECE = 1 << 21
 """Characters tokenized at a time when a document's token table is built."""
@@ -251,6 +262,8 @@ class Tokenizer:
         pos = 0
         while n - pos > 2 * TABLE_PIECE and self._safe is not None:
             m = self._safe.search(text, pos + TABLE_PIECE)
+            while m is not None and not stable_split(text, m.end()):
+                m = self._safe.search(text, m.end())
             if m is None:
                 break
             yield pos, m.end()
@@ -332,11 +345,13 @@ class TokenTable:
         if m is None:
             return self.tok.count(prefix + text[start:end])
         a = m.end()
+        if not stable_split(text, a):
+            return self.tok.count(prefix + text[start:end])
         rev = self.tok._safe_rev
         assert rev is not None  # set together with _safe
         m = rev.search(text, a, end)
         b = m.end() if m is not None else None
-        if b is None or b <= a:
+        if b is None or b <= a or not stable_split(text, b):
             return self.tok.count(prefix + text[start:end])
         enc = self.tok.count
         inner = self.index(b) - self.index(a)

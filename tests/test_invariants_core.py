@@ -283,9 +283,10 @@ def test_generated_documents_keep_the_record_contract(strategy, fmt):
 
 
 # ---------------------------------------------------------------------------------- known breaks
-# Found by the property test above; chunkctl/ is not this file's to fix. strict: a fix
-# makes these fail, as a reminder to drop the marker (and, for the first, to assert
-# `n_tokens > meta.chunk_size` for every oversize record in check_contract).
+# Found by the property test above. strict: a fix makes the xfail fail, as a reminder
+# to drop the marker (and to assert `n_tokens > meta.chunk_size` for every oversize
+# record in check_contract). The token-count break it found is fixed (test below; the
+# class is generated in tests/test_tokenizers.py).
 @pytest.mark.xfail(strict=True, reason="fixed (chunkctl/chunking/fixed.py) marks a 7-token cluster oversize under "
                                        "a budget of 8: it did not fit beside the breadcrumb, but alone it does")
 @pytest.mark.parametrize("text,fmt", [("the.\n\n1. Scope\n\n\u0f80\U00011c2f.", "txt"),
@@ -296,14 +297,6 @@ def test_oversize_only_for_a_cluster_over_the_budget(text, fmt):
         "docs/records.md: oversize is true only for a single grapheme cluster larger than the budget")
 
 
-def _regex_knows_newer_letters() -> bool:
-    """U+323B0 (CJK Extension J, Unicode 17) is a letter to the `regex` module but not to tiktoken's pattern."""
-    return regex.match(r"\p{L}", "\U000323b0") is not None
-
-
-@pytest.mark.xfail(_regex_knows_newer_letters(), strict=True,
-                   reason="chunkctl/tokenizers.py: _SAFE split points use the `regex` module's Unicode tables; a letter "
-                          "tiktoken's pre-tokenizer does not know is no safe split, so TokenTable.count is off by one")
 def test_token_count_is_exact_next_to_letters_tiktoken_does_not_know():
     text = "word " * 10 + "\U000323b0\"a"
     tok = chunkctl.get_tokenizer("cl100k_base")

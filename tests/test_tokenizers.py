@@ -9,12 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkctl.errors import TokenizerError
-from chunkctl.tokenizers import _SAFE, get_tokenizer
+from chunkctl.tokenizers import _SAFE, get_tokenizer, stable_split
 
 ALPHABET = st.sampled_from(
     list("abcXYZ019 .,;:'\"!?-_/()[]{}#*|`~") + ["\n", "\r", "\r\n", "\t", "\f", "  ", "\u00a0", "\u3000",
     "中", "文", "。", "，", "！", "é", "e\u0301", "ß", "Ж", "λ", "ا", "🚀", "👍🏽", "👨‍👩‍👧", "🇫🇷", "가", "\u1100\u1161\u11a8",
-    "'s", "'ll", "...", "—", "“", "”", "’", "1234567", "https://x.y/z"]
+    "'s", "'ll", "...", "—", "“", "”", "’", "1234567", "https://x.y/z",
+    # letters newer than Python's Unicode tables (15.0-17.0): the `regex` module may class
+    # them as letters where tiktoken's pre-tokenizer does not (CJK Ext H/I/J, Kawi, Kannada)
+    "\U00031350", "\U0002ebf0", "\U000323b0", "\U00011f04", "\u0cf3", "word\U000323b0\"a"]
 )
 TEXTS = st.lists(ALPHABET, min_size=1, max_size=80).map("".join)
 
@@ -60,11 +63,13 @@ def test_local_tiktoken_file_counts_like_the_named_encoding(tmp_path):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS, data=st.data())
 def test_encoding_splits_exactly_at_safe_points(tok, text, data):
-    """encode(t) == encode(t[:x]) + encode(t[x:]) at every safe point x (the claim `TokenTable.count` rests on)."""
+    """encode(t) == encode(t[:x]) + encode(t[x:]) at every safe, stable point x (the claim `TokenTable.count` rests on)."""
     safe = _SAFE[tok.name]
     full = tok.encode(text)
     for m in safe.finditer(text):
         x = m.end()
+        if not stable_split(text, x):
+            continue
         assert tok.encode(text[:x]) + tok.encode(text[x:]) == full, (text, x)
 
 
