@@ -1,4 +1,4 @@
-"""The command line's rich renderings (progress, summary, inspect, stats, config); only cli.py imports it, and it holds no logic."""
+"""The command line's rich renderings (progress, summary, inspect, stats, config); only the cli package imports it, and it holds no logic."""
 
 from __future__ import annotations
 

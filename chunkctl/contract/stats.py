@@ -28,7 +28,7 @@ class ChunkStats:
         chunks_per_doc: records per `source`, in file order.
         doc_format: each document's format.
         oversize: records marked `oversize`.
-        violations: contract rules broken (see `chunkctl.validate`).
+        violations: contract rules broken (see `chunkctl.contract.validate`).
     """
 
     records: int = 0

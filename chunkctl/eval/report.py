@@ -84,7 +84,7 @@ def evaluate_records(records: Mapping[str, Sequence[Mapping[str, Any]]], questio
     """Retrieve and score one chunking given as records (`corpus id -> records`).
 
     All corpora's chunks form one pool; each question retrieves from all of it. The
-    `text` of each chunk is indexed; its body span is scored (`chunkctl.scoring`).
+    `text` of each chunk is indexed; its body span is scored (`chunkctl.eval.scoring`).
 
     Args:
         records: the chunks of each corpus, e.g. `chunk_corpora(...)` or any chunker's

@@ -104,7 +104,7 @@ class BM25Index:
 
 
 class EmbeddingIndex:
-    """Cosine similarity of WordLlama embeddings (`chunkctl.embeddings.embed`), ties in text order."""
+    """Cosine similarity of WordLlama embeddings (`chunkctl.text.embeddings.embed`), ties in text order."""
 
     def __init__(self, texts: Sequence[str]):
         from chunkctl.text import embeddings

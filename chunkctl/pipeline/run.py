@@ -249,7 +249,7 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
         ) -> Generator[FileResult, None, None]:
     """Process a run's inputs and yield their results in input order.
 
-    Files are processed by `jobs` worker processes (see `chunkctl.workers`); the
+    Files are processed by `jobs` worker processes (see `chunkctl.pipeline.engines.local`); the
     results come back in input order, so the output is byte-identical whatever
     `jobs` is. A file still running after `file_timeout` seconds has its worker
     stopped and replaced, and its result is a failure ("took longer than N s"); the
