@@ -111,11 +111,13 @@ def _load_checker():
 _CHECKER_MOD = None
 
 
-def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str, extract_cmd: str | None = None) -> str:
+def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str, extract_cmd: str | None = None,
+                  more_formats: dict[str, bool] | None = None) -> str:
     """Write records as JSONL and run the shared contract checker on them in-process; assert 0 violations.
 
     `extract_cmd` replaces `python -m chunkctl extract` for pdf/html document text (e.g. a
-    `cat` of texts extracted once per session).
+    `cat` of texts extracted once per session). `more_formats` ({format: paged}) adds
+    formats registered in another process (plugins) to the registry's.
     """
     global _CHECKER_MOD
     import contextlib
@@ -125,6 +127,13 @@ def check_records(records: list[dict], root: Path, tmp_path: Path, *extra: str, 
 
     if _CHECKER_MOD is None:
         _CHECKER_MOD = _load_checker()
+    # The checker knows the four formats of contract v1; a format registered here
+    # (docs/extending.md) extends the contract, with pages when its loader says so.
+    from chunkctl.loaders import LOADERS
+
+    paged = {name: loader.paged for name, loader in LOADERS.items()} | (more_formats or {})
+    _CHECKER_MOD.FORMATS = set(paged)
+    _CHECKER_MOD.PAGED = {name for name, has_pages in paged.items() if has_pages}
     out = tmp_path / "check.jsonl"
     out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     buf = io.StringIO()

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, check_records
 
 GUIDE = (ROOT / "docs" / "extending.md").read_text("utf-8")
 RST = """Guide
@@ -42,12 +42,18 @@ def install_plugins(tmp_path):
     return folder, names
 
 
+def launcher(folder, names):
+    """A script that runs the real command line with the plugins registered first (their one import line)."""
+    script = folder / "run_chunkctl.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {str(folder)!r})\nimport {', '.join(names)}  # noqa\n"
+                      f"from chunkctl.cli import run\nsys.argv[0] = 'chunkctl'\nrun()\n", encoding="utf-8")
+    return script
+
+
 def chunkctl(folder, names, *args, stdin=b""):
-    """Run the real command line in a process where the plugins are registered first (their one import line)."""
-    script = (f"import sys; sys.path.insert(0, {str(folder)!r}); import {', '.join(names)}\n"
-              f"from chunkctl.cli import run; sys.argv = ['chunkctl', *sys.argv[1:]]; run()")
-    return subprocess.run([sys.executable, "-c", script, *map(str, args)], input=stdin, capture_output=True,
-                          cwd=ROOT)
+    """Run the command line with the plugins registered."""
+    return subprocess.run([sys.executable, str(launcher(folder, names)), *map(str, args)], input=stdin,
+                          capture_output=True, cwd=ROOT)
 
 
 def test_the_guides_loader_and_strategy_are_one_module_each(tmp_path):
@@ -75,6 +81,19 @@ def test_the_guides_loader_and_strategy_are_one_module_each(tmp_path):
         assert r["text"] == r["prefix"] + text[r["start"]:r["end"]] and r["n_tokens"] <= 64
     txt = [r for r in recs if r["source"] == "paged.txt"]
     assert [(r["page_start"], r["page_end"]) for r in txt] == [(1, 1), (2, 2)]  # no chunk crosses the page
+    assert {(r["page_start"], r["page_end"]) for r in rst} == {(None, None)}  # registered with paged=False
+    # the whole record contract, the rst document text coming from `chunkctl extract` with the plugin
+    check_records(recs, docs, tmp_path, extract_cmd=f"{sys.executable} {launcher(folder, names)} extract",
+                  more_formats={"rst": False})
 
     piped = chunkctl(folder, names, "chunk", "-", "--stdin-format", "rst", stdin=RST.encode())
     assert piped.returncode == 0 and json.loads(piped.stdout.splitlines()[0])["format"] == "rst"
+
+
+def test_the_guides_modules_pass_the_projects_lint(tmp_path):
+    folder, _names = install_plugins(tmp_path)
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--config", str(ROOT / "pyproject.toml"),
+                        str(folder / "rst.py"), str(folder / "pagewise.py")], capture_output=True, cwd=ROOT)
+    assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+    for line in re.findall(r"```\n(from chunkctl\.\w+ import \w+ .*)\n```", GUIDE):
+        assert "F401" in line, f"the registration line needs noqa F401 to pass the lint: {line}"

@@ -17,10 +17,9 @@ checked against docs/records.md directly, document text in hand:
 Summary records (`kind: "summary"`) are exempt from the slice, order, grapheme and coverage
 rules; without a model endpoint none is made, but the checks allow for them.
 
-Two known breaks are pinned by strict xfail tests at the end instead of failing the
-property test at random (`fixed` flags a cluster that fits as `oversize`; the token table
-miscounts text with letters newer than tiktoken's Unicode tables); when one is fixed, its
-xfail turns into a failure: delete the marker and tighten the property test as noted there.
+Two breaks this test found are fixed and pinned by literal tests at the end: `fixed`
+flagged a cluster that fits as `oversize`; the token table miscounted text with letters
+newer than tiktoken's Unicode tables.
 """
 
 from __future__ import annotations
@@ -200,7 +199,7 @@ def check_contract(recs: list[dict], doc: str, fmt: str, source: str, strategy: 
         body = r["text"][len(r["prefix"]):]
         if r["oversize"]:
             assert r["prefix"] == "" and regex.fullmatch(r"\X", body), f"{where}: oversize is one grapheme cluster"
-            # and larger than the budget: see test_oversize_only_for_a_cluster_over_the_budget
+            assert r["n_tokens"] > meta["chunk_size"], f"{where}: oversize but within the budget"
         else:
             assert r["n_tokens"] <= meta["chunk_size"], f"{where}: {r['n_tokens']} tokens > {meta['chunk_size']}"
         assert "\ufffd" not in r["prefix"], where
@@ -282,15 +281,12 @@ def test_generated_documents_keep_the_record_contract(strategy, fmt):
     run()
 
 
-# ---------------------------------------------------------------------------------- known breaks
-# Found by the property test above. strict: a fix makes the xfail fail, as a reminder
-# to drop the marker (and to assert `n_tokens > meta.chunk_size` for every oversize
-# record in check_contract). The token-count break it found is fixed (test below; the
-# class is generated in tests/test_tokenizers.py).
-@pytest.mark.xfail(strict=True, reason="fixed (chunkctl/chunking/fixed.py) marks a 7-token cluster oversize under "
-                                       "a budget of 8: it did not fit beside the breadcrumb, but alone it does")
+# ---------------------------------------------------------------------------------- found and fixed
+# Found by the property test above (the token-count class is also generated in
+# tests/test_tokenizers.py).
 @pytest.mark.parametrize("text,fmt", [("the.\n\n1. Scope\n\n\u0f80\U00011c2f.", "txt"),
-                                      ("# Scope\n\n\u0f80\U00011c2f.", "md")])
+                                      ("# Scope\n\n\u0f80\U00011c2f.", "md"),
+                                      ("1. Scope\n\u1100\u1161\u11a8", "txt")])
 def test_oversize_only_for_a_cluster_over_the_budget(text, fmt):
     recs = chunkctl.chunk_text(text, format=fmt, strategy="fixed", chunk_size=8, overlap=0)
     assert [r["text"] for r in recs if r["oversize"] and r["n_tokens"] <= r["meta"]["chunk_size"]] == [], (

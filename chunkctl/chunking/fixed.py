@@ -40,8 +40,9 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         room = max(1, size - ptoks)
         target = max(tab.char(cur + room), s + 1)
         e, oversize, n = packer.window_end(s, n_text, size, prefix, target=target)
-        if oversize:
+        if oversize and prefix:  # the breadcrumb yields first: the window may fit without it
             prefix = ""
+            e, oversize, n = packer.window_end(s, n_text, size, prefix, target=target)
         body_end = s + len(text[s:e].rstrip())
         if body_end <= s:
             body_end = e
@@ -49,8 +50,9 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         while n > size and not oversize:
             # Trimming white space can add tokens ("}));\n\n" is one token, "}));" two).
             e, oversize, _ = packer.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
-            if oversize:
+            if oversize and prefix:
                 prefix = ""
+                e, oversize, _ = packer.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
             body_end = max(s + len(text[s:e].rstrip()), min(e, s + 1))
             n = packer.count(s, body_end, prefix)
         out.append(Chunk(s, body_end, prefix, path, index.kind_of(s, body_end), n, size, oversize))

@@ -9,6 +9,7 @@ from pathlib import Path
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
 from chunkctl.eval.questions import Question
+from chunkctl.loaders import format_list
 from chunkctl.model import Document
 
 _BOM = b"\xef\xbb\xbf"
@@ -58,7 +59,7 @@ def load_corpora(corpus_dir: str | Path) -> dict[str, Corpus]:
         shift = 1 if item.format in ("txt", "md") and data.startswith(_BOM) else 0
         corpora[stem] = Corpus(stem, doc, shift)
     if not corpora:
-        raise ConfigError(f"{corpus_dir}: no file chunkctl can read (txt, md, pdf, html)")
+        raise ConfigError(f"{corpus_dir}: no file chunkctl can read ({format_list()})")
     return corpora
 
 
