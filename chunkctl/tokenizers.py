@@ -312,13 +312,16 @@ class TokenTable:
         """Number of document tokens that start before character `pos`."""
         return int(self.search(pos))
 
-    def estimate(self, start: int, end: int) -> int:
-        """Estimated tokens of `text[start:end]`: the document tokens that start in `[start, end)`.
+    def estimate(self, start: int, end: int, side: Literal["left", "right"] = "left") -> int:
+        """Estimated tokens of `text[start:end]` from the table; `count` gives the exact number.
 
-        Off by a few at most at the edges (a token of the document may straddle them);
-        `count` gives the exact number.
+        With side "left", the document tokens that start in `[start, end)` (what the
+        packer measures); with "right", those that start in `(start, end]`. The two differ
+        by at most one at each edge (a token that starts exactly there). The model-assisted
+        code sizes prompt excerpts with "right": changing it would change the prompts, and
+        so every answer cached under `--cache`.
         """
-        return int(self.search(end) - self.search(start))
+        return int(self.search(end, side) - self.search(start, side))
 
     def char(self, index: int) -> int:
         """Character offset where token `index` starts (clamped to the text)."""

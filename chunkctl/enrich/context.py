@@ -46,10 +46,10 @@ def _excerpt(doc: Document, table: TokenTable, span: tuple[int, int], chunk: Chu
     """The section `span` around `chunk`, cut to about `room` tokens centred on the chunk."""
     a, b = span
     text = doc.text
-    if table.estimate(a, b) <= room:
+    if table.estimate(a, b, side="right") <= room:
         return text[a:b]
     ca, cb = max(a, chunk.start), min(b, chunk.end)
-    spare = max(0, room - table.estimate(ca, cb))
+    spare = max(0, room - table.estimate(ca, cb, side="right"))
     s = max(a, table.char(table.index(ca) - spare // 2))
     e = min(b, max(cb, table.char(table.index(s) + room)))
     return ("…" if s > a else "") + text[s:e] + ("…" if e < b else "")

@@ -38,7 +38,7 @@ def summary_requests(doc: Document, table: TokenTable, secs: list[tuple[int, int
     index = BlockIndex(doc.blocks)
     out = []
     for a, b in secs:
-        cut = table.estimate(a, b) > max_input_tokens
+        cut = table.estimate(a, b, side="right") > max_input_tokens
         e = min(b, table.char(table.index(a) + max_input_tokens)) if cut else b
         out.append(summary_request(doc.text[a:e], index.headings_at(a, b), doc.title, cut))
     return out

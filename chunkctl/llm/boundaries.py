@@ -58,12 +58,12 @@ def windows(doc: Document, table: TokenTable, max_tokens: int) -> list[Window]:
     cur: list[int] | None = None
     body = [b for b in doc.blocks if b.kind != BlockKind.FRONT_MATTER]
     for b in body:
-        if cur is not None and table.estimate(cur[0], b.end) <= core:
+        if cur is not None and table.estimate(cur[0], b.end, side="right") <= core:
             cur[1] = b.end
             continue
         if cur is not None:
             spans.append(cur)
-        if table.estimate(b.start, b.end) <= core:
+        if table.estimate(b.start, b.end, side="right") <= core:
             cur = [b.start, b.end]
             continue
         cur = None
@@ -81,7 +81,7 @@ def windows(doc: Document, table: TokenTable, max_tokens: int) -> list[Window]:
         if k:
             prev = spans[k - 1][0]
             i = bisect.bisect_left(starts, a) - 1
-            while i >= 0 and starts[i] >= prev and table.estimate(starts[i], a) <= lead:
+            while i >= 0 and starts[i] >= prev and table.estimate(starts[i], a, side="right") <= lead:
                 s = starts[i]
                 i -= 1
             if s == a:
