@@ -100,13 +100,12 @@ class Packer:
     # ------------------------------------------------------------------ counting
     def tokens_before(self, pos: int) -> int:
         """Number of document tokens that start before character `pos` (`TokenTable.tokens_before`)."""
-        return int(self._search(pos))
+        return self.table.tokens_before(pos)
 
     def estimate(self, a: int, b: int) -> int:
         """Table estimate of the tokens of `text[a:b]`: the tokens that start in `[a, b)`
         (`TokenTable.estimate`; exact counts: `count`)."""
-        ss = self._search
-        return int(ss(b) - ss(a))
+        return self.table.estimate(a, b)
 
     def estimate_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
         """Table estimates of the tokens of many spans at once."""

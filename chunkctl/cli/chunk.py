@@ -100,7 +100,7 @@ def chunk(
     fully written); 2 bad usage; 130 interrupted (no output file written or replaced).
     """
     from chunkctl import pipeline
-    from chunkctl.output.checks import check_outputs
+    from chunkctl.output.checks import check_output_flags, check_outputs
     from chunkctl.output.delivery import deliver
     from chunkctl.output.writer import ErrorLog, Output, OutputDir
     from chunkctl.pipeline.cache import RecordCache
@@ -110,10 +110,10 @@ def chunk(
     con = Console(values["quiet"])
     config = chunk_config(values)
     run = run_options(values)
-    if output and output_dir:
-        raise usage_error("give -o FILE or --output-dir DIR, not both")
-    if errors == "-":
-        raise usage_error("--errors needs a file name: standard output carries the records")
+    try:
+        check_output_flags(output, output_dir, errors)  # before standard input is read
+    except ConfigError as exc:
+        raise usage_error(str(exc)) from None
     found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
     inputs = found.inputs
     try:

@@ -15,6 +15,18 @@ class _Input(Protocol):
     source: str
 
 
+def check_output_flags(output: str | None, output_dir: str | None, errors: str | None) -> None:
+    """Refuse output options that cannot go together, before any input is read.
+
+    Raises:
+        ConfigError: `-o` with `--output-dir`, or `--errors` on standard output.
+    """
+    if output and output_dir:
+        raise ConfigError("give -o FILE or --output-dir DIR, not both")
+    if errors == "-":
+        raise ConfigError("--errors needs a file name: standard output carries the records")
+
+
 def check_outputs(output: str | None, output_dir: str | None, errors: str | None, inputs: Iterable[_Input]) -> None:
     """Refuse outputs that would overwrite an input or each other, or collide under `output_dir`.
 
@@ -28,10 +40,7 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
         ConfigError: the conflict, in one line naming both sides.
     """
     inputs = list(inputs)
-    if output and output_dir:
-        raise ConfigError("give -o FILE or --output-dir DIR, not both")
-    if errors == "-":
-        raise ConfigError("--errors needs a file name: standard output carries the records")
+    check_output_flags(output, output_dir, errors)
     real = os.path.realpath
     named = [(flag, p) for flag, p in (("-o", output), ("--errors", errors)) if p and p != "-"]
     existing = [(flag, p) for flag, p in named if os.path.exists(p)]  # a new file cannot be an input

@@ -127,15 +127,11 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
         a FileResult with the JSONL bytes of the document, or with `error` set.
     """
     t0 = time.perf_counter()
+    skipped = _precheck(item, max_file_size)
+    if skipped is not None:
+        return skipped
     res = FileResult(item.source, item.format, nbytes=item.size)
-    if item.format is None:
-        res.skipped = True
-        return res
     try:
-        if max_file_size is not None and item.size > max_file_size:
-            res.skipped = True
-            res.warnings.append(f"{item.source}: skipped, {item.size} bytes is over --max-file-size {max_file_size}")
-            return res
         doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
         res.nbytes = item.size or len(item.data or b"")
         res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
