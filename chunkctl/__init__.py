@@ -86,7 +86,7 @@ def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any
 def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path | None = None,
                 file_timeout: float | None = 300.0, flavour: str = "chunkctl", include: Iterable[str] = (),
                 exclude: Iterable[str] = (), hidden: bool = False, max_file_size: int | None = None,
-                errors: str = "raise", **options: Any) -> Iterator[dict[str, Any]]:
+                errors: str = "raise", follow_links: bool = False, **options: Any) -> Iterator[dict[str, Any]]:
     """Chunk files and folders as `chunkctl chunk` does, yielding records in output order.
 
     The same job as the command line, for a Python caller: folders are walked in
@@ -101,7 +101,9 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
         cache: record cache folder. Defaults to `None` (no cache).
         file_timeout: seconds one file may take; None or 0: no limit. Defaults to 300.
         flavour: "chunkctl" (contract records), "langchain" or "llamaindex" dicts.
-        include, exclude, hidden, max_file_size: which files to take, as on the command line.
+        include, exclude, hidden, max_file_size, follow_links: which files to take, as on
+            the command line (links in folders that lead out of them are left out unless
+            `follow_links`).
         errors: "raise" (LoaderError at the first file that fails; the workers are
             stopped) or "skip" (leave failed files out).
         **options: ChunkConfig fields, e.g. strategy="recursive", chunk_size=256.
@@ -122,7 +124,7 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors={errors!r}: use 'raise' or 'skip'")
     config = ChunkConfig(**options)
-    found = pipeline.discover([str(p) for p in paths], include, exclude, hidden)
+    found = pipeline.discover([str(p) for p in paths], include, exclude, hidden, follow_links)
     if found.problems and errors == "raise":
         p = found.problems[0]
         raise LoaderError(p.source, p.reason)

@@ -1,10 +1,68 @@
-"""Atomic file replacement (temporary file in the same folder, then rename): the one place files are replaced whole."""
+"""Atomic file replacement (temporary file in the same folder, then rename) and the clean-up of temporary files left by killed runs."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
+
+TEMP_TAG = "chunkctl"
+"""Temporary files are named `.<target name>.chunkctl-<pid>-<random>.tmp`: the pid tells a later run whether the
+writer is still alive."""
+
+_TEMP = re.compile(r"^\.(?P<base>.*)\." + TEMP_TAG + r"-(?P<pid>\d+)-[^.]*\.tmp$")
+
+
+def temp_file(folder: str, base: str) -> tuple[int, str]:
+    """Create a private temporary file in `folder` for the target named `base`; returns (fd, path).
+
+    The name carries this process's id, so `remove_stale` can tell it from the temporary
+    file of a run that still goes on.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    return tempfile.mkstemp(prefix=f".{base}.{TEMP_TAG}-{os.getpid()}-", suffix=".tmp", dir=folder)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale(folder: str, base: str | None = None) -> list[str]:
+    """Remove the temporary files of dead writers in `folder` (only those of target `base`, when given).
+
+    A run killed by SIGKILL (or a power cut) cannot remove its temporary file; the next
+    run that writes to the same folder calls this first. Files of a process that is
+    still alive (another run writing there now) are left alone, and so is anything not
+    named by `temp_file`. Never raises: what cannot be listed or removed stays.
+
+    Returns:
+        the paths removed.
+    """
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP.match(name)
+        if m is None or (base is not None and m["base"] != base) or _alive(int(m["pid"])):
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            removed.append(path)
+    return removed
 
 
 def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
@@ -18,7 +76,7 @@ def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
     """
     folder = os.path.dirname(os.fspath(path)) or "."
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(os.fspath(path)) + ".", suffix=".tmp", dir=folder)
+    fd, tmp = temp_file(folder, os.path.basename(os.fspath(path)))
     try:
         with os.fdopen(fd, "wb") as fh:
             for part in parts:

@@ -82,6 +82,9 @@ class Document:
         meta: document facts: `title`, `encoding`, `sha256` and loader extras
             (e.g. `lang`, `page_labels`, `front_matter`).
         warnings: non-fatal problems found while loading (one line each).
+        protected: the file could be read only with a password (an encrypted PDF):
+            its text must not be kept where a run without the password could read it
+            (the record cache does not store it).
     """
 
     source: str
@@ -90,6 +93,7 @@ class Document:
     blocks: list[Block]
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    protected: bool = False
 
     @property
     def title(self) -> str:

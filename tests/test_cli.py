@@ -165,15 +165,16 @@ def test_links_to_one_folder_are_views_but_a_link_to_a_parent_is_a_loop(tmp_path
     (top / "one").symlink_to(docs, target_is_directory=True)
     (top / "two").symlink_to(docs, target_is_directory=True)
     (docs / "back").symlink_to(docs, target_is_directory=True)
-    p = run_cli("chunk", str(top), "--quiet")
+    p = run_cli("chunk", str(top), "--quiet", "--follow-links")  # the links lead out of top/
     assert {r["source"] for r in parse_jsonl(p.stdout)} == {"one/a.md", "two/a.md"}
     assert p.stderr.count(b"symbolic-link loop") == 2 and p.returncode == 1
     assert b"Traceback" not in p.stderr
 
 
 def test_explicit_unsupported_file_is_named_and_stdin_format_follows_its_name(tmp_path):
-    p = run_cli("chunk", "pyproject.toml")
-    assert p.returncode == 0 and b"pyproject.toml: skipped, no loader" in p.stderr
+    p = run_cli("chunk", "pyproject.toml")  # nothing to chunk: exit 1, says why
+    assert p.returncode == 1 and b"pyproject.toml: skipped, no loader" in p.stderr
+    assert b"no file to chunk among 1 selected" in p.stderr
     p = run_cli("chunk", "-", "--stdin-name", "notes.md", "--quiet", input=b"# Notes\n\nHello.\n")
     recs = parse_jsonl(p.stdout)
     assert p.returncode == 0 and recs[0]["format"] == "md" and recs[0]["source"] == "notes.md"

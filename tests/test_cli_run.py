@@ -85,7 +85,7 @@ def test_sigint_half_way_keeps_the_previous_output_and_stops_workers(tmp_path):
     many.mkdir()
     for name in "abcd":  # four views of the txt corpus, so there is work left to interrupt
         (many / name).symlink_to(CORPUS / "txt", target_is_directory=True)
-    proc = subprocess.Popen([*CLI, "chunk", str(many), "--jobs", "2", "-o", str(out)], cwd=ROOT,
+    proc = subprocess.Popen([*CLI, "chunk", str(many), "--follow-links", "--jobs", "2", "-o", str(out)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:

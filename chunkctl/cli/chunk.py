@@ -16,6 +16,8 @@ from chunkctl.cli.console import (
     Console,
     Terminated,
     catch_stop_signals,
+    defer_stop_signals,
+    deferred_stop_signal,
     usage_error,
 )
 from chunkctl.cli.options import (
@@ -55,13 +57,14 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
     try:
         found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
                                 stdin_name=stdin_name, include=values["include"] or (),
-                                exclude=values["exclude"] or (), hidden=values["hidden"])
+                                exclude=values["exclude"] or (), hidden=values["hidden"],
+                                follow_links=values["follow_links"])
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
-    if not found.inputs and not found.problems:
-        con.warn("no input files found")
+    for source in found.outside:
+        con.warn(f"{source}: skipped, a symbolic link that leads out of the folder (--follow-links follows it)")
     return found
 
 
@@ -83,6 +86,10 @@ def chunk(
     stdin_format: Annotated[Optional[str], typer.Option("--stdin-format", help=STDIN_FORMAT_HELP)] = None,
     stdin_name: Annotated[Optional[str], typer.Option("--stdin-name", help="The records' source for the document "
                                                       "read from '-' (default '-').")] = None,
+    allow_empty: Annotated[bool, typer.Option("--allow-empty", help="When no file is selected, write an empty "
+                                              "output and exit 0 (default: keep the old output, exit 1).")] = False,
+    prune: Annotated[bool, typer.Option("--prune", help="--output-dir: also delete the .jsonl files of documents "
+                                        "that are no longer among the inputs.")] = False,
     opts: Any = None,
 ) -> None:
     """Chunk files and folders into JSONL records (one per chunk).
@@ -97,12 +104,14 @@ def chunk(
       chunkctl chunk ./docs --output-dir chunks/ --errors failed.jsonl || echo "some files failed"
 
     Exit codes: 0 all files chunked; 1 some failed (each named on stderr; the rest
-    fully written); 2 bad usage; 130 interrupted (no output file written or replaced).
+    fully written) or no file was selected; 2 bad usage; 130 Ctrl-C, 143 SIGTERM
+    (the last line says what was written: nothing, unless the signal came while the
+    finished output was being moved into place).
     """
     from chunkctl import pipeline
-    from chunkctl.output.checks import check_output_flags, check_outputs
+    from chunkctl.output.checks import check_output_flags, check_outputs, check_writable
     from chunkctl.output.delivery import deliver
-    from chunkctl.output.writer import ErrorLog, Output, OutputDir
+    from chunkctl.output.writer import ErrorLog, Output, OutputDir, mirror_path
     from chunkctl.pipeline.cache import RecordCache
     from chunkctl.pipeline.summary import RunSummary
 
@@ -118,14 +127,20 @@ def chunk(
     inputs = found.inputs
     try:
         check_outputs(output, output_dir, errors, inputs)
-        cache = RecordCache(values["cache"]) if values["cache"] else None
+        check_writable(output, output_dir, errors)
+        if prune and not output_dir:
+            raise ConfigError("--prune needs --output-dir")
+        cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] else None
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
+    summary = RunSummary()
+    summary.skipped += len(found.outside)
+    errlog = ErrorLog(errors)
+    if not any(i.format for i in inputs) and not allow_empty:
+        _nothing_selected(found, output, output_dir, errlog, con)
     known = pipeline.plan(inputs, config, run.max_file_size, cache)
     if any(r is None for r in known):
         ready(config)  # after the cache: a run that needs no tokenizer does not load one
-    summary = RunSummary()
-    errlog = ErrorLog(errors)
     for p in found.problems:
         con.error(str(p))
         errlog.add(p.source, p.error_type, p.reason)
@@ -139,7 +154,8 @@ def chunk(
     errors_ok = True
     try:
         try:
-            sink = OutputDir(output_dir) if output_dir else Output(output)
+            keep = {mirror_path(s) for s in [i.source for i in inputs] + [p.source for p in found.problems]}
+            sink = OutputDir(output_dir, keep if prune else None) if output_dir else Output(output)
         except OutputError as exc:
             raise usage_error(str(exc)) from None
         progress: Any = contextlib.nullcontext()
@@ -154,39 +170,64 @@ def chunk(
             stopped = deliver(results, sink, errlog, values["flavour"], summary, fail_fast=fail_fast, say=con.say,
                               after=(lambda: live.update(summary)) if live is not None else None)
             con.live = None
+        # From here the outputs land whole: a stop signal is noted, acted on at the end.
+        defer_stop_signals()
         if stopped:
             sink.abort()
-            con.error("stopped at the first failure (--fail-fast); no output file was written")
+            con.error(f"stopped at the first failure (--fail-fast); {sink.state()}")
         elif config.extras.get("llm_dry_run"):
             sink.abort()
         else:
             sink.commit()
+            for rel in getattr(sink, "pruned", ()):
+                con.warn(f"--prune: removed {os.path.join(output_dir or '', rel)} (no such input any more)")
         errors_ok = _commit_errors(errlog, con)
     except KeyboardInterrupt as exc:
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error("interrupted; no output file was written or replaced")
+        con.error(f"interrupted; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        catch_stop_signals(False)
         raise typer.Exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
     except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error(f"{exc}; no output file was written or replaced")
+        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        catch_stop_signals(False)
         raise typer.Exit(EXIT_FAILED) from None
     except BrokenPipeError:
         sink.abort()
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
+        catch_stop_signals(False)
         raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
     except BaseException:
         if sink is not None:
             sink.abort()
-        raise
-    finally:
         catch_stop_signals(False)
+        raise
     _closing_lines(summary, config, con, show, values["quiet"])
+    signum = deferred_stop_signal()
+    catch_stop_signals(False)
+    if signum is not None:
+        con.error(f"stopped by signal {signum} after the run had finished; {sink.state()}")
+        raise typer.Exit(128 + signum)
     raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK)
+
+
+def _nothing_selected(found: Any, output: str | None, output_dir: str | None, errlog: Any, con: Console) -> None:
+    """End a run that selected no file to chunk: the old output stays, the exit code is 1 (see --allow-empty)."""
+    n = len(found.inputs)
+    why = f"no file to chunk among {n} selected (no loader for their extensions)" if n else "no input files selected"
+    for p in found.problems:
+        con.error(str(p))
+        errlog.add(p.source, p.error_type, p.reason)
+    where = output_dir if output_dir else (output if output not in (None, "-") else None)
+    kept = f"; {where} was left as it was" if where else ""
+    con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
+    _commit_errors(errlog, con)
+    raise typer.Exit(EXIT_FAILED)
 
 
 def _closing_lines(summary: Any, config: Any, con: Console, show: bool, quiet: bool) -> None:

@@ -19,7 +19,16 @@ class Terminated(KeyboardInterrupt):
         self.signum = int(signum)
 
 
+_deferred: list[int] = []
+_deferring = False
+
+
 def _on_stop_signal(signum: int, frame: Any) -> None:
+    if _deferring:
+        _deferred.append(int(signum))
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Terminated(signum)
 
 
@@ -27,9 +36,32 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if 
 
 
 def catch_stop_signals(on: bool) -> None:
-    """Turn SIGTERM and SIGHUP into `Terminated` (on) or back to their defaults (off)."""
+    """Turn SIGTERM and SIGHUP into `Terminated`, Ctrl-C into KeyboardInterrupt (on), or back to their defaults (off).
+
+    Turning them off also ends `defer_stop_signals` and forgets a deferred signal.
+    """
+    global _deferring
     for sig in STOP_SIGNALS:
         signal.signal(sig, _on_stop_signal if on else signal.SIG_DFL)
+    signal.signal(signal.SIGINT, _on_stop_signal if on else signal.default_int_handler)
+    if not on:
+        _deferring = False
+        _deferred.clear()
+
+
+def defer_stop_signals() -> None:
+    """From now on, a stop signal caught by `catch_stop_signals` is only noted (see `deferred_stop_signal`).
+
+    For the last steps of a run (moving outputs into place, the summary): once they
+    begin, the outputs land whole and what is printed says so, whatever arrives.
+    """
+    global _deferring
+    _deferring = True
+
+
+def deferred_stop_signal() -> int | None:
+    """The first stop signal noted since `defer_stop_signals`, or None."""
+    return _deferred[0] if _deferred else None
 
 
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"}

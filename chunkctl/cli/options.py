@@ -68,6 +68,8 @@ RUN_OPTIONS = [
     opt("include", Optional[list[str]], None, "--include", help="Only files matching this glob (repeatable)."),
     opt("exclude", Optional[list[str]], None, "--exclude", help="Skip files matching this glob (repeatable)."),
     opt("hidden", bool, False, "--hidden", help="Also walk hidden files and folders."),
+    opt("follow_links", bool, False, "--follow-links", help="Follow symbolic links in folders that lead out of "
+        "them (default: skip them with a warning)."),
     opt("max_file_size", Optional[int], None, "--max-file-size", help="Skip files larger than this many bytes, "
         "with a warning."),
     opt("file_timeout", float, DEFAULT_FILE_TIMEOUT, "--file-timeout", help="Seconds one file may take before it is "

@@ -117,6 +117,10 @@ def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chu
         MissingExtraError: httpx is missing and a request has to be sent.
     """
     opts = LLMOptions.from_config(config)
+    if doc.protected and opts.cache:  # a password-protected text's answers are not kept on disk
+        import dataclasses
+
+        opts = dataclasses.replace(opts, cache=False)
     chunks = chunked.chunks
     failures: list[LLMFailure] = list(chunked.failures)
     _restore_budgets(chunks, config)

@@ -65,3 +65,51 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
             for key in seen:
                 if real(os.path.join(output_dir, key)) == real(errors):
                     raise ConfigError(f"--errors {errors} is also where --output-dir writes {key}")
+
+
+def _probe_folder(flag: str, path: str, folder: str) -> None:
+    """Raise ConfigError unless a file can be created in `folder` or, when it is missing, its nearest parent."""
+    import contextlib
+
+    from chunkctl.atomic import temp_file
+
+    probe = os.path.abspath(folder or ".")
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        raise ConfigError(f"{flag} {path}: {probe} is not a folder")
+    try:
+        fd, tmp = temp_file(probe, "probe")
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path}: cannot write in {probe} ({exc.strerror or exc})") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+
+
+def check_writable(output: str | None, output_dir: str | None, errors: str | None) -> None:
+    """Refuse, before any work, outputs that could not be written at the end of the run.
+
+    Each file output's folder (or, when it does not exist yet, its nearest existing
+    parent) must accept a new file: a temporary file is created there and removed. An
+    existing device or pipe (`/dev/null`) must be open for writing.
+
+    Raises:
+        ConfigError: one line naming the option, the path and the reason.
+    """
+    for flag, path in (("-o", output), ("--errors", errors)):
+        if not path or path == "-":
+            continue
+        target = os.path.realpath(path)
+        if os.path.exists(target) and not os.path.isfile(target) and not os.path.isdir(target):
+            if not os.access(target, os.W_OK):
+                raise ConfigError(f"{flag} {path}: not writable")
+            continue
+        _probe_folder(flag, path, os.path.dirname(target))
+    if output_dir:
+        if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+            raise ConfigError(f"--output-dir {output_dir}: is a file, not a folder")
+        _probe_folder("--output-dir", output_dir, output_dir)

@@ -7,9 +7,9 @@ import gzip
 import os
 import stat
 import sys
-import tempfile
 from typing import BinaryIO
 
+from chunkctl.atomic import remove_stale, temp_file
 from chunkctl.errors import OutputError
 
 
@@ -38,13 +38,15 @@ class Output:
 
     A symbolic link is followed: the file it points to is replaced, the link stays. A
     path that is not a regular file (/dev/null, a named pipe, a terminal) is written
-    to directly, as a stream. Raises OutputError (one line naming the path) when the
+    to directly, as a stream. Temporary files of this target left by a killed run
+    (SIGKILL cannot be caught) are removed first (see `chunkctl.atomic`). Raises OutputError (one line naming the path) when the
     output cannot be opened or written: a folder, a missing parent that cannot be
     made, no permission, a full disk.
     """
 
     def __init__(self, path: str | None):
         self.path = None if path in (None, "-") else path
+        self.done = False
         self._tmp: str | None = None
         self._raw: BinaryIO | None = None
         self._fh: BinaryIO
@@ -67,8 +69,8 @@ class Output:
             else:
                 folder = os.path.dirname(target) or "."
                 os.makedirs(folder, exist_ok=True)
-                fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
-                                                 dir=folder)
+                remove_stale(folder, os.path.basename(target))  # left by a killed run
+                fd, self._tmp = temp_file(folder, os.path.basename(target))
                 # mkstemp makes the file private (0600); the output gets the mode a plain
                 # open() would give it, or keeps the mode of the file it replaces.
                 with contextlib.suppress(OSError):
@@ -115,6 +117,7 @@ class Output:
             self._raw.flush()
             if self._tmp is None:  # a device or a pipe, written in place
                 self._raw.close()
+                self.done = True
                 return
             os.fsync(self._raw.fileno())
             self._raw.close()
@@ -123,6 +126,15 @@ class Output:
             self.abort()
             raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None
         self._tmp = None
+        self.done = True
+
+    def state(self) -> str:
+        """What this output left on disk, for the last line of a stopped or failed run."""
+        if self.path is None:
+            return "the records written so far went to standard output"
+        if self._tmp is None and self.done:
+            return f"{self.path} was written"
+        return "no output file was written or replaced"
 
     def abort(self) -> None:
         """Drop a file output: remove the temporary file, leave any previous target untouched."""
@@ -149,28 +161,48 @@ def mirror_path(source: str, suffix: str = ".jsonl") -> str:
 
     `a/b.md` becomes `a/b.md.jsonl`. The result never leaves the folder: a leading `/`
     is dropped, `.` parts are dropped and `..` parts become `__`; stdin (`-`) becomes
-    `stdin.jsonl`.
+    `stdin.jsonl`. Only `/` separates folders (a `source` always uses it): a backslash,
+    such as the `\\xNN` of an undecodable byte in a name, stays part of the name.
     """
-    parts = [("__" if p == ".." else p) for p in source.replace("\\", "/").split("/") if p not in ("", ".")]
+    parts = [("__" if p == ".." else p) for p in source.split("/") if p not in ("", ".")]
     if not parts or parts == ["-"]:
         parts = ["stdin"]
     return "/".join(parts) + suffix
 
 
-class OutputDir:
-    """One JSONL file per source document under a folder, mirroring the input tree.
+STAGING_PREFIX = ".chunkctl-staging-"
+"""`--output-dir` writes a run's files under `<folder>/.chunkctl-staging-<pid>/` first, and moves them into place
+only when the run completes."""
 
-    Each file is written atomically (see `Output`): a reader never sees half a file,
-    and a run stopped half-way leaves every earlier file complete and the current
-    one untouched. A document with no chunks gets an empty file.
+
+class OutputDir:
+    """One JSONL file per source document under a folder, mirroring the input tree; the run lands whole.
+
+    Documents are written under a hidden staging folder inside `folder` as they come,
+    and `commit()` moves them all into place at the end (a rename each, on the same
+    file system). A run that fails, is stopped (Ctrl-C, SIGTERM) or meets a full disk
+    before `commit()` leaves the folder exactly as it was: every file old. A file is
+    replaced atomically (a reader never sees half a file); a document that failed in
+    this run keeps its previous file. Staging folders of killed runs (SIGKILL) are
+    removed by the next run.
 
     Args:
         folder: the output folder (created when needed).
+        prune: on commit, also delete the `.jsonl` files under `folder` that belong to no
+            document of this run (documents deleted since an earlier run), given as the
+            set of relative paths to keep (`mirror_path` of each source).
+
+    Raises:
+        OutputError: the folder cannot be made or written (one line naming it).
     """
 
-    def __init__(self, folder: str | os.PathLike):
+    def __init__(self, folder: str | os.PathLike, prune: set[str] | None = None):
         self.folder = os.fspath(folder)
-        self._current: Output | None = None
+        self.prune = prune
+        self.written: list[str] = []
+        self.pruned: list[str] = []
+        self.committed = 0
+        self._staged: list[tuple[str, str]] = []  # (staged path, final path)
         if not self.folder:
             raise OutputError("the output folder name is empty")
         try:
@@ -179,24 +211,115 @@ class OutputDir:
             raise OutputError(f"{self.folder}: is a file, not a folder") from None
         except OSError as exc:
             raise OutputError(f"cannot make the output folder {self.folder}: {_reason(exc)}") from None
+        _remove_stale_staging(self.folder)
+        self.staging = os.path.join(self.folder, f"{STAGING_PREFIX}{os.getpid()}")
+        try:
+            os.makedirs(self.staging, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot write in the output folder {self.folder}: {_reason(exc)}") from None
 
     def write_document(self, source: str, lines: bytes) -> str:
-        """Write one document's records to `folder/<source>.jsonl`; returns that path."""
-        path = os.path.join(self.folder, *mirror_path(source).split("/"))
-        self._current = Output(path)
-        self._current.write(lines)
-        self._current.commit()
-        self._current = None
-        return path
+        """Stage one document's records for `folder/<source>.jsonl`; returns that final path.
+
+        Raises:
+            OutputError: the bytes cannot be written (full disk, ...).
+        """
+        rel = mirror_path(source)
+        final = os.path.join(self.folder, *rel.split("/"))
+        staged = os.path.join(self.staging, f"{len(self._staged)}.jsonl")
+        try:
+            with open(staged, "wb") as fh:
+                fh.write(lines)
+        except OSError as exc:
+            raise OutputError(f"cannot write {final}: {_reason(exc)}") from None
+        self._staged.append((staged, final))
+        return final
 
     def commit(self) -> None:
-        """Nothing left to do: each document's file is committed as it is written."""
+        """Move every staged file into place, prune when asked, and remove the staging folder.
+
+        Raises:
+            OutputError: a file could not be moved into place; the message says how many
+                were and `state()` tells the caller what is on disk.
+        """
+        failure = None
+        for staged, final in self._staged:
+            try:
+                folder = os.path.dirname(final)
+                if not os.path.isdir(folder):
+                    os.makedirs(folder, exist_ok=True)
+                if os.path.isdir(final):
+                    raise IsADirectoryError(21, "is a folder")
+                os.replace(staged, final)
+                self.written.append(final)
+            except OSError as exc:
+                failure = failure or f"cannot write {final}: {_reason(exc)}"
+        self.committed = len(self.written)
+        if self.prune is not None and failure is None:
+            self.pruned = _prune(self.folder, self.prune)
+        self._remove_staging()
+        if failure:
+            raise OutputError(f"{failure} ({len(self.written)} of {len(self._staged)} files written)")
 
     def abort(self) -> None:
-        """Drop the document file being written, if any."""
-        if self._current is not None:
-            self._current.abort()
-            self._current = None
+        """Drop everything staged: the folder stays as it was before the run."""
+        self._remove_staging()
+
+    def _remove_staging(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def state(self) -> str:
+        """What this run left in the folder, for the last line of a stopped or failed run."""
+        if not self.written:
+            return f"no file in {self.folder} was written or replaced"
+        return (f"{len(self.written)} of {len(self._staged)} files in {self.folder} were written; the others "
+                f"were left as they were")
+
+
+def _remove_stale_staging(folder: str) -> None:
+    """Remove the staging folders that runs killed by SIGKILL left in `folder`."""
+    import shutil
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(STAGING_PREFIX) and name[len(STAGING_PREFIX):].isdigit():
+            pid = int(name[len(STAGING_PREFIX):])
+            if pid == os.getpid():
+                continue
+            try:
+                os.kill(pid, 0)
+                continue  # a run that still goes on
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+
+
+def _prune(folder: str, keep: set[str]) -> list[str]:
+    """Delete `*.jsonl` files under `folder` whose relative path is not in `keep`, then empty folders; returns them."""
+    removed: list[str] = []
+    for dirpath, _dirnames, filenames in os.walk(folder, topdown=False):
+        rel_dir = os.path.relpath(dirpath, folder)
+        if rel_dir.split(os.sep)[0].startswith(STAGING_PREFIX):
+            continue
+        for name in filenames:
+            if not name.endswith(".jsonl"):
+                continue
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
+            if rel not in keep:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(dirpath, name))
+                    removed.append(rel)
+        if dirpath != folder:
+            with contextlib.suppress(OSError):
+                os.rmdir(dirpath)  # only when empty
+    return sorted(removed)
 
 
 class ErrorLog:
@@ -221,6 +344,10 @@ class ErrorLog:
 
         if message.startswith(source + ": "):
             message = message[len(source) + 2:]
+        # A lone surrogate (an undecodable byte of a name that reached here unescaped) is
+        # written as \xNN, the rule of `source`, instead of failing the whole log.
+        source, message = (s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                           for s in (source, message))
         self.lines.append(orjson.dumps({"source": source, "error_type": error_type or "error", "message": message},
                                        option=orjson.OPT_APPEND_NEWLINE))
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from chunkctl.__about__ import __version__
-from chunkctl.atomic import replace_atomically
+from chunkctl.atomic import remove_stale, replace_atomically
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
 
@@ -59,14 +59,41 @@ class RecordCache:
     run). Entries are written to a temporary file in the same folder and renamed, so
     readers never see half an entry, and concurrent runs can share a cache.
 
+    Temporary files of writers killed by SIGKILL are removed when the cache is opened.
+    A cache that cannot be written (read-only, full disk) does not stop a run: `warn`
+    is called once with the reason, and the run goes on without storing.
+
     Args:
         folder: the cache folder (created when needed).
+        warn: called with a one-line message the first time an entry cannot be
+            written (or the folder cannot be made). Defaults to None: silent.
     """
 
-    def __init__(self, folder: str | os.PathLike):
+    def __init__(self, folder: str | os.PathLike, warn: Callable[[str], None] | None = None):
         self.folder = Path(folder)
+        self.warn = warn
+        self.failed: str | None = None
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"--cache {folder}: is a file, not a folder")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._failed(exc)
+        for sub in self._subfolders():
+            remove_stale(str(sub))
+
+    def _subfolders(self) -> list[Path]:
+        try:
+            return [p for p in self.folder.iterdir() if len(p.name) == 2 and p.is_dir()]
+        except OSError:
+            return []
+
+    def _failed(self, exc: OSError) -> None:
+        if self.failed is None:
+            self.failed = exc.strerror or exc.__class__.__name__
+            if self.warn is not None:
+                self.warn(f"--cache {self.folder}: cannot write to it ({self.failed}); the run goes on without "
+                          f"storing records")
 
     def key(self, sha256: str, source: str, fmt: str, config: ChunkConfig) -> str:
         """The entry key of a file with these bytes, source and format under `config`."""
@@ -100,11 +127,14 @@ class RecordCache:
         """Store an entry atomically (temporary file, then rename); a failure to write is not an error.
 
         A full disk or a read-only cache folder only costs the next run some time, so
-        `OSError` is swallowed here; the temporary file is removed in every case.
+        an `OSError` is reported once through `warn` and otherwise ignored; the
+        temporary file is removed in every case.
         """
         path = self._path(key)
         head = {"entry": _ENTRY_VERSION, "key": key, "n_chunks": entry.n_chunks, "n_tokens": entry.n_tokens,
                 "warnings": entry.warnings, "size": len(entry.lines),
                 "sha256": hashlib.sha256(entry.lines).hexdigest()}
-        with contextlib.suppress(OSError):
+        try:
             replace_atomically(path, orjson.dumps(head) + b"\n", entry.lines)
+        except OSError as exc:
+            self._failed(exc)

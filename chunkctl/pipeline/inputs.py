@@ -6,12 +6,29 @@ import errno
 import fnmatch
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from chunkctl.errors import LoaderError
 from chunkctl.loaders import LOADERS, format_for, format_list
+
+
+def source_name(path: str) -> str:
+    """The text of a file name for `source`, ids and messages: undecodable bytes written as `\\xNN`.
+
+    Linux file names are bytes; Python gives the bytes that are not UTF-8 as lone
+    surrogates ("surrogateescape"), which no JSON encoder accepts. This writes each
+    such byte as the four characters `\\xNN` (lower-case hex), so `b"caf\\xe9.txt"`
+    (Latin-1) becomes `caf\\xe9.txt`. A valid UTF-8 name is returned unchanged, and
+    the same bytes always give the same text, so ids stay stable from run to run.
+    The file itself is still read through its real name (`InputFile.path`).
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @dataclass
@@ -20,7 +37,8 @@ class InputFile:
 
     Attributes:
         path: file path to read (None for stdin, whose bytes are in `data`).
-        source: the record's `source` (relative to the directory given, `/` separators).
+        source: the record's `source` (relative to the directory given, `/` separators;
+            undecodable bytes of the name written as `\\xNN`, see `source_name`).
         format: loader format, or None when no loader handles the extension (skipped).
         size: file size in bytes (0 when unknown).
         data: the bytes when already read (stdin).
@@ -58,6 +76,13 @@ class Discovery:
     inputs: list[InputFile]
     problems: list[InputProblem]
     unsupported: list[str]
+    outside: list[str] = field(default_factory=list)
+    """Symbolic links in folders that lead out of the folder given, not followed (sources)."""
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether the real path `path` is `folder` (a real path) or lies under it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _matches(rel: str, patterns: Iterable[str]) -> bool:
@@ -76,7 +101,7 @@ def _dangling(name: str, path: str) -> InputProblem:
 
 
 def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
-             hidden: bool = False) -> Discovery:
+             hidden: bool = False, follow_links: bool = False) -> Discovery:
     """Expand files and directories into inputs, in a deterministic order.
 
     A file is taken as given (its `source` is the path as given). A directory is
@@ -85,17 +110,25 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
     unreadable folders are reported, not fatal. `include`/`exclude` are glob patterns
     matched against the relative path and the file name.
 
+    A symbolic link inside a walked folder is followed when it leads to a place inside
+    that folder. One that leads outside it (`notes.txt -> /etc/passwd`, a link to a
+    folder elsewhere) is not followed unless `follow_links`: its source goes to
+    `Discovery.outside`, so a run over a folder reads only what the folder holds.
+    A file named on its own is read even when it is a link: it was asked for.
+
     Returns:
-        the inputs (unsupported extensions included with `format=None`), problems and
-        the sources of unsupported files.
+        the inputs (unsupported extensions included with `format=None`), problems,
+        the sources of unsupported files and of links not followed.
     """
     include = list(include)
     exclude = list(exclude)
     inputs: list[InputFile] = []
     problems: list[InputProblem] = []
     unsupported: list[str] = []
+    outside: list[str] = []
 
     def add(path: str, source: str) -> None:
+        source = source_name(source)
         if include and not _matches(source, include):
             return
         if exclude and _matches(source, exclude):
@@ -116,9 +149,10 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
         if p.is_dir():
             found: list[tuple[str, str]] = []
             root = str(p)
+            real_root = os.path.realpath(root)
 
             def onerror(err: OSError) -> None:
-                problems.append(InputProblem(str(err.filename), "FolderUnreadable",
+                problems.append(InputProblem(source_name(str(err.filename)), "FolderUnreadable",
                                         f"cannot read folder ({err.strerror or err})"))
 
             for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
@@ -133,8 +167,13 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                         # A loop links back to this folder or one above it; two links to
                         # the same folder elsewhere are just two views of it.
                         target = os.path.realpath(full)
-                        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
-                            problems.append(InputProblem(full, "LinkLoop", "symbolic-link loop; not followed"))
+                        if _inside(real, target):
+                            problems.append(InputProblem(source_name(full), "LinkLoop",
+                                                        "symbolic-link loop; not followed"))
+                            continue
+                        if not follow_links and not _inside(target, real_root):
+                            rel = d if rel_dir == "." else f"{rel_dir}/{d}"
+                            outside.append(source_name(rel.replace(os.sep, "/")))
                             continue
                     keep.append(d)
                 dirnames[:] = keep
@@ -145,21 +184,24 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                     rel = rel.replace(os.sep, "/")
                     found.append((rel, os.path.join(dirpath, f)))
             for rel, full in sorted(found):
-                if os.path.isfile(full):
+                if not follow_links and os.path.islink(full) and os.path.exists(full) \
+                        and not _inside(os.path.realpath(full), real_root):
+                    outside.append(source_name(rel))
+                elif os.path.isfile(full):
                     add(full, rel)
                 elif os.path.islink(full) and not os.path.exists(full):
-                    problems.append(_dangling(rel, full))
+                    problems.append(_dangling(source_name(rel), full))
                 elif os.path.exists(full) and not os.path.isdir(full):
-                    problems.append(InputProblem(rel, "NotAFile", "not a regular file (a pipe, socket or device)"))
+                    problems.append(InputProblem(source_name(rel), "NotAFile", "not a regular file (a pipe, socket or device)"))
         elif p.is_file():
             add(str(p), raw.replace(os.sep, "/"))
         elif p.exists():
-            problems.append(InputProblem(raw, "NotAFile", "not a regular file or folder"))
+            problems.append(InputProblem(source_name(raw), "NotAFile", "not a regular file or folder"))
         elif p.is_symlink():
-            problems.append(_dangling(raw, str(p)))
+            problems.append(_dangling(source_name(raw), str(p)))
         else:
-            problems.append(InputProblem(raw, "NotFound", "no such file or folder"))
-    return Discovery(inputs, problems, unsupported)
+            problems.append(InputProblem(source_name(raw), "NotFound", "no such file or folder"))
+    return Discovery(inputs, problems, unsupported, outside)
 
 
 def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
@@ -218,16 +260,18 @@ class Gathered:
         problems: inputs that cannot be taken (missing, broken links, loops, ...).
         unsupported_named: files named explicitly (not found in a folder) that no
             loader reads; a caller warns about each.
+        outside: links in folders leading out of them, not followed (see `discover`).
     """
 
     inputs: list[InputFile]
     problems: list[InputProblem]
     unsupported_named: list[str]
+    outside: list[str] = field(default_factory=list)
 
 
 def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
            stdin_name: str | None = None, include: Iterable[str] = (), exclude: Iterable[str] = (),
-           hidden: bool = False) -> Gathered:
+           hidden: bool = False, follow_links: bool = False) -> Gathered:
     """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
 
     Args:
@@ -235,7 +279,7 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         read_stdin: returns the bytes of standard input (called once, only for `-`).
         stdin_format: the format of that document; default: from `stdin_name`'s extension.
         stdin_name: its `source` (default `-`).
-        include, exclude, hidden: which files of folders to take (see `discover`).
+        include, exclude, hidden, follow_links: which files of folders to take (see `discover`).
 
     Raises:
         ConfigError: `-` without a known format, or two inputs that would get the same
@@ -252,17 +296,19 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     inputs: list[InputFile] = []
     problems: list[InputProblem] = []
     named: list[str] = []
+    outside: list[str] = []
     for p in paths:
         if p == "-":
             data = read_stdin() if read_stdin is not None else b""
             try:
-                inputs.append(stdin_input(data, stdin_format or "", stdin_name or "-"))
+                inputs.append(stdin_input(data, stdin_format or "", source_name(stdin_name or "-")))
             except LoaderError as exc:
                 raise ConfigError(f"--stdin-format: {exc.reason}") from None
             continue
-        found = discover([p], include, exclude, hidden)
+        found = discover([p], include, exclude, hidden, follow_links)
         inputs += found.inputs
         problems += found.problems
+        outside += found.outside
         if not os.path.isdir(p):
             named += [item.source for item in found.inputs if item.format is None]
     clash = duplicate_sources(inputs)
@@ -270,4 +316,4 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         src, where = next(iter(clash.items()))
         raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
                           f"them in separate runs, or give their common parent folder instead")
-    return Gathered(inputs, problems, named)
+    return Gathered(inputs, problems, named, outside)

@@ -49,7 +49,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
         LoaderError: empty, unrecoverably damaged or not a PDF ("unreadable PDF:
             ..."), encrypted without the right password, or without any page.
     """
-    pdf = _open(data, source, getattr(config, "password", None))
+    pdf, protected = _open(data, source, getattr(config, "password", None))
     try:
         n = len(pdf)
         if n == 0:
@@ -70,13 +70,17 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     }
     if labels:
         meta["page_labels"] = labels
-    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings)
+    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings,
+                    protected=protected)
 
 
 # -- opening ----------------------------------------------------------------------
 
 def _open(data: bytes, source: str, password: str | None):
     """Open the bytes with pdfium (which rebuilds broken cross-reference tables).
+
+    Returns:
+        (the pdfium document, whether it needed the password to open).
 
     Raises:
         LoaderError: with a one-line reason.
@@ -87,8 +91,15 @@ def _open(data: bytes, source: str, password: str | None):
         raise LoaderError(source, "unreadable PDF: the file is empty (0 bytes)")
     if b"%PDF" not in data[:1024]:
         raise LoaderError(source, "unreadable PDF: no %PDF header (not a PDF file)")
+    protected = False
     try:
-        return pdfium.PdfDocument(data, password=password)
+        try:
+            return pdfium.PdfDocument(data), protected  # an empty user password opens it: not protected
+        except pdfium.PdfiumError as exc:
+            if getattr(exc, "err_code", None) != _ERR_PASSWORD or password is None:
+                raise
+        protected = True
+        return pdfium.PdfDocument(data, password=password), protected
     except pdfium.PdfiumError as exc:
         code = getattr(exc, "err_code", None)
         if code == _ERR_PASSWORD:

@@ -1,0 +1,229 @@
+"""Issue 14: every readable file's chunks land, whatever else the run meets (names, links, signals, outputs, cache)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from chunkctl.pipeline.inputs import discover, source_name
+from tests.conftest import CLI, CORPUS, ROOT, parse_jsonl
+
+SHARED_PDF = CORPUS / "pdf"
+
+
+def _cli(*args: str | Path, cwd: Path | None = None, input: bytes | None = None, timeout: float = 120
+         ) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *map(os.fsdecode, args)], input=input, capture_output=True, timeout=timeout,
+                          cwd=cwd or ROOT)
+
+
+# --- 1. file names that are not UTF-8 -------------------------------------------------------------------------
+
+def test_source_name_escapes_undecodable_bytes_only():
+    assert source_name("plain/é.md") == "plain/é.md"
+    assert source_name(os.fsdecode(b"caf\xe9 \xff.txt")) == "caf\\xe9 \\xff.txt"
+    assert source_name(os.fsdecode(b"caf\xe9.txt")) == source_name(os.fsdecode(b"caf\xe9.txt"))  # stable
+
+
+def _odd_names(tmp_path: Path) -> Path:
+    d = tmp_path / "t"
+    d.mkdir()
+    (d / "good.txt").write_bytes(b"Hello world. This is a test.\n")
+    with open(os.path.join(os.fsencode(d), b"bad\xff\xfename.txt"), "wb") as fh:
+        fh.write(b"Bad name but good text.\n")
+    with open(os.path.join(os.fsencode(d), b"latin\xe9.md"), "wb") as fh:
+        fh.write(b"\x00\x01\x02\x00binary\x00" * 50)  # fails: a binary file with a text extension
+    (d / "new\nline.md").write_bytes(b"# T\n\nNewline name.\n")
+    return d
+
+
+def test_names_that_are_not_utf8_are_chunked_and_named_by_one_rule(tmp_path):
+    d = _odd_names(tmp_path)
+    out, errs = tmp_path / "o.jsonl", tmp_path / "e.jsonl"
+    p = _cli("chunk", d, "--errors", errs, "-o", out)
+    assert p.returncode == 1, p.stderr  # the binary file failed; everything else landed
+    recs = parse_jsonl(out.read_bytes())
+    assert [r["source"] for r in recs] == ["bad\\xff\\xfename.txt", "good.txt", "new\nline.md"]
+    assert recs[0]["text"] == "Bad name but good text."
+    errors = parse_jsonl(errs.read_bytes())
+    assert [(e["source"], e["error_type"]) for e in errors] == [("latin\\xe9.md", "LoaderError")]
+    lines = p.stderr.decode().splitlines()
+    assert any(line.startswith("chunkctl: error: latin\\xe9.md: ") for line in lines)
+    assert "Traceback" not in p.stderr.decode()
+    # the same bytes give the same ids in a second run, and an --output-dir file of the same name
+    again = tmp_path / "o2.jsonl"
+    assert _cli("chunk", d, "-o", again).returncode == 1
+    assert again.read_bytes() == out.read_bytes()
+    od = tmp_path / "od"
+    assert _cli("chunk", d, "--output-dir", od).returncode == 1
+    assert sorted(p.name for p in od.iterdir()) == ["bad\\xff\\xfename.txt.jsonl", "good.txt.jsonl",
+                                                    "new\nline.md.jsonl"]
+
+
+def test_discover_names_problems_by_the_same_rule(tmp_path):
+    link = os.path.join(os.fsencode(tmp_path), b"gone\xff.md")
+    os.symlink(b"/nonexistent/x.md", link)
+    found = discover([str(tmp_path)])
+    assert [(p.source, p.error_type) for p in found.problems] == [("gone\\xff.md", "BrokenLink")]
+
+
+# --- 3. an empty selection keeps the old output -------------------------------------------------------------
+
+def test_a_run_that_selects_nothing_keeps_the_old_output_and_fails(tmp_path):
+    out = tmp_path / "chunks.jsonl"
+    out.write_bytes(b"good old records\n")
+    p = _cli("chunk", "examples", "--include", "nomatch/*.md", "-o", out)
+    assert p.returncode == 1
+    assert p.stderr.decode().strip().splitlines()[-1] == (
+        f"chunkctl: error: no input files selected; {out} was left as it was "
+        f"(--allow-empty writes an empty output and exits 0)")
+    assert out.read_bytes() == b"good old records\n"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _cli("chunk", empty, "-o", out).returncode == 1 and out.read_bytes() == b"good old records\n"
+    p = _cli("chunk", empty, "-o", out, "--allow-empty")
+    assert p.returncode == 0 and out.read_bytes() == b""
+
+
+# --- 4. --output-dir lands whole; --prune ---------------------------------------------------------------------
+
+def _tree(tmp_path: Path, n: int = 6) -> Path:
+    d = tmp_path / "docs"
+    (d / "sub").mkdir(parents=True)
+    for i in range(n):
+        (d / ("sub" if i % 2 else ".") / f"f{i}.md").write_text(f"# Doc {i}\n\nSentence number {i} here.\n")
+    return d
+
+
+def test_output_dir_is_all_old_when_a_run_stops_half_way(tmp_path):
+    d = _tree(tmp_path)
+    od = tmp_path / "od"
+    assert _cli("chunk", d, "--output-dir", od, "--jobs", "1").returncode == 0
+    before = {p: p.read_bytes() for p in od.rglob("*.jsonl")}
+    assert len(before) == 6
+    # a rerun with other options that fails half-way (--fail-fast on a broken file sorted in the middle)
+    (d / "f3x.md").write_bytes(b"\x00\x01binary\x00" * 20)
+    p = _cli("chunk", d, "--output-dir", od, "--chunk-size", "64", "--fail-fast", "--jobs", "1")
+    assert p.returncode == 1
+    assert f"(--fail-fast); no file in {od} was written or replaced" in p.stderr.decode()
+    assert {p: p.read_bytes() for p in od.rglob("*.jsonl")} == before
+    assert not [p for p in od.iterdir() if p.name.startswith(".")]  # no staging folder left
+
+
+def test_output_dir_prune_removes_files_of_deleted_documents_only(tmp_path):
+    d = _tree(tmp_path)
+    od = tmp_path / "od"
+    assert _cli("chunk", d, "--output-dir", od).returncode == 0
+    (od / "notes.txt").write_text("mine")  # not a .jsonl: never touched
+    (d / "sub" / "f1.md").unlink()
+    assert _cli("chunk", d, "--output-dir", od).returncode == 0
+    assert (od / "sub" / "f1.md.jsonl").exists()  # without --prune nothing is removed
+    p = _cli("chunk", d, "--output-dir", od, "--prune")
+    assert p.returncode == 0, p.stderr
+    assert not (od / "sub" / "f1.md.jsonl").exists() and (od / "notes.txt").exists()
+    assert sorted(str(p.relative_to(od)) for p in od.rglob("*.jsonl")) == [
+        "f0.md.jsonl", "f2.md.jsonl", "f4.md.jsonl", "sub/f3.md.jsonl", "sub/f5.md.jsonl"]
+    assert b"--prune: removed" in p.stderr
+    assert _cli("chunk", d, "-o", tmp_path / "x.jsonl", "--prune").returncode == 2  # needs --output-dir
+
+
+# --- 6. temporary files of killed runs ------------------------------------------------------------------------
+
+def test_a_killed_runs_temporary_files_are_removed_by_the_next_run(tmp_path):
+    dead = subprocess.run(["true"])  # noqa: S603, S607 -- a pid that is surely gone afterwards
+    del dead
+    out = tmp_path / "chunks.jsonl"
+    proc = subprocess.Popen(["sleep", "0"])
+    proc.wait()
+    stale = tmp_path / f".chunks.jsonl.chunkctl-{proc.pid}-abc123.tmp"
+    stale.write_text("half")
+    other = tmp_path / f".other.jsonl.chunkctl-{proc.pid}-abc123.tmp"
+    other.write_text("not ours to judge")
+    live = tmp_path / f".chunks.jsonl.chunkctl-{os.getpid()}-abc123.tmp"  # a writer still alive
+    live.write_text("in progress")
+    od = tmp_path / "od"
+    (od / f".chunkctl-staging-{proc.pid}").mkdir(parents=True)
+    assert _cli("chunk", "examples", "-o", out).returncode == 0
+    assert not stale.exists() and other.exists() and live.exists()
+    assert _cli("chunk", "examples", "--output-dir", od).returncode == 0
+    assert not [p for p in od.iterdir() if p.name.startswith(".")]
+
+
+# --- 8. encrypted PDFs and the cache --------------------------------------------------------------------------
+
+@pytest.mark.skipif(not (SHARED_PDF / "encrypted-password-test.pdf").exists(), reason="../shared is not there")
+def test_protected_pdf_is_never_served_from_or_stored_in_the_cache(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "secret.pdf").write_bytes((SHARED_PDF / "encrypted-password-test.pdf").read_bytes())
+    (d / "open.md").write_text("# Open\n\nAnyone may read this.\n")
+    cache = tmp_path / "cache"
+    good = _cli("chunk", d, "--password", "test", "--cache", cache, "-o", tmp_path / "a.jsonl")
+    assert good.returncode == 0, good.stderr
+    recs = parse_jsonl((tmp_path / "a.jsonl").read_bytes())
+    secret = [r["text"] for r in recs if r["source"] == "secret.pdf"]
+    assert secret
+    stored = b"".join(p.read_bytes() for p in cache.rglob("*") if p.is_file())
+    assert b"open.md" in stored or b"Anyone may read" in stored  # the open file is cached
+    assert secret[0][:40].encode() not in stored  # the protected text is not
+    wrong = _cli("chunk", d, "--password", "wrong", "--cache", cache, "-o", tmp_path / "b.jsonl")
+    assert wrong.returncode == 1 and b"secret.pdf: encrypted PDF: the password is wrong" in wrong.stderr
+    assert [r["source"] for r in parse_jsonl((tmp_path / "b.jsonl").read_bytes())] == ["open.md"]
+
+
+# --- 9. symbolic links that leave the tree --------------------------------------------------------------------
+
+def test_links_out_of_the_folder_are_skipped_unless_asked(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd.txt").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (outside / "folder").mkdir()
+    (outside / "folder" / "deep.md").write_text("# Deep\n\nOutside text.\n")
+    repo = tmp_path / "repo"
+    (repo / "inner").mkdir(parents=True)
+    (repo / "inner" / "real.md").write_text("# Real\n\nInside text.\n")
+    (repo / "notes.txt").symlink_to(outside / "passwd.txt")
+    (repo / "linked").symlink_to(outside / "folder", target_is_directory=True)
+    (repo / "alias.md").symlink_to(repo / "inner" / "real.md")  # inside: followed
+    (repo / "view").symlink_to(repo / "inner", target_is_directory=True)  # inside: followed
+    p = _cli("chunk", repo)
+    assert p.returncode == 0, p.stderr
+    assert [r["source"] for r in parse_jsonl(p.stdout)] == ["alias.md", "inner/real.md", "view/real.md"]
+    err = p.stderr.decode()
+    assert "linked: skipped, a symbolic link that leads out of the folder" in err
+    assert "notes.txt: skipped, a symbolic link that leads out of the folder" in err
+    assert "2 skipped" in err
+    p = _cli("chunk", repo, "--follow-links")
+    assert [r["source"] for r in parse_jsonl(p.stdout)] == ["alias.md", "inner/real.md", "linked/deep.md",
+                                                            "notes.txt", "view/real.md"]
+
+
+# --- 12. outputs that cannot be written are found before any work ---------------------------------------------
+
+def test_unwritable_outputs_are_refused_before_any_work(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for flag, path in [("--errors", blocker / "e.jsonl"), ("-o", blocker / "sub" / "o.jsonl"),
+                       ("--output-dir", blocker)]:
+        p = _cli("chunk", "examples", flag, path)
+        assert p.returncode == 2, (flag, p.stderr)
+        assert p.stderr.decode().count("\n") == 1 and str(path) in p.stderr.decode()
+        assert b"summary" not in p.stderr and b" chunks, " not in p.stderr  # nothing was chunked
+
+
+def test_a_cache_that_cannot_be_written_is_said_once(tmp_path):
+    from chunkctl.pipeline.cache import CacheEntry, RecordCache
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    said: list[str] = []
+    cache = RecordCache(tmp_path / "c", warn=said.append)
+    (tmp_path / "c" / "ab").write_text("a file where a folder must go")
+    for _ in range(3):
+        cache.put("ab" + "0" * 30, CacheEntry(b"{}\n", 1, 1))
+    assert len(said) == 1 and said[0].startswith(f"--cache {tmp_path / 'c'}: cannot write to it")
