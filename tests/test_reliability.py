@@ -227,3 +227,69 @@ def test_a_cache_that_cannot_be_written_is_said_once(tmp_path):
     for _ in range(3):
         cache.put("ab" + "0" * 30, CacheEntry(b"{}\n", 1, 1))
     assert len(said) == 1 and said[0].startswith(f"--cache {tmp_path / 'c'}: cannot write to it")
+
+
+# --- 11. what libraries print is named with its file ----------------------------------------------------------
+
+def test_library_messages_become_warnings_naming_the_file(monkeypatch, capfd):
+    import importlib
+    import logging
+    import warnings
+
+    from chunkctl.config import ChunkConfig
+    from chunkctl.pipeline.inputs import InputFile
+
+    run_mod = importlib.import_module("chunkctl.pipeline.run")
+
+    real_load = run_mod.load
+
+    def noisy_load(*args, **kwargs):
+        logging.getLogger("pypdfium2._helpers.document").warning("A circular bookmark reference was detected.")
+        warnings.warn("odd markup", UserWarning, stacklevel=1)
+        os.write(2, b"native: bad xref entry\nnative: bad xref entry\n")
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(run_mod, "load", noisy_load)
+    res = run_mod.process_file(InputFile(None, "doc.md", "md", 9, b"# A\n\nText."), ChunkConfig())
+    assert res.error is None and res.n_chunks == 1
+    assert res.warnings == ["doc.md: pypdfium2._helpers.document: A circular bookmark reference was detected.",
+                            "doc.md: native: bad xref entry", "doc.md: UserWarning: odd markup"]
+    assert capfd.readouterr().err == ""  # nothing reached stderr unnamed
+
+
+# --- 5. a stop signal at any moment: what is printed and the exit code match the disk ----------------------
+
+def test_sigterm_at_any_moment_says_what_is_on_disk(tmp_path):
+    import signal
+    import time
+
+    ref = tmp_path / "ref.jsonl"
+    t0 = time.monotonic()
+    assert _cli("chunk", "examples", "--jobs", "1", "--file-timeout", "0", "-o", ref).returncode == 0
+    took = time.monotonic() - t0
+    new = ref.read_bytes()
+    out = tmp_path / "out.jsonl"
+    outcomes = set()
+    for i in range(10):  # signals spread over the whole run, the final rename included
+        out.write_bytes(b"old\n")
+        proc = subprocess.Popen([*CLI, "chunk", "examples", "--jobs", "1", "--file-timeout", "0", "-o", str(out)], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(took * (0.5 + 0.07 * i))
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        last = err.decode().strip().splitlines()[-1] if err.strip() else ""
+        disk = out.read_bytes()
+        if proc.returncode == 0:
+            assert disk == new
+        elif proc.returncode == -signal.SIGTERM:  # killed before the run began: nothing was touched
+            assert disk == b"old\n" and last == ""
+        else:
+            assert proc.returncode == 128 + signal.SIGTERM, err
+            if disk == new:
+                assert last.endswith(f" {out} was written"), last
+            else:
+                assert disk == b"old\n" and last.endswith("no output file was written or replaced"), last
+        assert "Traceback" not in err.decode()
+        assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        outcomes.add((proc.returncode, disk == new))
+    assert len(outcomes) >= 2  # the signals did land at different moments

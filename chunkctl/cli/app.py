@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from chunkctl.__about__ import __version__
+from chunkctl.cli import console
 from chunkctl.cli.chunk import chunk
 from chunkctl.cli.commands import config_cmd, extract, inspect_cmd, schema, stats_cmd
 from chunkctl.cli.console import EXIT_FAILED, EXIT_INTERRUPTED, print_line
@@ -53,6 +54,7 @@ app.command("schema")(schema)
 
 def run() -> None:
     """Console-script entry point."""
+    console.OWNS_PROCESS = True
     try:
         app()
     except ChunkctlError as exc:

@@ -18,6 +18,7 @@ from chunkctl.cli.console import (
     catch_stop_signals,
     defer_stop_signals,
     deferred_stop_signal,
+    end_stop_signals,
     usage_error,
 )
 from chunkctl.cli.options import (
@@ -209,9 +210,9 @@ def chunk(
         raise
     _closing_lines(summary, config, con, show, values["quiet"])
     signum = deferred_stop_signal()
-    catch_stop_signals(False)
+    end_stop_signals()
     if signum is not None:
-        con.error(f"stopped by signal {signum} after the run had finished; {sink.state()}")
+        con.error(f"signal {signum} came while the run was being finished; it was finished: {sink.state()}")
         raise typer.Exit(128 + signum)
     raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK)
 

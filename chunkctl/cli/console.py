@@ -21,6 +21,9 @@ class Terminated(KeyboardInterrupt):
 
 _deferred: list[int] = []
 _deferring = False
+OWNS_PROCESS = False
+"""True when the CLI runs as its own process (the console script): the process ends with the command, so a
+stop signal that comes after the last line was printed is ignored (see `end_stop_signals`)."""
 
 
 def _on_stop_signal(signum: int, frame: Any) -> None:
@@ -62,6 +65,23 @@ def defer_stop_signals() -> None:
 def deferred_stop_signal() -> int | None:
     """The first stop signal noted since `defer_stop_signals`, or None."""
     return _deferred[0] if _deferred else None
+
+
+def end_stop_signals() -> None:
+    """The command has said its last line: from now on a stop signal changes nothing.
+
+    In the console script (`OWNS_PROCESS`) the stop signals are ignored until the
+    process exits: Python restores the default action of a handled signal while it
+    shuts down, and a signal in that window would kill a finished, reported run
+    silently (exit 143 after a complete output). An ignored signal stays ignored. A
+    caller running the CLI inside its own process gets the default handlers back
+    instead.
+    """
+    if OWNS_PROCESS:
+        for sig in (*STOP_SIGNALS, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+    else:
+        catch_stop_signals(False)
 
 
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"}
