@@ -63,6 +63,18 @@ def test_names_that_are_not_utf8_are_chunked_and_named_by_one_rule(tmp_path):
                                                     "new\nline.md.jsonl"]
 
 
+def test_every_command_and_the_api_name_such_files_by_the_rule(tmp_path):
+    import chunkctl
+
+    d = _odd_names(tmp_path)
+    bad = os.path.join(os.fsdecode(d), os.fsdecode(b"bad\xff\xfename.txt"))
+    assert chunkctl.chunk_file(bad)[0]["source"].endswith("/t/bad\\xff\\xfename.txt")
+    for cmd in ("inspect", "extract"):
+        p = _cli(cmd, bad)
+        assert p.returncode == 0 and b"Traceback" not in p.stderr, (cmd, p.stderr)
+        assert b"Bad name but good text." in p.stdout
+
+
 def test_discover_names_problems_by_the_same_rule(tmp_path):
     link = os.path.join(os.fsencode(tmp_path), b"gone\xff.md")
     os.symlink(b"/nonexistent/x.md", link)

@@ -23,6 +23,7 @@ from chunkctl.errors import ChunkctlError, LoaderError
 from chunkctl.loaders import LOADERS, format_for, load_bytes
 from chunkctl.model import Document
 from chunkctl.pipeline.finalize import iter_records
+from chunkctl.pipeline.inputs import source_name
 from chunkctl.tokenizers import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ def load(path: str | os.PathLike, config: ChunkConfig | None = None, source: str
     Args:
         path: the file to read (also used for its extension when `format` is None).
         config: options that affect loading (encoding, password, HTML options).
-        source: the record's `source`; defaults to `path` with `/` separators.
+        source: the record's `source`; defaults to `path` with `/` separators (bytes
+            of the name that are not UTF-8 written as `\\xNN`, see `inputs.source_name`).
         data: the file's bytes when already read (then `path` is not opened).
         format: a registered format name, instead of the extension's.
 
@@ -47,7 +49,7 @@ def load(path: str | os.PathLike, config: ChunkConfig | None = None, source: str
     """
     config = config or ChunkConfig()
     path = str(path)
-    source = source or path.replace(os.sep, "/")
+    source = source_name(source or path.replace(os.sep, "/"))  # undecodable name bytes as \xNN
     if data is None:
         try:
             mode = os.stat(path).st_mode
