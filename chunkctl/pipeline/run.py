@@ -202,9 +202,27 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         return
     task = functools.partial(process_file, config=config)
     if engine == "dask":
-        from chunkctl.pipeline.engines import dask as dask_engine
+        import dataclasses
+        import os
 
-        yield from dask_engine.map_ordered(task, items, scheduler, jobs)
+        from chunkctl.pipeline.engines import dask as dask_engine
+        from chunkctl.pipeline.engines.local import TaskFailure as Failure
+
+        # Workers open paths in their own working folder: send absolute ones (`source`,
+        # what the records say, is a field of its own and stays as given).
+        items = [dataclasses.replace(it, path=os.path.abspath(it.path)) if it.path else it for it in items]
+        answers = dask_engine.map_ordered(task, items, scheduler, jobs)
+        try:
+            for item, res in zip(items, answers):
+                if isinstance(res, Failure):
+                    res = _failure(item, res)
+                elif res.error_type == "LoaderError" and ": cannot read file (" in (res.error or "") \
+                        and item.path and os.access(item.path, os.R_OK):
+                    res.error = f"{res.error} on the Dask workers, though this machine can read it: the " \
+                                "workers need the input files at the same path (a shared file system)"
+                yield res
+        finally:
+            answers.close()
         return
     if jobs <= 1 and not file_timeout:
         for item in items:

@@ -1,86 +1,362 @@
-"""The Dask engine: a function it is given mapped over Dask bags, results in input order; needs the `dask` extra."""
+"""The Dask engine: a function it is given mapped over Dask futures (one per item), answers in input order; needs the `dask` extra."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+import contextlib
+import logging
+import math
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import Any, TypeVar
 
-from chunkctl.errors import ConfigError, MissingExtraError
+from chunkctl.errors import ChunkctlError, ConfigError, MissingExtraError
+from chunkctl.pipeline.engines.local import TaskFailure
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-# Files are sent to the cluster in batches of about this many bytes (and at most
-# BATCH_FILES files), so the client holds a bounded amount of results at a time.
+# At most BATCH_FILES items, weighing about BATCH_BYTES in all (their `size`), are in
+# flight at a time: the client and the workers hold a bounded amount of results.
 BATCH_BYTES = 64_000_000
 BATCH_FILES = 256
 
+WORKER_WAIT = 60.0
+"""Seconds to wait for a first worker, or for any worker while none is left, before giving up."""
+WORKER_WAIT_ENV = "CHUNKCTL_DASK_WORKER_WAIT"
+"""Environment variable that overrides WORKER_WAIT (seconds)."""
+ALLOWED_FAILURES = 0
+"""`distributed.scheduler.allowed-failures` of the local cluster this engine starts.
+
+With 0 the scheduler gives up on every item a dying worker held at once; this engine
+then runs each of them again alone, nothing else running, so only an item that itself
+kills workers fails: it kills two workers in all. A scheduler started by the user keeps
+its own setting; with Dask's default 3 it gives up on an item after four workers died
+running it, and the engine reports that item failed without a further try.
+"""
+
+_POLL = 0.5  # seconds between checks that the cluster still has workers
+_QUIET_LOGGERS = ("distributed", "tornado", "asyncio")
+
 
 def check() -> None:
-    """Raise MissingExtraError when dask.bag or distributed is not installed."""
+    """Raise MissingExtraError when dask or distributed is not installed."""
     try:
-        import dask.bag  # noqa: F401
+        import dask  # noqa: F401
         import distributed  # noqa: F401
     except ImportError:
         raise MissingExtraError("--engine dask", "dask", "dask[bag] distributed") from None
 
 
-def _batches(items: Sequence[T]) -> Iterator[list[T]]:
-    batch: list[T] = []
-    size = 0
-    for item in items:
-        batch.append(item)
-        size += getattr(item, "size", 0)
-        if size >= BATCH_BYTES or len(batch) >= BATCH_FILES:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
+def check_scheduler(address: str) -> None:
+    """Check the form of a scheduler address ("tcp://host:8786", "host:8786", "tls://..."), without connecting.
+
+    Raises:
+        MissingExtraError: the `dask` extra is not installed.
+        ConfigError: not a scheduler address (an unknown scheme such as http://, no
+            host, no port, a port that is not a number from 1 to 65535), in one line
+            naming `--scheduler`.
+    """
+    check()
+    from distributed.comm import parse_address
+    from distributed.comm.registry import backends
+
+    def bad(reason: str) -> ConfigError:
+        return ConfigError(f"--scheduler {address}: not a scheduler address ({reason}); give the address "
+                           "`dask scheduler` prints, e.g. tcp://10.0.0.5:8786")
+
+    scheme, location = parse_address(address) if address.strip() else ("tcp", "")
+    if scheme not in backends:
+        raise bad(f"unknown scheme {scheme}://; known: {', '.join(s + '://' for s in sorted(backends))}")
+    if scheme in ("tcp", "tls", "ws", "wss"):
+        host, sep, port = location.rpartition(":")
+        if not sep or not host.strip("[]"):
+            raise bad("expected HOST:PORT" if location else "empty")
+        if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+            raise bad(f"port {port!r} is not a number from 1 to 65535")
+        if ":" in host and not host.startswith("["):
+            raise bad("an IPv6 host goes in brackets, e.g. tcp://[::1]:8786")
 
 
-def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None = None, workers: int = 2
-                ) -> Iterator[R]:
-    """Map `fn` over `items` on a Dask cluster and yield the results in input order.
+def worker_wait() -> float:
+    """Seconds to wait for workers: the CHUNKCTL_DASK_WORKER_WAIT environment variable, else WORKER_WAIT (60).
+
+    Raises:
+        ConfigError: the variable is set but not a positive number of seconds.
+    """
+    raw = os.environ.get(WORKER_WAIT_ENV, "").strip()
+    if not raw:
+        return WORKER_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise ConfigError(f"{WORKER_WAIT_ENV}={raw!r}: give a positive number of seconds")
+    return value
+
+
+def _quiet() -> None:
+    """Silence distributed's, tornado's and asyncio's loggers: the run stops on an interrupt or an error.
+
+    Their shutdown noise (pending tasks, closed comms, reconnection attempts) would
+    otherwise bury the one-line message, partly after this function returns (when
+    abandoned tasks are collected), so the levels are not restored.
+    """
+    for name in _QUIET_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.CRITICAL + 1)
+        for h in logger.handlers:
+            h.setLevel(logging.CRITICAL + 1)
+
+
+def _killed(exc: BaseException) -> bool:
+    from distributed import KilledWorker
+
+    return isinstance(exc, KilledWorker)
+
+
+class _Runner:
+    """The futures of one run: submission, waiting with a watch on the workers, outcomes."""
+
+    def __init__(self, client: Any, fn: Callable[[Any], Any], scheduler: str | None, wait: float):
+        self.client = client
+        self.fn = fn
+        self.remote = bool(scheduler)
+        self.where = scheduler or "a local cluster"
+        self.wait = wait
+
+    def submit(self, item: Any) -> Any:
+        # pure=False: a new key each time (a lone retry must not reuse the failed key);
+        # retries=0: a result or an exception, never a silent second run.
+        return self.client.submit(self.fn, item, pure=False, retries=0)
+
+    def settle(self, futures: Sequence[Any]) -> None:
+        """Wait until `futures` are finished, erred or cancelled.
+
+        Raises:
+            ChunkctlError: the cluster had no worker for `wait` seconds meanwhile.
+        """
+        left = [f for f in futures if not f.done()]
+        if not left:
+            return
+        wake = threading.Event()
+        for f in left:
+            f.add_done_callback(lambda _: wake.set())
+        idle_since: float | None = None
+        while True:
+            woken = wake.wait(_POLL)
+            wake.clear()
+            left = [f for f in left if not f.done()]
+            if not left:
+                return
+            if woken:
+                continue
+            try:
+                workers = len(self.client.nthreads()) if self.client.status == "running" else -1
+            except Exception:  # the scheduler went away in the meantime
+                workers = -1
+            if workers > 0:
+                idle_since = None
+                continue
+            now = time.monotonic()
+            idle_since = idle_since or now
+            if now - idle_since < self.wait:
+                continue
+            if workers < 0:
+                raise ChunkctlError(f"lost the connection to the Dask scheduler ({self.where})")
+            raise ChunkctlError(f"the Dask cluster ({self.where}) has had no workers for {self.wait:g} s "
+                                "(they died or left); start some with `dask worker`")
+
+    def outcome(self, future: Any) -> tuple[str, Any]:
+        """What became of a settled future, and the future released.
+
+        Returns:
+            ("ok", result); ("killed", KilledWorker) when workers died running it;
+            ("lost", exception) when its result could not be fetched (a worker's
+            connection dropped); ("failed", TaskFailure) when `fn` raised or the
+            scheduler cancelled it.
+
+        Raises:
+            ChunkctlError: the connection to the scheduler was lost.
+        """
+        from distributed import CancelledError
+
+        try:
+            return "ok", future.result()
+        except CancelledError:
+            self.connected()
+            return "failed", TaskFailure("error", "cancelled by the Dask scheduler")
+        except Exception as exc:
+            if future.status != "error":  # the task finished; fetching its result failed
+                self.connected()
+                return "lost", exc
+            if _killed(exc):
+                return "killed", exc
+            return "failed", TaskFailure("error", f"{exc.__class__.__name__}: {exc}")
+        finally:
+            future.release()
+
+    def connected(self) -> None:
+        """Raise ChunkctlError when the client lost its scheduler (the run's futures are gone with it)."""
+        if self.client.status != "running":
+            raise ChunkctlError(f"lost the connection to the Dask scheduler ({self.where})")
+
+
+def _crashed(exc: BaseException, deaths: int, remote: bool) -> TaskFailure:
+    last = getattr(getattr(exc, "last_worker", None), "address", None) or "unknown"
+    why = "; that worker's log says why, e.g. over its --memory-limit" if remote else ""
+    return TaskFailure("crashed", f"the worker process died ({deaths} Dask workers died while running it, "
+                                  f"the last {last}{why})")
+
+
+def _deaths(exc: BaseException) -> int:
+    return int(getattr(exc, "allowed_failures", 0)) + 1
+
+
+def _map(runner: _Runner, items: Sequence[T], weight: Callable[[T], float]) -> Iterator[Any]:
+    """Yield one outcome per item, in order: results, or TaskFailures (see map_ordered)."""
+    pending: deque[tuple[int, Any, float]] = deque()  # (index, future, weight), in input order
+    load = 0.0
+    nxt = 0
+    while pending or nxt < len(items):
+        while nxt < len(items) and (not pending or (len(pending) < BATCH_FILES and load < BATCH_BYTES)):
+            w = max(0.0, float(weight(items[nxt]) or 0))
+            pending.append((nxt, runner.submit(items[nxt]), w))
+            load += w
+            nxt += 1
+        i, future, w = pending[0]
+        runner.settle([future])
+        kind, value = runner.outcome(future)
+        if kind == "lost" or (kind == "killed" and _deaths(value) == 1):
+            # A worker that dies with allowed-failures 0 fails every item it held at
+            # once. Run this one again alone, nothing else running, so that only an item
+            # that itself kills workers fails; the same for a result that was lost.
+            runner.settle([f for _, f, _ in list(pending)[1:]])
+            deaths = _deaths(value) if kind == "killed" else 0
+            retry = runner.submit(items[i])
+            runner.settle([retry])
+            kind, value = runner.outcome(retry)
+            if kind == "killed":
+                value = _crashed(value, deaths + _deaths(value), runner.remote)
+            elif kind == "lost":
+                value = TaskFailure("error", f"its result could not be fetched from the Dask workers "
+                                             f"({value.__class__.__name__}: {value})")
+        elif kind == "killed":  # the scheduler already tried it on several workers
+            value = _crashed(value, _deaths(value), runner.remote)
+        pending.popleft()
+        load -= w
+        yield value
+
+
+def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None = None, workers: int = 2,
+                weight: Callable[[T], float] | None = None, wait: float | None = None
+                ) -> Generator[R | TaskFailure, None, None]:
+    """Map `fn` over `items` on a Dask cluster and yield one answer per item, in input order.
 
     The engine knows nothing of chunking: the pipeline gives it the per-file function
     (`chunkctl.pipeline.run.process_file` with the run's options bound), which never
     raises for a bad file, so the records are byte-identical to the local engine's.
-    Workers read the input paths themselves: on several machines the paths must be
-    visible to every worker (a shared or network file system, the same mount point
-    everywhere).
+    Workers run `fn` on the items as they are: paths in them are opened on the workers
+    (give absolute paths, on a file system every worker sees at the same place).
+
+    Each item is one future (`retries=0`). When a worker dies (killed, out of memory, a
+    crash in a native library), the scheduler runs the items it held elsewhere, up to
+    its `allowed-failures` setting (ALLOWED_FAILURES on the local cluster); an item it
+    gives up on after a single death is run again alone, nothing else running. An item
+    that still kills its worker gets `TaskFailure("crashed", "the worker process died
+    (...)")` and the run goes on. An item whose `fn` raises gets `TaskFailure("error",
+    ...)`. At most BATCH_FILES items, about BATCH_BYTES of `weight` in all, are in
+    flight at a time; results are fetched in input order and released at once.
 
     Args:
-        fn: a picklable function of one item.
-        items: the items (picklable; their `size` attribute, in bytes, when present,
-            sizes the batches).
+        fn: a picklable function of one item, importable on the workers.
+        items: the items (picklable).
         scheduler: address of a running scheduler ("tcp://host:8786"); None starts a
-            local cluster of `workers` processes on this machine for the run.
+            local cluster of `workers` processes on this machine for the run (with
+            `distributed.scheduler.allowed-failures` ALLOWED_FAILURES, 0).
         workers: processes of the local cluster.
+        weight: an item's weight in bytes for the in-flight bound; defaults to its
+            `size` attribute (0 without one).
+        wait: seconds to wait for a first worker, and for a worker while the cluster has
+            none left; None: `worker_wait()` (CHUNKCTL_DASK_WORKER_WAIT, else 60).
+
+    Yields:
+        `fn(item)`, or a TaskFailure, for each item in input order.
 
     Raises:
         MissingExtraError: the `dask` extra is not installed.
-        ConfigError: the scheduler cannot be reached.
+        ConfigError: `scheduler` is not a scheduler address, cannot be reached, or no
+            worker joined it within `wait` seconds.
+        ChunkctlError: the cluster lost all its workers for `wait` seconds during the
+            run, or the connection to the scheduler was lost.
     """
     check()
-    import dask.bag as db
+    if scheduler:
+        check_scheduler(scheduler)
+    wait = worker_wait() if wait is None else wait
+    weigh = weight or (lambda item: getattr(item, "size", 0) or 0)
+    if not items:
+        return
+    import dask
     from distributed import Client, LocalCluster
+    from distributed.deploy.spec import SpecCluster
 
-    cluster = None
+    cluster = client = None
+    clusters_before = {id(c) for c in SpecCluster._instances}
+    # distributed logs what chunkctl reports in one line (dead workers, a lost scheduler
+    # and each attempt to reconnect): only its critical messages on stderr during the run.
+    handlers = {h: h.level for h in logging.getLogger("distributed").handlers if isinstance(h, logging.StreamHandler)}
+    for h in handlers:
+        h.setLevel(logging.CRITICAL)
     try:
         if scheduler:
             try:
-                client = Client(scheduler, timeout="20s")
+                client = Client(scheduler, timeout="20s", set_as_default=False)
             except (OSError, TimeoutError) as exc:
                 raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+            except (ValueError, TypeError) as exc:
+                raise ConfigError(f"--scheduler {scheduler}: not a scheduler address ({exc})") from None
         else:
-            cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None)
-            client = Client(cluster)
-        with client:
-            for batch in _batches(items):
-                bag = db.from_sequence(batch, npartitions=min(len(batch), 4 * max(1, workers)))
-                # Bag.compute keeps the order of the sequence, whatever finishes first.
-                yield from bag.map(fn).compute(scheduler=client)
+            # A worker holds one item at a time, so a dying worker takes no other item with it.
+            with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                                  "distributed.scheduler.worker-saturation": 1.0}):
+                cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL,
+                                       # no dashboard; its HTTP server on a free port, not 8787
+                                       scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+            client = Client(cluster, set_as_default=False)
+        try:
+            client.wait_for_workers(1, timeout=wait)
+        except TimeoutError:
+            if cluster is not None:
+                raise ConfigError(f"the local Dask cluster started no worker within {wait:g} s") from None
+            raise ConfigError(f"--scheduler {scheduler}: no Dask worker joined it within {wait:g} s; start some "
+                              f"(`dask worker {scheduler}`), or set {WORKER_WAIT_ENV} to wait longer") from None
+        yield from _map(_Runner(client, fn, scheduler, wait), items, weigh)
+    except (KeyboardInterrupt, SystemExit):
+        _quiet()  # Ctrl-C or SIGTERM: stop without the event loop's tracebacks
+        raise
+    except ChunkctlError:
+        if client is not None and client.status != "running":
+            _quiet()  # the scheduler is gone: no reconnection tracebacks under the one-line message
+        raise
     finally:
-        if cluster is not None:
-            cluster.close()
+        with contextlib.suppress(Exception):
+            if client is not None:
+                client.close(timeout=10)
+        with contextlib.suppress(Exception):
+            if cluster is not None:
+                cluster.close(timeout=10)
+        if cluster is None and not scheduler:
+            # Interrupted while the local cluster started: close the half-started one here,
+            # or distributed's exit hook would, with a traceback.
+            for half in [c for c in SpecCluster._instances if id(c) not in clusters_before]:
+                with contextlib.suppress(Exception):
+                    half.close(timeout=10)
+                half.shutdown_on_close = False
+        for h, level in handlers.items():
+            if h.level == logging.CRITICAL:  # not silenced for good by _quiet
+                h.setLevel(level)
