@@ -51,9 +51,9 @@ def test_chunk_examples_to_file(tmp_path):
     p = run_cli("chunk", "examples", "--chunk-size", "128", "--overlap", "16", "-o", str(out))
     assert p.returncode == 0, p.stderr
     recs = parse_jsonl(out.read_bytes())
-    assert {r["source"] for r in recs} == {"backup-guide.md", "returns-policy.txt"}
+    assert {r["source"] for r in recs} == {"backup-guide.md", "cold-storage-handbook.pdf", "on-call-runbook.html", "returns-policy.txt"}
     assert all(r["n_tokens"] <= 128 for r in recs)
-    assert b"2 files" in p.stderr and p.stdout == b""
+    assert b"4 files" in p.stderr and p.stdout == b""
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
 
 

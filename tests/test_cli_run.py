@@ -55,7 +55,7 @@ def test_jobs_cache_and_reruns_give_identical_bytes(tmp_path):
     assert len(parse_jsonl(first)) > 100
     assert all(data == first for data, _ in outs.values())  # jobs 1 = jobs 2 = a second run = cached
     assert ", cached" not in outs["cold"][1]
-    assert ", 14 cached" in outs["warm"][1]
+    assert ", 16 cached" in outs["warm"][1]  # 12 corpus files + 4 examples
 
 
 def test_cache_ignores_corrupt_entries_and_keys_on_options(tmp_path):
@@ -64,7 +64,7 @@ def test_cache_ignores_corrupt_entries_and_keys_on_options(tmp_path):
     first = invoke(*base)
     assert first.exit_code == 0
     entries = [p for p in cache.rglob("*.jsonl")]
-    assert len(entries) == 2
+    assert len(entries) == 4  # one per example file
     # A damaged entry (half written by a crash, or edited) is ignored and rewritten.
     entries[0].write_bytes(entries[0].read_bytes()[:-40])
     entries[1].write_bytes(b"not json\n")
@@ -74,7 +74,7 @@ def test_cache_ignores_corrupt_entries_and_keys_on_options(tmp_path):
     # Other options are another key: no stale records.
     smaller = invoke(*base, "--chunk-size", "64")
     assert all(r["meta"]["chunk_size"] == 64 for r in parse_jsonl(smaller.stdout_bytes))
-    assert len(list(cache.rglob("*.jsonl"))) == 4
+    assert len(list(cache.rglob("*.jsonl"))) == 8
 
 
 @needs_shared()
@@ -180,7 +180,7 @@ def test_file_timeout_stops_a_slow_file_and_the_run_goes_on(tmp_path):
     assert f"{big}: took longer than 1 s" in r.stderr
     assert parse_jsonl(errors.read_bytes()) == [{"source": str(big), "error_type": "Timeout",
                                                  "message": "took longer than 1 s"}]
-    assert {rec["source"] for rec in parse_jsonl(r.stdout_bytes)} == {"backup-guide.md", "returns-policy.txt"}
+    assert {rec["source"] for rec in parse_jsonl(r.stdout_bytes)} == {"backup-guide.md", "cold-storage-handbook.pdf", "on-call-runbook.html", "returns-policy.txt"}
 
 
 def test_from_list_reads_paths_relative_to_the_current_folder(tmp_path, monkeypatch):
@@ -240,7 +240,7 @@ def test_summary_line_when_stderr_is_not_a_terminal():
     p = run_cli("chunk", "examples", "--jobs", "2")
     assert p.returncode == 0
     line = p.stderr.decode().strip()
-    assert line.startswith("chunkctl: 2 files (md 1, txt 1), ") and " chunks, " in line and line.endswith(" MB/s")
+    assert line.startswith("chunkctl: 4 files (html 1, md 1, pdf 1, txt 1), ") and " chunks, " in line and line.endswith(" MB/s")
 
 
 def test_python_api_does_the_same_job(tmp_path):
