@@ -92,7 +92,28 @@ def test_hostile_tree_every_good_file_lands_and_every_bad_one_is_one_error(tmp_p
     root.mkdir()
     good, bad = build_tree(root)
     outputs = {}
-    for name, extra in [("jobs1", ["--jobs", "1"]), ("jobs2", ["--jobs", "2"])]:
+    engines = [("jobs1", ["--jobs", "1"]), ("jobs2", ["--jobs", "2"])]
+    cluster = None
+    try:
+        import distributed  # noqa: F401
+
+        from tests.test_dask_cluster import Cluster
+
+        cluster = Cluster(tmp_path / "cluster")  # a scheduler and two worker processes
+        engines.append(("dask", ["--engine", "dask", "--scheduler", cluster.address]))
+    except ImportError:
+        pass
+    try:
+        _run_engines(root, tmp_path, engines, good, bad, outputs)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    assert len(set(outputs.values())) == 1, "the engines disagree"
+    assert cluster is None or "dask" in outputs
+
+
+def _run_engines(root: Path, tmp_path: Path, engines: list, good: set[str], bad: set[str], outputs: dict) -> None:
+    for name, extra in engines:
         out, errs = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.errors.jsonl"
         p = run_over(root, out, errs, *extra)
         err = p.stderr.decode()
@@ -104,4 +125,3 @@ def test_hostile_tree_every_good_file_lands_and_every_bad_one_is_one_error(tmp_p
         assert sorted(e["source"] for e in errors) == sorted(bad), (name, errors)
         assert "h-out.txt: skipped, a symbolic link that leads out of the folder" in err
         outputs[name] = out.read_bytes()
-    assert outputs["jobs1"] == outputs["jobs2"]

@@ -13,6 +13,7 @@ from chunkctl.cli.console import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_USAGE,
     Console,
     Terminated,
     catch_stop_signals,
@@ -197,6 +198,13 @@ def chunk(
         con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
         raise typer.Exit(EXIT_FAILED) from None
+    except ConfigError as exc:  # the engine found bad usage late (a Dask scheduler with no worker)
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        catch_stop_signals(False)
+        raise typer.Exit(EXIT_USAGE) from None
     except BrokenPipeError:
         sink.abort()
         with contextlib.suppress(OSError):
