@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 PKG = ROOT / "chunkctl"
 
 # Layer of each module (by longest matching prefix) and the layers each may import.
-# Data flows one way: cli -> {pipeline, eval, contract, output} -> {enrich -> chunking, loaders}
+# Data flows one way: cli -> {view, pipeline, eval, contract, output} -> {enrich -> chunking, loaders}
 # -> {llm (the model seam), text} -> core. The package facade (chunkctl/__init__.py) may
 # import any layer but the CLI.
 LAYER_OF = {
@@ -23,7 +23,8 @@ LAYER_OF = {
     "chunkctl.tokenizers": "core", "chunkctl.atomic": "core", "chunkctl.configfile": "core",
     "chunkctl.text": "text", "chunkctl.loaders": "loaders", "chunkctl.llm": "llm", "chunkctl.chunking": "chunking",
     "chunkctl.enrich": "enrich", "chunkctl.pipeline": "pipeline", "chunkctl.output": "output",
-    "chunkctl.contract": "contract", "chunkctl.eval": "eval", "chunkctl.cli": "cli", "chunkctl.__main__": "cli",
+    "chunkctl.contract": "contract", "chunkctl.eval": "eval", "chunkctl.view": "view", "chunkctl.cli": "cli",
+    "chunkctl.__main__": "cli",
     "chunkctl": "api",
 }
 BELOW = {
@@ -37,8 +38,10 @@ BELOW = {
     "output": {"core"},
     "contract": {"output", "loaders", "core"},
     "eval": {"pipeline", "chunking", "loaders", "text", "output", "core"},
-    "cli": {"api", "eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text", "core"},
-    "api": {"eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text", "core"},
+    "view": {"pipeline", "enrich", "chunking", "loaders", "llm", "text", "output", "core"},
+    "cli": {"api", "view", "eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text",
+            "core"},
+    "api": {"view", "eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text", "core"},
 }
 
 

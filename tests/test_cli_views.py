@@ -118,7 +118,7 @@ def test_validator_checks_parents_and_order():
 
 
 def test_every_command_has_help_with_examples():
-    for cmd in ("chunk", "extract", "schema", "config", "inspect", "stats"):
+    for cmd in ("chunk", "extract", "schema", "config", "inspect", "stats", "view"):
         r = invoke(cmd, "--help")
         assert r.exit_code == 0 and "Example" in r.stdout, cmd
         assert f"chunkctl {cmd}" in r.stdout, cmd

@@ -13,6 +13,7 @@ from chunkctl.cli.chunk import chunk
 from chunkctl.cli.commands import config_cmd, extract, inspect_cmd, schema, stats_cmd
 from chunkctl.cli.console import EXIT_FAILED, EXIT_INTERRUPTED, print_line
 from chunkctl.cli.evaluation import eval_
+from chunkctl.cli.view import view_cmd
 from chunkctl.errors import ChunkctlError
 
 app = typer.Typer(
@@ -48,6 +49,7 @@ app.command("config")(config_cmd)
 app.command("inspect")(inspect_cmd)
 app.command("stats")(stats_cmd)
 app.command("extract")(extract)
+app.command("view")(view_cmd)
 app.command("eval")(eval_)
 app.command("schema")(schema)
 

@@ -1,0 +1,163 @@
+"""The documents of a view: inputs loaded, then chunked here or matched with records read from a JSONL file; no HTML, no terminal output."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import orjson
+
+from chunkctl.config import ChunkConfig
+from chunkctl.errors import ChunkctlError, LoaderError
+from chunkctl.model import Document
+from chunkctl.output.flavours import to_records
+from chunkctl.pipeline.document import chunk_records, load
+from chunkctl.pipeline.inputs import InputFile
+from chunkctl.view.data import DocumentView, mismatch
+
+
+@dataclass
+class RecordFile:
+    """Records read from a JSONL file, grouped by document.
+
+    Attributes:
+        by_source: `source` -> its records, in file order; sources in first-seen order.
+        bad_lines: 1-based numbers of lines that are not a JSON record.
+    """
+
+    by_source: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    bad_lines: list[int] = field(default_factory=list)
+
+    @property
+    def records(self) -> int:
+        """Number of records read."""
+        return sum(len(v) for v in self.by_source.values())
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes]:
+    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+    if head == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+    yield from stream
+
+
+def read_records(stream: IO[bytes]) -> RecordFile:
+    """Read JSONL records (gzip-compressed or not; any `--flavour`) and group them by `source`.
+
+    Args:
+        stream: a binary stream (a buffered file or stdin's buffer).
+
+    Raises:
+        OSError, EOFError: the stream cannot be read (a truncated gzip file).
+    """
+    out = RecordFile()
+    for i, line in enumerate(_lines(stream), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = orjson.loads(line)
+            if isinstance(rec, dict) and ("page_content" in rec or "id_" in rec):
+                rec = to_records([rec], "langchain" if "page_content" in rec else "llamaindex")[0]
+            source = rec["source"]
+            for key in ("start", "end", "n_tokens", "chunk_index"):
+                int(rec[key])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            out.bad_lines.append(i)
+            continue
+        out.by_source.setdefault(str(source), []).append(rec)
+    return out
+
+
+def _load(item: InputFile, config: ChunkConfig) -> tuple[DocumentView, Document | None]:
+    """The input loaded: its view (text, title) and Document, or the view of its failure and None."""
+    view = DocumentView(item.source, item.format, nbytes=item.size or len(item.data or b""))
+    try:
+        doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
+    except LoaderError as exc:
+        view.error = exc.reason
+        return view, None
+    except ChunkctlError as exc:
+        view.error = str(exc)
+        return view, None
+    view.text, view.title, view.format, view.warnings = doc.text, doc.title, doc.format, list(doc.warnings)
+    return view, doc
+
+
+def chunk_views(inputs: Iterable[InputFile], config: ChunkConfig,
+                done: Callable[[DocumentView], None] | None = None) -> list[DocumentView]:
+    """Load and chunk each input with `config`, one at a time, through `process_document` as `chunkctl chunk` does.
+
+    A file that cannot be read or chunked becomes a view with `error` set; the others
+    go on. Inputs no loader reads (`format` None) are left out.
+
+    Args:
+        inputs: the run's inputs (`chunkctl.pipeline.gather`).
+        config: the chunking options.
+        done: called with each view as it is made (progress, warnings).
+
+    Returns:
+        one view per input read, in input order.
+    """
+    out = []
+    for item in inputs:
+        if item.format is None:
+            continue
+        view, doc = _load(item, config)
+        if doc is not None:
+            try:
+                view.records = chunk_records(doc, config)
+            except ChunkctlError as exc:
+                view.error, view.text = str(exc), None
+        if done is not None:
+            done(view)
+        out.append(view)
+    return out
+
+
+def record_views(inputs: Iterable[InputFile], records: RecordFile, config: ChunkConfig,
+                 done: Callable[[DocumentView], None] | None = None) -> list[DocumentView]:
+    """Load each input and give it the records whose `source` is its source.
+
+    A document whose records do not match its text (another version of the file, or
+    other loading options: `--encoding`, `--keep-boilerplate`, `--main-content`) is a
+    failure naming the first record that differs; so is a source in the records
+    that no input has. An input without records is shown with none.
+
+    Args:
+        inputs: the documents (`chunkctl.pipeline.gather`), with the sources the records were made with.
+        records: from `read_records`.
+        config: options that affect loading.
+        done: called with each view as it is made.
+
+    Returns:
+        one view per input read, in input order, then one per unmatched source.
+    """
+    out = []
+    seen = set()
+    for item in inputs:
+        if item.format is None:
+            continue
+        view, doc = _load(item, config)
+        recs = records.by_source.get(item.source, [])
+        seen.add(item.source)
+        if doc is not None and recs:
+            sha = (recs[0].get("meta") or {}).get("sha256")
+            problem = mismatch(doc.text, recs)
+            if problem and sha and sha != doc.meta.get("sha256"):
+                problem = "the file changed since its records were written (its sha256 differs)"
+            if problem:
+                view.error, view.text = f"the records do not match the document: {problem}", None
+            view.records = recs
+        if done is not None:
+            done(view)
+        out.append(view)
+    for source, recs in records.by_source.items():
+        if source not in seen:
+            view = DocumentView(source, str(recs[0].get("format") or "") or None, records=recs,
+                                error="no such document among the inputs (give the folder the records were made from)")
+            if done is not None:
+                done(view)
+            out.append(view)
+    return out
