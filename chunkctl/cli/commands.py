@@ -144,9 +144,13 @@ def stats_cmd(
     else:
         from rich.console import Console
 
+        from chunkctl.cli.charts import size_chart
         from chunkctl.cli.render import stats_tables
 
-        Console(highlight=False).print(stats_tables(st, top))
+        console = Console(highlight=False)
+        if st.sizes:
+            console.print(size_chart(st.sizes, st.budget, console.width), "")
+        console.print(stats_tables(st, top))
     raise typer.Exit(EXIT_FAILED if st.violations else EXIT_OK)
 
 
