@@ -32,6 +32,8 @@ def eval_(
     json_out: Annotated[Optional[str], typer.Option("--json", help="Write every figure (per corpus and per "
                                                     "question too) to this JSON file.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    html_out: Annotated[Optional[str], typer.Option("--html", help="Write a page with recall and IoU against chunk "
+                                                    "size per strategy, and the table, to this HTML file.")] = None,
 ) -> None:
     """Measure retrieval quality of chunkings on questions with known answers; print the best flags.
 
@@ -46,6 +48,7 @@ def eval_(
       chunkctl eval corpora --questions questions.csv
       chunkctl eval corpora --questions q.jsonl --grid "recursive:200/0,sentence:256/32" --json results.json
       chunkctl eval corpora --questions q.csv --token-budget 1000 --optimize iou --min-recall 87
+      chunkctl eval corpora --questions q.csv --grid "recursive:100/0,recursive:200/0,recursive:400/0" --html eval.html
     """
     import orjson
 
@@ -70,6 +73,12 @@ def eval_(
         out = Output(json_out)
         out.write(orjson.dumps(report.to_dict(optimize, floor), option=orjson.OPT_INDENT_2) + b"\n")
         out.commit()
+    if html_out:
+        from chunkctl.view import eval_page
+
+        page = Output(html_out)
+        page.write(eval_page(report.to_dict(optimize, floor)).encode("utf-8"))
+        page.commit()
     _print_eval(report, report.best(optimize, floor), optimize, min_recall)
 
 
