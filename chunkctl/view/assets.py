@@ -75,7 +75,10 @@ table.docs tr.best td { font-weight: 600; background: #ecfdf5; }
        border: 1px dashed #a78bfa; background: #f5f3ff; padding: 1px 5px; margin: 0 4px 2px 0; user-select: none;
        white-space: pre-wrap; max-width: 100%; }
 .pfx .header, .pfx .context { font-family: ui-monospace, monospace; display: block; color: #7c3aed; }
+.lead { display: block; margin: 2px 0 1px; }
+.lead .pfx { margin-bottom: 0; }
 .nopfx .pfx { display: none; }
+.nopfx .lead { display: inline; }
 .ff { color: #9ca3af; }
 """
 
@@ -172,7 +175,10 @@ VIEW_JS = r"""(function () {
   }
 
   function marker(st, k) {
-    var c = st.chunks[k], r = c.rec, frag = document.createDocumentFragment();
+    var c = st.chunks[k], r = c.rec;
+    // a chunk that starts a line gets its marker and prefix on a line of their own, above it
+    var lead = c.parts.length && (c.s === 0 || st.text.charAt(c.s - 1) === "\n");
+    var frag = lead ? el("span", "lead") : document.createDocumentFragment();
     var mk = el("span", "mk" + (r.oversize ? " oversize" : ""), "#" + r.chunk_index);
     mk.setAttribute("data-m", String(k));
     mk.title = "chunk " + r.chunk_index + ": " + r.n_tokens + " tokens, " + r.kind;
@@ -232,7 +238,7 @@ VIEW_JS = r"""(function () {
     var head = el("div", "head");
     head.appendChild(el("b", null, "#" + r.chunk_index + "  "));
     head.appendChild(document.createTextNode(
-      r.n_tokens + (budget ? "/" + budget : "") + " tokens \u00b7 " + r.kind + " \u00b7 " + c.role +
+      r.n_tokens + (budget ? "/" + budget : "") + " tokens \u00b7 " + r.kind + (c.role === "parent" ? " \u00b7 parent" : "") +
       (rowText(r) ? " \u00b7 " + rowText(r) : "") + " \u00b7 [" + r.start + ":" + r.end + ")" +
       (c.overlap ? " \u00b7 overlap " + c.overlap + " characters" : "") + (r.oversize ? " \u00b7 OVERSIZE" : "")));
     box.appendChild(head);
@@ -391,6 +397,7 @@ VIEW_JS = r"""(function () {
     var d = p.d !== undefined ? parseInt(p.d, 10) : (single ? 0 : -1);
     if (d >= 0 && d < nDocs && document.getElementById("j-" + d)) showDoc(d, p); else showIndex();
     root.setAttribute("data-ready", "1");
+    root.setAttribute("data-ready-ms", String(Math.round(performance.now())));  // since navigation started
   }
 
   document.addEventListener("keydown", function (e) {

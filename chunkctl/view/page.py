@@ -151,8 +151,9 @@ def _doc_header(k: int, v: DocumentView, multi: bool) -> str:
             "<span class=\"sw ov\">overlap</span><span class=\"sw gap\">in no chunk</span>"
             "<span class=\"mk\">#3</span>start <span class=\"pfx\">prefix</span></span>"
             "<label><input type=\"checkbox\" class=\"opt-prefix\" checked> show prefixes</label>"
-            "<button type=\"button\" class=\"opt-all\">draw every page (for find in page)</button>"
-            "<span class=\"muted\">j / k: next / previous chunk</span></div>"
+            "<button type=\"button\" class=\"opt-all\" title=\"Draw every page now, so that the browser's find in "
+            "page sees all the text\">draw all pages</button><span class=\"muted\">keys j / k: next / previous chunk"
+            "</span></div>"
             f"{warn}</div><figure>{svg.histogram(sz, v.budget, width=420, height=120, title='chunk sizes')}"
             f"<figcaption>{esc(summary.line())}</figcaption></figure></header></template>\n")
 
