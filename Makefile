@@ -15,11 +15,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## run: set up and chunk the bundled examples into out/examples.jsonl
+## run: set up, chunk the bundled examples (txt, md, html, pdf) into out/examples.jsonl and draw them in out/examples.html
 run: install
 	@mkdir -p out
 	$(VENV)/bin/chunkctl chunk examples --chunk-size 256 --overlap 32 -o out/examples.jsonl
 	@$(PY) -c "import json;[print(f\"{r['source']} #{r['chunk_index']} {r['n_tokens']:>3} tok  {' > '.join(r['headings'])}\") for r in map(json.loads, open('out/examples.jsonl'))]"
+	$(VENV)/bin/chunkctl view examples --records out/examples.jsonl -o out/examples.html
+	@echo "open out/examples.html in a browser to see the chunks"
 
 ## test: set up and run the whole test suite (what CI runs), naming the 15 slowest tests
 test: install
