@@ -220,9 +220,11 @@ def eval_page(report: Mapping[str, Any], title: str = "chunkctl eval") -> str:
            f"{esc(retriever.get('name', '') if isinstance(retriever, dict) else retriever)} · {esc(limit)} · "
            f"made by chunkctl {esc(__version__)}</p><div class=\"plots\">"]
     for metric, label in (("recall", "recall (%)"), ("iou", "IoU (%)")):
-        top = max((p[1] for pts in points[metric].values() for p in pts), default=0.0)
+        values = [p[1] for pts in points[metric].values() for p in pts]
+        top, low = max(values, default=0.0), min(values, default=0.0)
         y_max = 100.0 if metric == "recall" else max(5.0, math.ceil(top * 1.15 / 5) * 5)
-        out.append(f"<figure>{svg.lines(points[metric], label, y_max=y_max, title=f'{metric} against chunk size')}"
+        y_min = max(0.0, math.floor((low - 5) / 10) * 10) if metric == "recall" else 0.0
+        out.append(f"<figure>{svg.lines(points[metric], label, y_max=y_max, y_min=y_min, title=f'{metric} against chunk size')}"
                    f"<figcaption>Mean {esc(label)} over the questions against the chunk size in tokens, one line "
                    "per strategy.</figcaption></figure>")
     out.append("</div><h2>Results</h2><table class=\"docs\"><thead><tr><th class=\"name\">configuration</th>"

@@ -201,14 +201,14 @@ def bars(items: Sequence[tuple[str, float]], width: int = 560, most: int = 20, u
 
 
 def lines(series: Mapping[str, Sequence[tuple[float, float, str]]], y_label: str, x_label: str = "chunk size (tokens)",
-          width: int = 460, height: int = 260, y_max: float = 100.0, title: str = "") -> str:
+          width: int = 460, height: int = 260, y_max: float = 100.0, y_min: float = 0.0, title: str = "") -> str:
     """An SVG line plot: one line per series, points in x order, a legend below.
 
     Args:
         series: name -> (x, y, point label) points; y in the unit of `y_max` (percent by default).
         y_label, x_label: axis names.
         width, height: in CSS pixels (the legend adds rows below).
-        y_max: top of the y axis.
+        y_max, y_min: top and bottom of the y axis.
         title: the accessible name (default: `y_label`).
 
     Returns:
@@ -230,11 +230,12 @@ def lines(series: Mapping[str, Sequence[tuple[float, float, str]]], y_label: str
         return left + pw * (v - x_lo) / (x_hi - x_lo)
 
     def y(v: float) -> float:
-        return top_m + ph - ph * max(0.0, min(v, y_max)) / y_max
+        return top_m + ph - ph * (max(y_min, min(v, y_max)) - y_min) / (y_max - y_min)
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{width}" height="{total_h}" '
            f'viewBox="0 0 {width} {total_h}" role="img" {_FONT}><title>{esc(title or y_label)}</title>']
-    for v in ticks(y_max, 4):
+    for t in ticks(y_max - y_min, 4):
+        v = y_min + t
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#e5e7eb"/>'
                    f'<text x="{left - 5}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#555">{_num(v)}</text>')
     step = ticks(x_hi - x_lo, 5)
@@ -243,7 +244,7 @@ def lines(series: Mapping[str, Sequence[tuple[float, float, str]]], y_label: str
     while v <= x_hi:
         out.append(f'<text x="{x(v):.1f}" y="{top_m + ph + 14}" text-anchor="middle" fill="#555">{_num(v)}</text>')
         v += d
-    out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#333"/>'
+    out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(y_min):.1f}" y2="{y(y_min):.1f}" stroke="#333"/>'
                f'<text x="{left + pw}" y="{top_m + ph + 30}" text-anchor="end" fill="#555">{esc(x_label)}</text>'
                f'<text x="4" y="14" fill="#555">{esc(y_label)}</text>')
     for i, name in enumerate(names):
