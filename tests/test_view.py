@@ -175,6 +175,10 @@ def test_records_mode_matches_checks_and_reports(tmp_path):
         r = invoke("view", ROOT / "examples", *args, *(["-o", page] if "-o" not in args else []))
         assert r.exit_code == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
     assert invoke("view", ROOT / "examples").exit_code == 2  # -o is required
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = invoke("view", empty, "-o", tmp_path / "e.html")
+    assert r.exit_code == 1 and "no input files selected" in r.stderr and not (tmp_path / "e.html").exists()
 
 
 def test_flavoured_records_are_read_back(tmp_path):

@@ -93,6 +93,10 @@ def view_cmd(
         con.error(str(p))
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension")
+    if not any(i.format for i in found.inputs):
+        con.error(f"no document to show among {len(found.inputs)} files selected (no loader for their extensions)"
+                  if found.inputs else "no input files selected; nothing written")
+        raise typer.Exit(EXIT_FAILED)
     record_file = None
     if records is not None:
         try:
