@@ -5,7 +5,7 @@ test: timings are medians of interleaved repeats on whatever machine runs it.
 
     python bench/bench.py                 # everything (a few minutes)
     python bench/bench.py --quick         # no 100 MB corpus, 1 repeat
-    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs, cli
+    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs, cli, tiny
 """
 
 from __future__ import annotations
@@ -396,6 +396,58 @@ def section_cli(repeats: int) -> str:
             + table(["run", "seconds", "MB/s", "ratio"], rows))
 
 
+def tiny_tree(root: Path, n: int = 20_000) -> int:
+    """`n` files of a few hundred bytes (half .md, half .txt) in folders of 1,000; returns their bytes."""
+    import random
+
+    rng = random.Random(14)
+    words = ("the of and to in is that for it as with was on be by this are from at or an which have not "
+             "backup restore volume snapshot policy retention schedule encrypted archive").split()
+    total = 0
+    for i in range(n):
+        folder = root / f"d{i // 1000:02d}"
+        folder.mkdir(exist_ok=True)
+        body = " ".join(rng.choice(words) for _ in range(rng.randint(30, 90)))
+        text = f"# Note {i}\n\n{body}.\n" if i % 2 else f"{body}.\n"
+        (folder / f"n{i:05d}.{'md' if i % 2 else 'txt'}").write_text(text)
+        total += len(text)
+    return total
+
+
+def section_tiny(repeats: int) -> str:
+    """Issue 14 (13): 20,000 tiny files with the defaults (a time limit, all cores) against one process."""
+    import resource
+
+    exe = Path(sys.executable).parent / "chunkctl"
+    ways = [("defaults (--jobs 0 --file-timeout 300)", []), ("--jobs 1", ["--jobs", "1"]),
+            ("--jobs 1 --file-timeout 0 (no worker process)", ["--jobs", "1", "--file-timeout", "0"])]
+    with tempfile.TemporaryDirectory() as tmp:
+        nbytes = tiny_tree(Path(tmp))
+        load0 = os.getloadavg()[0]
+        walls: dict[str, list[float]] = {name: [] for name, _ in ways}
+        cpus: dict[str, list[float]] = {name: [] for name, _ in ways}
+        for _ in range(repeats):  # interleaved: every way once per round
+            for name, extra in ways:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                p = subprocess.run([str(exe), "chunk", tmp, "-q", "-o", os.devnull, *extra], capture_output=True)
+                walls[name].append(time.perf_counter() - t0)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpus[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+                if p.returncode != 0:
+                    raise SystemExit(f"chunkctl failed: {p.stderr.decode()[-500:]}")
+        load1 = os.getloadavg()[0]
+    base = statistics.median(walls[ways[-1][0]])
+    rows = []
+    for name, _ in ways:
+        t = statistics.median(walls[name])
+        rows.append([name, f"{t:.2f}", f"{t / base:.2f}", f"{statistics.median(cpus[name]):.2f}"])
+    return (f"Many small files (20,000 files, {nbytes / 1e6:.1f} MB, made in a temporary folder), CLI to "
+            f"/dev/null, wall seconds, median of {repeats} interleaved runs; load average {load0:.1f} before, "
+            f"{load1:.1f} after (target: the defaults within ~1.3x of one process):\n\n"
+            + table(["run", "seconds", "× one process", "CPU seconds (all processes)"], rows))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one repeat, no 100 MB corpus")
@@ -414,6 +466,7 @@ def main() -> None:
         "scale": lambda: section_scale(enc, repeats),
         "jobs": lambda: section_jobs(repeats),
         "cli": lambda: section_cli(repeats),
+        "tiny": lambda: section_tiny(repeats),
         "memory": lambda: section_memory(args.quick),
     }
     for name, fn in sections.items():

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
+from rich.filesize import decimal
 from rich.panel import Panel
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -28,35 +23,110 @@ STYLES = {"breadcrumb": "bold cyan", "header": "bold magenta", "context": "cyan"
 
 
 class RunProgress:
-    """The progress bar of `chunkctl chunk` on stderr: files, MB, chunks, rate and ETA.
+    """The live progress display of `chunkctl chunk` on stderr: files and bytes done, chunks, rate and ETA.
 
-    It is redrawn as each file is done, by the caller's thread: no refresh thread, so
+    A file counts as done when it finishes (`done`, called by `pipeline.run` in the
+    order the workers finish files), not when its records are written in input
+    order; failed files are done too, skipped ones are shown apart and are not work
+    to do. The rate is of the files processed since the first one was done (so the
+    workers' start is not counted; files from the cache cost nothing and are left
+    out), and the ETA is the bytes left at that rate. It is redrawn by the caller's
+    thread when a file is done, at most every REDRAW seconds: no refresh thread, so
     worker processes can be forked safely.
 
     Args:
         console: a stderr console (a terminal).
         files: number of inputs.
         total_bytes: their bytes.
+        clock: seconds (tests give their own).
     """
 
-    def __init__(self, console: Console, files: int, total_bytes: int):
-        self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.fields[files]}/" + str(files) + " files"), BarColumn(),
-            DownloadColumn(), TextColumn("{task.fields[chunks]} chunks"), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=console, transient=True, auto_refresh=False)
-        self.task = self.progress.add_task("chunk", total=max(total_bytes, 1), files=0, chunks=0)
+    REDRAW = 0.1
+    RATE_AFTER = 1.0
+    """Seconds after the first file was done before a rate and an ETA are shown (the first files say little)."""
+
+    def __init__(self, console: Console, files: int, total_bytes: int, clock: Callable[[], float] = time.monotonic):
+        self.files, self.total_bytes, self.clock = files, total_bytes, clock
+        self.done_files = self.done_bytes = self.chunks = self.failed = 0
+        self.cached_bytes = self.skipped = self.skipped_bytes = 0
+        self.first: tuple[float, int, int] | None = None  # (when, bytes, files) at the first file processed
+        self._drawn = float("-inf")
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[files]}"), BarColumn(),
+                                 TextColumn("{task.fields[info]}"), console=console, transient=True,
+                                 auto_refresh=False)
+        files_text, info = self.text()
+        self.task = self.progress.add_task("chunk", total=max(total_bytes, 1), files=files_text, info=info)
 
     def __enter__(self) -> RunProgress:
         self.progress.start()
+        self.redraw()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.progress.stop()
 
-    def update(self, summary: RunSummary) -> None:
-        """Show the counts so far."""
-        self.progress.update(self.task, completed=summary.done_bytes, files=summary.done, chunks=summary.chunks)
+    def done(self, res: Any) -> None:
+        """Count one input whose result is known (a `FileResult`: skipped, error, cached, nbytes, n_chunks)."""
+        if res.skipped:
+            self.skipped += 1
+            self.skipped_bytes += res.nbytes
+        else:
+            self.done_files += 1
+            self.done_bytes += res.nbytes
+            self.chunks += res.n_chunks
+            self.failed += bool(res.error)
+            self.cached_bytes += res.nbytes if res.cached else 0
+            if self.first is None and not res.cached:
+                self.first = (self.clock(), self.done_bytes - self.cached_bytes, self.done_files)
+        if self.clock() - self._drawn >= self.REDRAW or self.done_files + self.skipped >= self.files:
+            self.redraw()
+
+    def rate(self) -> tuple[float, float] | None:
+        """(bytes, files) processed per second since the first file was, cache hits left out; None
+        until RATE_AFTER seconds after it."""
+        if self.first is None:
+            return None
+        since, nbytes, files = self.first
+        seconds = self.clock() - since
+        work = self.done_bytes - self.cached_bytes - nbytes
+        if seconds < self.RATE_AFTER or work <= 0:
+            return None
+        return work / seconds, (self.done_files - files) / seconds
+
+    def eta(self) -> float | None:
+        """Seconds left: the bytes not done yet at the rate so far (None before a rate)."""
+        rate = self.rate()
+        if rate is None:
+            return None
+        return max(0, self.total_bytes - self.skipped_bytes - self.done_bytes) / rate[0]
+
+    def text(self) -> tuple[str, str]:
+        """What the display says: ("12/40 files", "1.2 MB/3.4 MB  97 chunks  ...  ETA 0:07")."""
+        todo = self.files - self.skipped
+        parts = [f"{decimal(self.done_bytes)}/{decimal(self.total_bytes - self.skipped_bytes)}",
+                 f"{self.chunks:,} chunks"]
+        if self.failed:
+            parts.append(f"{self.failed:,} failed")
+        if self.skipped:
+            parts.append(f"{self.skipped:,} skipped")
+        rate, eta = self.rate(), self.eta()
+        if rate is not None and eta is not None:
+            parts.append(f"{decimal(round(rate[0]))}/s, {rate[1]:,.0f} files/s")
+            parts.append(f"ETA {_clock_time(eta)}")
+        return f"{self.done_files:,}/{todo:,} files", "  ".join(parts)
+
+    def redraw(self) -> None:
+        """Show the counts now."""
+        files, info = self.text()
+        self.progress.update(self.task, total=max(self.total_bytes - self.skipped_bytes, 1),
+                             completed=self.done_bytes, files=files, info=info)
         self.progress.refresh()
+        self._drawn = self.clock()
+
+
+def _clock_time(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def summary_table(s: RunSummary) -> Table:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,8 @@ DEFAULT_FILE_TIMEOUT = 300.0
 """Seconds one file may take by default before its worker is stopped (generous: a slow PDF, not a hang)."""
 ENGINES = ("local", "dask")
 """`--engine` values: worker processes of this machine, or a Dask cluster."""
+SMALL_FILE = 256_000
+"""Bytes: files this small share their trip to a local worker (up to this many bytes of files a trip)."""
 
 
 @dataclass(frozen=True)
@@ -196,8 +198,13 @@ def _failure(item: InputFile, failure: Any) -> FileResult:
 
 
 def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
-             engine: str = "local", scheduler: str | None = None) -> Generator[FileResult, None, None]:
-    """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order."""
+             engine: str = "local", scheduler: str | None = None,
+             on_done: Callable[[FileResult], None] | None = None) -> Generator[FileResult, None, None]:
+    """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order.
+
+    The local engine calls `on_done` with each result as soon as the file is done (in
+    the order files finish); the dask engine does not (`run` reports its results).
+    """
     if not items:
         return
     task = functools.partial(process_file, config=config)
@@ -226,14 +233,24 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         return
     if jobs <= 1 and not file_timeout:
         for item in items:
-            yield process_file(item, config)
+            res = process_file(item, config)
+            if on_done is not None:
+                on_done(res)
+            yield res
         return
     from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
+    def done(i: int, res: Any) -> None:
+        if on_done is not None:
+            on_done(_failure(items[i], res) if isinstance(res, TaskFailure) else res)
+
     # Look ahead up to 64 MB of input past the next file to write, so one slow big
     # file does not leave the other workers idle; memory stays bounded by that.
-    results = imap_ordered(task, items, jobs, file_timeout,
-                           weight=lambda it: it.size, init=functools.partial(warm, config), ahead=64e6)
+    # Files of up to SMALL_FILE bytes go to a worker several at a time, up to that
+    # much in all: a round trip per file would cost more than the file (issue 14).
+    results = imap_ordered(task, items, jobs, file_timeout, weight=lambda it: it.size,
+                           init=functools.partial(warm, config), ahead=64e6, batch_weight=SMALL_FILE,
+                           on_done=done if on_done is not None else None)
     try:
         for i, res in results:
             yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
@@ -259,8 +276,8 @@ def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None
 
 def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
         file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: RecordCache | None = None,
-        known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None
-        ) -> Generator[FileResult, None, None]:
+        known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None,
+        progress: Callable[[FileResult], None] | None = None) -> Generator[FileResult, None, None]:
     """Process a run's inputs and yield their results in input order.
 
     Files are processed by `jobs` worker processes (see `chunkctl.pipeline.engines.local`); the
@@ -288,6 +305,12 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
             `scheduler`'s address, or a local cluster of `jobs` processes; no per-file
             time limit there).
         scheduler: Dask scheduler address for engine "dask".
+        progress: called with every input's result as soon as it is known, in the
+            order files finish (not input order): first the results known without
+            processing (skipped inputs, cache hits), then each processed file as its
+            worker is done with it (with the dask engine, for now: as it is yielded).
+            It runs in the caller's thread, between results (e.g. to redraw a
+            progress display); it should be quick and not raise.
 
     Yields:
         one FileResult per input, in input order.
@@ -295,11 +318,18 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
     if known is None:
         known = plan(inputs, config, max_file_size, cache)
     todo = [item for item, res in zip(inputs, known) if res is None]
-    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler)
+    report = progress if engine != "dask" else None
+    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler, on_done=report)
     try:
+        if progress is not None:
+            for res in known:
+                if res is not None:
+                    progress(res)
         for res in known:
             if res is None:
                 res = next(computed)
+                if progress is not None and report is None:
+                    progress(res)
                 if cache is not None and res.error is None and res.sha256 and not res.model_failures \
                         and res.llm_plan is None:
                     from chunkctl.pipeline.cache import CacheEntry

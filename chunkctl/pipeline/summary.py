@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunSummary:
-    """Counts kept while a run goes, for the progress display and the summary.
+    """Counts of the results delivered so far (in input order), for the summary.
 
     Attributes:
         files: documents written (empty ones included).
@@ -24,8 +24,6 @@ class RunSummary:
         skipped: inputs skipped (no loader for the extension, over the size limit).
         empty: documents that gave no chunks.
         cached: documents whose records came from the cache.
-        done: inputs dealt with so far, whatever the outcome.
-        done_bytes: their bytes.
         incomplete: documents written without some model output (failed model calls).
         llm_plan: with `--llm-dry-run`, [model calls, prompt tokens, cached answers] summed.
         started: `time.perf_counter()` at the start.
@@ -41,15 +39,11 @@ class RunSummary:
     empty: int = 0
     cached: int = 0
     incomplete: int = 0
-    done: int = 0
-    done_bytes: int = 0
     llm_plan: list[int] = field(default_factory=lambda: [0, 0, 0])
     started: float = field(default_factory=time.perf_counter)
 
     def add(self, res: FileResult) -> None:
         """Count one file's result."""
-        self.done += 1
-        self.done_bytes += res.nbytes
         if res.llm_plan is not None:
             self.llm_plan = [a + b for a, b in zip(self.llm_plan, res.llm_plan)]
         if res.skipped:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import heapq
 import multiprocessing as mp
 import os
 import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -20,6 +22,11 @@ from chunkctl.errors import ChunkctlError
 # alive (a library user's application), forking could copy a lock some thread holds,
 # so workers come from a forkserver instead: a clean process that imports the
 # mapped function's module once and forks each worker from there.
+
+MAX_BATCH = 64
+"""Most items one message to a worker holds (see `batch_weight`)."""
+FLUSH = 0.05
+"""Seconds: a worker on a batch sends the answers it has when this long has passed since it last sent some."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +58,15 @@ def _die_with_parent() -> None:
             pass
 
 
-def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None) -> None:
-    """Worker main loop: warm up, say ready, then answer (key, item) with (key, fn(item)) until told to stop."""
+def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None, now: Any) -> None:
+    """Worker main loop: warm up, say ready, then take batches [(key, item), ...] and answer them
+    with [(key, fn(item)), ...], until told to stop.
+
+    The answers of a batch go back in order, in one message, or in several when the
+    batch takes longer than FLUSH (so little is lost when a later item hangs). Before
+    each item it writes (key, start time) into `now`, memory it shares with the parent:
+    the parent knows which item runs and since when without a message per item.
+    """
     # Ctrl-C reaches the whole foreground process group; the parent alone decides
     # what to do about it and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -64,6 +78,7 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] 
         except Exception:  # the first item will meet the same problem and report it
             pass
     conn.send(("ready", None))
+    clock = time.monotonic
     while True:
         try:
             msg = conn.recv()
@@ -71,16 +86,48 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] 
             return
         if msg is None:
             return
-        key, item = msg
-        try:
-            result: Any = fn(item)
-        except Exception as exc:
-            result = TaskFailure("error", f"{exc.__class__.__name__}: {exc}")
-        conn.send((key, result))
+        answers: list[tuple[int, Any]] = []
+        sent = clock()
+        for key, item in msg:
+            now[_START] = clock()  # the start first: a parent that sees the new key sees its start
+            now[_KEY] = key
+            try:
+                result: Any = fn(item)
+            except Exception as exc:
+                result = TaskFailure("error", f"{exc.__class__.__name__}: {exc}")
+            answers.append((key, result))
+            if clock() - sent >= FLUSH:
+                now[_START] = _IDLE  # sending is no item's time (the parent may be busy elsewhere)
+                _answer(conn, answers)
+                answers = []
+                sent = clock()
+        if answers:  # (else the last flush sent them all, and after it the parent may have written `now`)
+            now[_START] = _IDLE
+            _answer(conn, answers)
+
+
+def _answer(conn: Connection, answers: list[tuple[int, Any]]) -> None:
+    try:
+        conn.send(answers)
+    except Exception:  # a result that cannot be pickled: the others still go back
+        import pickle
+
+        for i, (key, result) in enumerate(answers):
+            try:
+                pickle.dumps(result)
+            except Exception as exc:
+                answers[i] = (key, TaskFailure("error", f"its result cannot be sent back: "
+                                                        f"{exc.__class__.__name__}: {exc}"))
+        conn.send(answers)
+
+
+_KEY, _START = 0, 1
+"""Slots of a worker's shared `now` array: the key of the item it runs, and when it started it (time.monotonic)."""
+_IDLE = float("inf")
 
 
 class _Worker:
-    """One worker process, its end of the pipe and the item it is busy with."""
+    """One worker process, its end of the pipe, the batch it was sent and what it runs now."""
 
     def __init__(self, ctx: Any, fn: Callable[[Any], Any], init: Callable[[], None] | None):
         # A forked child flushes the standard streams when it ends: they must hold
@@ -90,22 +137,43 @@ class _Worker:
                 stream.flush()
             except (AttributeError, OSError, ValueError):
                 pass
+        self.now = ctx.RawArray("d", [-1.0, _IDLE])
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_serve, args=(child, fn, init), daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, fn, init, self.now), daemon=True)
         self.proc.start()
         child.close()
         self.ready = False
-        self.task: int | None = None
-        self.deadline = float("inf")
+        self.batch: deque[int] = deque()  # keys sent and not answered yet, in the order the worker runs them
 
-    def send(self, key: int, item: Any, timeout: float | None) -> None:
-        self.conn.send((key, item))
-        self.task = key
-        self.deadline = time.monotonic() + timeout if timeout else float("inf")
+    def send(self, keys: list[int], items: Sequence[Any]) -> None:
+        """Send an idle worker a batch; its first item's time starts now."""
+        self.now[_KEY] = keys[0]
+        self.now[_START] = time.monotonic()
+        self.batch = deque(keys)
+        self.conn.send([(k, items[k]) for k in keys])
+
+    def started(self) -> float:
+        """When the item it runs now started (time.monotonic), or inf when it runs none."""
+        return self.now[_START] if self.batch else _IDLE
+
+    def culprit(self, limit: float | None) -> int | None:
+        """Once it is stopped and its answers are read: the key of the item it was stopped on.
+
+        For a timeout (`limit`), the item it ran over the limit on; None when it had
+        just moved on to an item that started less than `limit` ago (the one over it
+        finished in the meantime). For a crash, the item it ran, or else the next one
+        of its batch (something must fail, or the batch would be tried for ever).
+        """
+        key = int(self.now[_KEY])
+        started = self.now[_START]
+        if limit is not None:
+            over = started == _IDLE or time.monotonic() - started >= limit
+            return key if over and key in self.batch else None
+        return key if key in self.batch else self.batch[0]
 
     def stop(self, kill: bool) -> None:
         """Ask an idle worker to exit, or kill a busy one; reap it either way."""
-        if kill or self.task is not None:
+        if kill or self.batch:
             self.proc.kill()
         else:
             try:
@@ -131,19 +199,45 @@ def _context(fn: Callable[[Any], Any]) -> Any:
     return mp.get_context("spawn")
 
 
+def _take(waiting: list[tuple[float, int]], weights: dict[int, float], batch_weight: float, cap: int) -> list[int]:
+    """Pop the next message's items off the `waiting` heap: one heavy item, or light ones
+    (priority 0, in index order) while there are at most `cap` weighing at most `batch_weight`."""
+    _, first = heapq.heappop(waiting)
+    keys = [first]
+    total = weights[first]
+    if total > batch_weight:
+        return keys
+    while waiting and len(keys) < cap and waiting[0][0] == 0.0:
+        i = waiting[0][1]
+        if total + weights[i] > batch_weight:
+            break
+        heapq.heappop(waiting)
+        keys.append(i)
+        total += weights[i]
+    return keys
+
+
 def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, timeout: float | None = None,
                  weight: Callable[[Any], float] | None = None, init: Callable[[], None] | None = None,
-                 window: int | None = None, ahead: float = 0) -> Generator[tuple[int, Any], None, None]:
+                 window: int | None = None, ahead: float = 0, batch_weight: float = 0,
+                 on_done: Callable[[int, Any], None] | None = None) -> Generator[tuple[int, Any], None, None]:
     """Apply `fn` to every item in worker processes; yield `(index, result)` in item order.
 
-    Each worker holds one item at a time. A worker still busy `timeout` seconds after
-    it got its item is killed and replaced, and the item's result is a
-    `TaskFailure("timeout", ...)`; a worker that dies gives `TaskFailure("crashed", ...)`.
     Items are dispatched ahead of the next result to yield: the next `window` items,
     and further while the items waiting or running weigh at most `ahead` in all (so
     one slow big item does not idle the other workers, yet memory stays bounded).
-    Among those, the heaviest (by `weight`, e.g. file size) goes first, so a big file
-    does not start last; results are still yielded in order.
+    Among those, heavy items (by `weight`, e.g. file size) go first, heaviest first,
+    so a big file does not start last; light ones (see `batch_weight`) go in item
+    order. Results are still yielded in order.
+
+    A worker gets one item at a time, or a batch of light items in one message and
+    answers them in one message (see `batch_weight`). Each item has its own time
+    limit all the same: the worker notes in memory it shares with this process which
+    item it runs and since when, and a worker still on one item `timeout` seconds
+    after it started it is killed and replaced; that item's result is a
+    `TaskFailure("timeout", ...)`. A worker that dies gives `TaskFailure("crashed",
+    ...)` for the item it was running. The other items of its batch, done or not, are
+    sent to workers again (`fn` must give the same result twice).
 
     Stopping early (closing the generator, an exception such as KeyboardInterrupt)
     kills busy workers and stops idle ones before it returns: no process outlives it.
@@ -153,14 +247,22 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
             `functools.partial` of one); it should not raise.
         items: picklable items.
         jobs: number of worker processes (started as needed, at most `len(items)`).
-        timeout: seconds one item may take, counted from when a warm worker gets it;
+        timeout: seconds one item may take, counted from when a warm worker starts it;
             None or 0: no limit.
-        weight: cost estimate of an item; defaults to equal costs.
+        weight: cost estimate of an item; defaults to equal costs (1).
         init: picklable function each worker runs once before its first item (warm-up,
             e.g. loading the tokenizer), outside the time limit.
         window: items dispatched ahead of the next result at least; defaults to `8 * jobs`.
         ahead: total weight the items dispatched ahead may have beyond `window`
             (e.g. 64 MB of input). Defaults to 0: `window` alone.
+        batch_weight: items weighing at most this are light: one message holds several
+            of them (at most MAX_BATCH, at most half a worker's share of the items
+            waiting, and weighing at most `batch_weight` together), which saves two
+            messages per item when items are many and quick. Defaults to 0: one item
+            per message.
+        on_done: called with `(index, result)` for each item as its answer arrives, in
+            the order items finish (e.g. for a progress display), before the item is
+            yielded in order.
 
     Yields:
         (index into `items`, fn's result or a TaskFailure).
@@ -173,76 +275,102 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
     ctx = _context(fn)
     workers: list[_Worker] = []
     results: dict[int, Any] = {}
-    waiting: list[int] = []  # dispatchable indices, inside the window
+    weights: dict[int, float] = {}  # of the items admitted and not yet yielded
+    waiting: list[tuple[float, int]] = []  # heap of (priority, index) of the items to dispatch
     next_out = next_in = 0
     load = 0.0  # weight of the items admitted and not yet yielded
-    weigh = weight or (lambda _item: 1.0)
-
     failed_starts = 0
+    weigh = weight or (lambda _item: 1.0)
+    limit = timeout or _IDLE
 
-    def replace(w: _Worker) -> None:
+    def queue(i: int) -> None:
+        w = weights[i]
+        heapq.heappush(waiting, (-w if w > batch_weight else 0.0, i))  # heavy first, then light in order
+
+    def finish(i: int, result: Any) -> None:
+        results[i] = result
+        if on_done is not None:
+            on_done(i, result)
+
+    def over(w: _Worker) -> bool:
+        return time.monotonic() >= w.started() + limit
+
+    def drain(w: _Worker) -> bool:
+        """Take the answers `w` has sent; False when its pipe is closed (the worker died)."""
+        try:
+            while w.conn.poll():
+                answers = w.conn.recv()
+                if answers[0] == "ready":
+                    w.ready = True
+                    continue
+                for key, result in answers:
+                    w.batch.popleft()  # == key: answers come in the order the items were sent
+                    finish(key, result)
+        except (EOFError, OSError):
+            return False
+        return True
+
+    def retire(w: _Worker, failure: TaskFailure, timed_out: float | None = None) -> None:
+        """Drop a dead or stuck worker: the item it was on gets `failure`, the rest of its batch goes back."""
         nonlocal failed_starts
         if not w.ready:
             failed_starts += 1
             if failed_starts > 3:
                 raise ChunkctlError("worker processes die as they start; run with --jobs 1 --file-timeout 0 "
                                     "to see why")
+        w.proc.kill()  # first: what it runs and what it sent do not change any more
+        w.proc.join(2)
+        drain(w)
+        if w.batch:
+            key = w.culprit(timed_out)
+            for i in w.batch:
+                if i != key:
+                    queue(i)
+            if key is not None:
+                finish(key, failure)
+            w.batch.clear()
         w.stop(kill=True)
         workers.remove(w)
 
     try:
         while next_out < n:
             while next_out in results:
-                load -= weigh(items[next_out])
+                load -= weights.pop(next_out)
                 yield next_out, results.pop(next_out)
                 next_out += 1
             if next_out >= n:
                 break
             while next_in < n and (next_in < next_out + window or load + weigh(items[next_in]) <= ahead):
-                waiting.append(next_in)
-                load += weigh(items[next_in])
+                weights[next_in] = weigh(items[next_in])
+                load += weights[next_in]
+                queue(next_in)
                 next_in += 1
-            while len(workers) < jobs and len(workers) < len(waiting) + sum(w.task is not None for w in workers):
+            wanted = min(jobs, len(waiting) + sum(1 for w in workers if w.batch))
+            while len(workers) < wanted:
                 workers.append(_Worker(ctx, fn, init))
             for w in workers:
-                if w.ready and w.task is None and waiting:
-                    pick = max(waiting, key=lambda i: weight(items[i])) if weight else waiting[0]
-                    waiting.remove(pick)
-                    w.send(pick, items[pick], timeout)
-            now = time.monotonic()
-            deadline = min((w.deadline for w in workers if w.task is not None), default=float("inf"))
+                if w.ready and not w.batch and waiting:
+                    # At most half a worker's share of what waits, so that the workers finish together.
+                    cap = min(MAX_BATCH, len(waiting) // (2 * jobs)) if batch_weight > 0 else 1
+                    w.send(_take(waiting, weights, batch_weight, cap), items)
+            deadline = min((w.started() for w in workers), default=_IDLE) + limit
             handles: list[Any] = [w.conn for w in workers] + [w.proc.sentinel for w in workers]
-            ready = set(wait(handles, timeout=None if deadline == float("inf") else max(0.0, deadline - now)))
-            now = time.monotonic()
+            wake = None if deadline == _IDLE else max(0.0, deadline - time.monotonic())
+            ready = set(wait(handles, timeout=wake))
             for w in list(workers):
-                if w.conn in ready:
-                    try:
-                        key, result = w.conn.recv()
-                    except (EOFError, OSError):
-                        key, result = w.task, None
-                    if key == "ready":
-                        w.ready = True
-                        continue
-                    if key is not None and result is not None:
-                        results[key] = result
-                        w.task = None
-                        w.deadline = float("inf")
-                        continue
-                if w.proc.sentinel in ready or (w.conn in ready and not w.proc.is_alive()):
+                alive = True
+                if w.conn in ready or w.proc.sentinel in ready:
+                    alive = drain(w) and w.proc.sentinel not in ready
+                if not alive:
                     w.proc.join(1)
-                    if w.task is not None:
-                        code = w.proc.exitcode
-                        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                        results[w.task] = TaskFailure("crashed", f"the worker process died ({how})")
-                        w.task = None
-                    replace(w)
-                elif w.task is not None and now >= w.deadline:
-                    results[w.task] = TaskFailure("timeout", f"took longer than {timeout:g} s")
-                    w.task = None
-                    replace(w)
+                    code = w.proc.exitcode
+                    how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+                    retire(w, TaskFailure("crashed", f"the worker process died ({how})"))
+                elif over(w) and drain(w) and over(w):  # an answer that came just in time counts
+                    retire(w, TaskFailure("timeout", f"took longer than {timeout:g} s"), limit)
     finally:
         for w in workers:
-            w.stop(kill=w.task is not None)
+            w.stop(kill=bool(w.batch))
 
 
 def cpu_count() -> int:
