@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from typing import Annotated, Any, Optional
 
@@ -152,6 +153,9 @@ def chunk(
         raise typer.Exit(EXIT_FAILED)
     catch_stop_signals(True)
     show = con.tty and not values["quiet"]
+    # No live display when the records go to the terminal or down a pipe: its frames would
+    # be mixed into them, or into what the reader of the pipe (`| jq`) prints there.
+    live_display = show and bool(output_dir or output not in (None, "-") or not _stdout_is_shared())
     sink: Any = None
     errors_ok = True
     try:
@@ -161,16 +165,15 @@ def chunk(
         except OutputError as exc:
             raise usage_error(str(exc)) from None
         progress: Any = contextlib.nullcontext()
-        if show:
+        if live_display:
             from chunkctl.cli.render import RunProgress
 
             progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
         results = pipeline.run(inputs, config, run.workers, run.max_file_size, run.file_timeout, cache, known,
-                               run.engine, run.scheduler)
+                               run.engine, run.scheduler, progress=progress.done if live_display else None)
         with progress as live, contextlib.closing(results):
             con.live = live
-            stopped = deliver(results, sink, errlog, values["flavour"], summary, fail_fast=fail_fast, say=con.say,
-                              after=(lambda: live.update(summary)) if live is not None else None)
+            stopped = deliver(results, sink, errlog, values["flavour"], summary, fail_fast=fail_fast, say=con.say)
             con.live = None
         # From here the outputs land whole: a stop signal is noted, acted on at the end.
         defer_stop_signals()
@@ -237,6 +240,15 @@ def _nothing_selected(found: Any, output: str | None, output_dir: str | None, er
     con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
     _commit_errors(errlog, con)
     raise typer.Exit(EXIT_FAILED)
+
+
+def _stdout_is_shared() -> bool:
+    """Standard output is the terminal, or a pipe or socket whose reader (`| jq`) may print to the terminal."""
+    try:
+        mode = os.fstat(sys.stdout.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return True
+    return sys.stdout.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _closing_lines(summary: Any, config: Any, con: Console, show: bool, quiet: bool) -> None:

@@ -18,7 +18,7 @@ Say = Callable[[str, str], None]
 
 
 def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, flavour: str, counts: _Counts, *,
-            fail_fast: bool = False, say: Say | None = None, after: Callable[[], None] | None = None) -> bool:
+            fail_fast: bool = False, say: Say | None = None) -> bool:
     """Write each result's records to `sink` and its failures to `errlog`, in input order.
 
     Results are `chunkctl.pipeline.FileResult`s (any object with the same fields).
@@ -36,7 +36,6 @@ def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, 
         counts: gets `add(result)` for every result (e.g. `RunSummary`).
         fail_fast: stop at the first failure.
         say: where warning and error lines go. Defaults to nowhere.
-        after: called after each result that was written or failed (progress).
 
     Returns:
         True when `fail_fast` stopped the run (the caller should abort `sink`).
@@ -64,6 +63,4 @@ def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, 
                 sink.write_document(res.source, lines)
             else:
                 sink.write(lines)
-        if after is not None:
-            after()
     return False

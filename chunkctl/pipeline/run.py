@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
+from chunkctl.pipeline.capture import library_messages
 from chunkctl.pipeline.document import load, process_document, serialize, warm
 from chunkctl.pipeline.inputs import InputFile
 
@@ -67,11 +68,13 @@ class RunOptions:
             raise ConfigError("--scheduler needs --engine dask")
 
     def ready(self) -> None:
-        """Raise MissingExtraError when the engine's extra is not installed."""
+        """Raise MissingExtraError when the engine's extra is not installed, ConfigError for a malformed `scheduler`."""
         if self.engine == "dask":
-            from chunkctl.pipeline.engines.dask import check
+            from chunkctl.pipeline.engines.dask import check, check_scheduler
 
             check()
+            if self.scheduler:
+                check_scheduler(self.scheduler)  # a malformed address is bad usage, found before any work
 
     @property
     def workers(self) -> int:
@@ -97,7 +100,8 @@ class FileResult:
         error_type: short class of the failure ("LoaderError", "Timeout", "internal", ...).
         seconds: wall time spent on the file.
         skipped: not processed (no loader for the extension, or over the size limit).
-        sha256: sha256 of the file's bytes when it was read (the cache key needs it).
+        sha256: sha256 of the file's bytes when it was read (the cache key needs it);
+            None for a password-protected document, which is never cached.
         cached: the lines came from the record cache.
         model_failures: model calls that failed without stopping the file (the records
             are written without their contexts or summaries), one line each; they make
@@ -133,19 +137,10 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
     if skipped is not None:
         return skipped
     res = FileResult(item.source, item.format, nbytes=item.size)
+    said: list[str] = []  # what libraries report meanwhile, named with the file (see capture.py)
     try:
-        doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
-        res.nbytes = item.size or len(item.data or b"")
-        res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
-        res.sha256 = str(doc.meta.get("sha256") or "") or None
-        out = process_document(doc, config)
-        res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
-        del doc, out.records
-        if out.plan is not None:
-            res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
-        res.model_failures.extend(str(f) for f in out.failures)
-        if not res.n_chunks and res.llm_plan is None:
-            res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
+        with library_messages(said):
+            _process(item, config, res)
     except ChunkctlError as exc:
         res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
         res.error_type = exc.__class__.__name__
@@ -160,8 +155,28 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
     except BaseException as exc:  # a bug (or a panic in a native library): one line, the run goes on
         res.error = f"{item.source}: internal error: {exc.__class__.__name__}: {exc}"
         res.error_type = "internal"
+    res.warnings.extend(f"{item.source}: {line}" for line in said)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _process(item: InputFile, config: ChunkConfig, res: FileResult) -> None:
+    """The work of process_file: fill `res` with the records of one input; raises for a bad file."""
+    doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
+    res.nbytes = item.size or len(item.data or b"")
+    res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
+    # a password-protected document's records never go to the cache: a later run
+    # without the password must not be served them, and its text must not sit on
+    # disk in clear (see RecordCache)
+    res.sha256 = None if doc.protected else (str(doc.meta.get("sha256") or "") or None)
+    out = process_document(doc, config)
+    res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
+    del doc, out.records
+    if out.plan is not None:
+        res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
+    res.model_failures.extend(str(f) for f in out.failures)
+    if not res.n_chunks and res.llm_plan is None:
+        res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
 
 
 def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
