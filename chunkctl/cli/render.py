@@ -176,7 +176,7 @@ def chunk_panels(views: list[ChunkView], preview: int = 0) -> Group:
 
 
 def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Group:
-    """Sizes, histogram, formats, kinds, chunks per document and violations of a JSONL file."""
+    """Sizes, formats, kinds, chunks per document and violations of a JSONL file (the size histogram is `charts.py`)."""
     parts: list[Any] = []
     t = Table(title="records", show_header=False, title_justify="left", box=None, padding=(0, 2))
     t.add_column(style="bold")
@@ -188,15 +188,6 @@ def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Grou
                                   f"p95 {st.percentile(95)}  max {max(st.sizes, default=0)}")
     t.add_row("oversize", str(st.oversize))
     parts.append(t)
-    h = Table(title="token sizes", title_justify="left", box=None, padding=(0, 2))
-    h.add_column("tokens", justify="right")
-    h.add_column("chunks", justify="right")
-    h.add_column("")
-    hist = st.histogram()
-    peak = max((c for _, _, c in hist), default=0) or 1
-    for lo, hi, c in hist:
-        h.add_row(f"{lo + 1 if lo else 0}-{hi}", str(c), "█" * round(40 * c / peak))
-    parts.append(h)
     f = Table(title="by format", title_justify="left", box=None, padding=(0, 2))
     f.add_column("format")
     f.add_column("documents", justify="right")
