@@ -47,8 +47,10 @@ def test_langchain_flavour_shape(records):
     assert obj["page_content"] == r["text"] and obj["id"] == r["id"]
     md = obj["metadata"]
     assert (md["id"], md["source"], md["start"], md["end"], md["headings"], md["kind"], md["page_start"]) == (
-        r["id"], r["source"], r["start"], r["end"], r["headings"], r["kind"], r["page_start"])
+        r["id"], r["source"], r["start"], r["end"], " > ".join(r["headings"]), r["kind"], r["page_start"])
     assert md["title"] == r["meta"]["title"] and "meta" not in md and "text" not in md
+    # flat, store-safe metadata: scalars only, nulls left out
+    assert all(isinstance(v, (str, int, float, bool)) for v in md.values()) and "parent_id" not in md
 
 
 def test_llamaindex_flavour_links(tree):

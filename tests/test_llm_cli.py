@@ -66,7 +66,7 @@ def test_failed_model_calls_exit_1_and_keep_the_records(tmp_path, server):
             *llm_args(server, tmp_path / "cache"), "-o", str(out), "--errors", str(errors))
     assert p.returncode == 1
     recs = parse_jsonl(out.read_bytes())
-    assert recs and all("context" not in r["meta"] for r in recs)
+    assert recs and all(r["meta"]["context"] is None for r in recs)
     logged = [json.loads(line) for line in errors.read_text().splitlines()]
     assert logged and all(e["error_type"] == "LLMFailure" for e in logged)
     assert KEY.encode() not in p.stderr

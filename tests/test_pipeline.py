@@ -47,7 +47,7 @@ def test_library_calls_enrich_like_the_cli(tmp_path, server):
                                         overlap=16, extras=extras)
     finally:
         del os.environ["FAKE_LLM_KEY"]
-    assert any(r["kind"] == "summary" for r in from_cli) and all("context" in r["meta"] for r in from_cli
+    assert any(r["kind"] == "summary" for r in from_cli) and all(r["meta"]["context"] is not None for r in from_cli
                                                                  if r["kind"] != "summary")
     assert from_file == from_cli and from_text == from_cli
 
@@ -62,7 +62,7 @@ def test_a_strategy_never_leaves_facts_in_the_document(tmp_path):
     assert doc.meta == before
     assert len({r["meta"]["content_type"] for r in auto}) == 1 and auto[0]["meta"]["content_type"] in (
         "legal", "narrative", "code", "other")
-    assert all("content_type" not in r["meta"] for r in plain)
+    assert all(r["meta"]["content_type"] is None for r in plain)
     chunked = chunk_document(doc, get_tokenizer(), ChunkConfig(strategy="auto", chunk_size=128))
     assert chunked.doc_meta == {"content_type": auto[0]["meta"]["content_type"]} and doc.meta == before
 

@@ -77,7 +77,8 @@ def chunk(
         help="Files and folders to chunk (folders recursively, in sorted order); '-' reads one document from "
              "standard input.", show_default=False)] = None,
     output: Annotated[Optional[str], typer.Option("-o", "--output", help="Write JSONL here, atomically; '-' or "
-                                                  "nothing: stdout. A name ending in .gz is gzip-compressed.")] = None,
+                                                  "nothing: stdout. A name ending in .gz is gzip-compressed; "
+                                                  "one ending in .parquet is Parquet.")] = None,
     output_dir: Annotated[Optional[str], typer.Option("--output-dir", help="Write one JSONL file per document "
                                                       "under this folder, mirroring the input tree.")] = None,
     errors: Annotated[Optional[str], typer.Option("--errors", help="Write one JSON record per failed file here "
@@ -113,8 +114,8 @@ def chunk(
     """
     from chunkctl import pipeline
     from chunkctl.output.checks import check_output_flags, check_outputs, check_writable
-    from chunkctl.output.delivery import deliver
-    from chunkctl.output.writer import ErrorLog, Output, OutputDir, mirror_path
+    from chunkctl.output.delivery import deliver, open_output
+    from chunkctl.output.writer import ErrorLog, OutputDir, mirror_path
     from chunkctl.pipeline.cache import RecordCache
     from chunkctl.pipeline.summary import RunSummary
 
@@ -161,7 +162,8 @@ def chunk(
     try:
         try:
             keep = {mirror_path(s) for s in [i.source for i in inputs] + [p.source for p in found.problems]}
-            sink = OutputDir(output_dir, keep if prune else None) if output_dir else Output(output)
+            sink = OutputDir(output_dir, keep if prune else None) if output_dir else open_output(output,
+                                                                                                   values["flavour"])
         except OutputError as exc:
             raise usage_error(str(exc)) from None
         progress: Any = contextlib.nullcontext()

@@ -19,12 +19,22 @@ def check_output_flags(output: str | None, output_dir: str | None, errors: str |
     """Refuse output options that cannot go together, before any input is read.
 
     Raises:
-        ConfigError: `-o` with `--output-dir`, or `--errors` on standard output.
+        ConfigError: `-o` with `--output-dir`, `--errors` on standard output, or a
+            Parquet `-o` (`.parquet`) without pyarrow installed (the message names the
+            extra to install).
     """
     if output and output_dir:
         raise ConfigError("give -o FILE or --output-dir DIR, not both")
     if errors == "-":
         raise ConfigError("--errors needs a file name: standard output carries the records")
+    from chunkctl.errors import MissingExtraError
+    from chunkctl.output.parquet import is_parquet, require_pyarrow
+
+    if is_parquet(output):
+        try:
+            require_pyarrow()
+        except MissingExtraError as exc:
+            raise ConfigError(f"-o {output}: {exc}") from None
 
 
 def check_outputs(output: str | None, output_dir: str | None, errors: str | None, inputs: Iterable[_Input]) -> None:

@@ -1,11 +1,14 @@
-"""Delivery: a run's results, in order, into their outputs (records, errors file, counts); no chunking, no terminal."""
+"""Delivery: the `-o` output for a path (JSONL or Parquet), and a run's results, in order, into their outputs (records,
+errors file, counts); no chunking, no terminal."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from chunkctl.errors import OutputError
 from chunkctl.output.flavours import convert_lines
+from chunkctl.output.parquet import ParquetOutput, is_parquet
 from chunkctl.output.writer import ErrorLog, Output, OutputDir
 
 
@@ -15,6 +18,27 @@ class _Counts(Protocol):
 
 Say = Callable[[str, str], None]
 """`say(kind, line)`: kind is "warning" or "error"; the line names the file."""
+
+
+def open_output(path: str | None, flavour: str = "chunkctl") -> Output:
+    """The `-o` output for `path`: Parquet for a name ending in `.parquet`, else JSONL (`Output`).
+
+    Args:
+        path: the `-o` value (None or "-": standard output).
+        flavour: the record flavour of the run; Parquet holds the contract records only.
+
+    Raises:
+        OutputError: Parquet with another flavour than "chunkctl", or the file cannot be
+            opened (see `Output`).
+        MissingExtraError: Parquet without pyarrow installed.
+    """
+    if not is_parquet(path):
+        return Output(path)
+    if flavour != "chunkctl":
+        raise OutputError(f"-o {path}: Parquet output holds the chunkctl records; --flavour {flavour} is for JSONL "
+                          "(flat metadata)")
+    assert path is not None
+    return ParquetOutput(path)
 
 
 def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, flavour: str, counts: _Counts, *,

@@ -2,7 +2,8 @@
 
 Neither library is needed: the dicts are what `Document(**obj)` and
 `TextNode.model_validate(obj)` accept, and `to_records` turns them back into the
-contract records without loss.
+contract records without loss. Both flavours carry their metadata in the flat,
+store-safe form of `flat_metadata` (docs/records.md#flat-metadata).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
+
+from chunkctl.fields import HEADINGS_SEPARATOR, META_KEYS, RECORD_FIELDS
 
 FLAVOURS = ("chunkctl", "langchain", "llamaindex")
 """Record flavours `--flavour` accepts: the contract's records, LangChain Documents, LlamaIndex TextNodes."""
@@ -25,8 +28,68 @@ def check_flavour(name: str) -> None:
         raise ConfigError(f"--flavour {name!r} is not one of: {', '.join(FLAVOURS)}")
 
 # The contract's record fields (docs/records.md, v1) other than `text` and `meta`, in order.
-_FIELDS = ("id", "doc_id", "source", "format", "chunk_index", "n_chunks", "prefix", "start", "end", "n_tokens",
-           "headings", "kind", "page_start", "page_end", "oversize", "parent_id")
+_FIELDS = tuple(f.name for f in RECORD_FIELDS if f.name not in ("text", "meta"))
+_NULLABLE = tuple(f.name for f in RECORD_FIELDS if f.nullable)
+
+Scalar = str | int | float | bool
+"""A value every vector store takes as metadata."""
+
+
+def _joinable(headings: list[str]) -> bool:
+    """The joined string gives exactly these headings back (no heading holds the separator or is empty)."""
+    return all(h and HEADINGS_SEPARATOR not in h for h in headings)
+
+
+def flat_metadata(record: dict[str, Any], leave_out: Iterable[str] = ("text",)) -> dict[str, Scalar]:
+    """A record's facts as flat, store-safe metadata: str, int, float and bool values only.
+
+    Stores such as Chroma take no null, no list and no nested object as a metadata
+    value. This form: the record's fields (but `leave_out`), then its `meta` keys at the
+    same level (no name is shared); `headings` joined with " > " into one string ("" for
+    none); nulls dropped. A heading that itself holds " > " (or is empty) would not
+    split back, so then the list also travels as JSON text in `headings_json`.
+    `to_records` reverses it exactly.
+
+    Args:
+        record: one contract record (docs/records.md).
+        leave_out: record fields not to copy (`text`: the store keeps it as the document).
+
+    Returns:
+        a new dict, keys in record order then `meta` order.
+    """
+    skip = set(leave_out) | {"text", "meta"}
+    out: dict[str, Any] = {k: record[k] for k in _FIELDS if k in record and k not in skip}
+    if "headings" in out:
+        heads = list(out["headings"])
+        out["headings"] = HEADINGS_SEPARATOR.join(heads)
+        if not _joinable(heads):
+            out["headings_json"] = orjson.dumps(heads).decode("utf-8")
+    out.update(record.get("meta") or {})
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _record_from_flat(md: dict[str, Any], text: str) -> dict[str, Any]:
+    """The contract record back from `flat_metadata` (and the older list-and-null form)."""
+    md = dict(md)
+    heads = md.pop("headings", [])
+    heads_json = md.pop("headings_json", None)
+    if isinstance(heads_json, str):
+        heads = orjson.loads(heads_json)
+    elif isinstance(heads, str):
+        heads = heads.split(HEADINGS_SEPARATOR) if heads else []
+    rec: dict[str, Any] = {k: md.pop(k) for k in _FIELDS if k in md}
+    rec["headings"] = heads
+    for k in _NULLABLE:
+        rec.setdefault(k, None)
+    rec["text"] = text
+    # `meta` in its own order: every known key (null where dropped), then any others.
+    meta = {k: md.pop(k, None) for k in META_KEYS}
+    meta.update(md)
+    rec["meta"] = meta
+    order = ("id", "doc_id", "source", "format", "chunk_index", "n_chunks", "text", "prefix", "start", "end",
+             "n_tokens", "headings", "kind", "page_start", "page_end", "oversize", "parent_id", "meta")
+    return {k: rec[k] for k in order if k in rec} | rec
+
 
 # llama-index-core's enum values (NodeRelationship, ObjectType), written as the JSON it reads.
 _SOURCE, _PREVIOUS, _NEXT, _PARENT, _CHILD = "1", "2", "3", "4", "5"
@@ -34,11 +97,7 @@ _TEXT_NODE, _DOCUMENT = "1", "4"
 
 
 def _langchain(rec: dict[str, Any]) -> dict[str, Any]:
-    # Vector stores want flat metadata: the record's `meta` facts join the record
-    # fields at the top level (no name is shared).
-    metadata = {k: rec[k] for k in _FIELDS if k in rec}
-    metadata.update(rec.get("meta") or {})
-    return {"id": rec["id"], "page_content": rec["text"], "metadata": metadata, "type": "Document"}
+    return {"id": rec["id"], "page_content": rec["text"], "metadata": flat_metadata(rec), "type": "Document"}
 
 
 def _related(node_id: str, node_type: str = _TEXT_NODE) -> dict[str, Any]:
@@ -71,8 +130,7 @@ def _llamaindex(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             nxt[a], prev[b] = b, a
     out = []
     for r in recs:
-        metadata = {k: r[k] for k in _FIELDS if k not in ("id", "start", "end") and k in r}
-        metadata.update(r.get("meta") or {})
+        metadata = flat_metadata(r, leave_out=("text", "id", "start", "end"))
         rel: dict[str, Any] = {_SOURCE: _related(r["doc_id"], _DOCUMENT)}
         if r["id"] in prev:
             rel[_PREVIOUS] = _related(prev[r["id"]])
@@ -108,8 +166,9 @@ def convert(records: list[dict[str, Any]], flavour: str) -> list[dict[str, Any]]
             need the neighbours).
         flavour: "chunkctl" (the records themselves), "langchain" (`{"id", "page_content",
             "metadata", "type"}`, loadable as `langchain_core.documents.Document(**obj)`;
-            metadata = the record fields but `text`, plus the `meta` facts) or
-            "llamaindex" (TextNode JSON: `id_`, `text`, `metadata`, `start_char_idx`,
+            metadata = `flat_metadata`: the record fields but `text`, plus the `meta`
+            facts, scalars only) or "llamaindex" (TextNode JSON: `id_`, `text`,
+            `metadata` = `flat_metadata` without `id`, `start`, `end`; `start_char_idx`,
             `end_char_idx` = the body's span, relationships SOURCE = the document,
             PREVIOUS/NEXT = neighbours of the same depth, PARENT/CHILD).
 
@@ -139,6 +198,10 @@ def convert_lines(lines: bytes, flavour: str) -> bytes:
 def to_records(objs: Iterable[dict[str, Any]], flavour: str) -> list[dict[str, Any]]:
     """The contract records back from flavoured objects (the inverse of `convert`).
 
+    Flat metadata is read back exactly: `headings` split at " > " (or read from
+    `headings_json`), dropped nulls restored, `meta` keys in their order. Objects written
+    by chunkctl 0.1.1 and earlier (lists and nulls in the metadata) are read too.
+
     Raises:
         ValueError: an unknown flavour.
     """
@@ -148,17 +211,11 @@ def to_records(objs: Iterable[dict[str, Any]], flavour: str) -> list[dict[str, A
             out.append(o)
             continue
         if flavour == "langchain":
-            md = dict(o["metadata"])
-            text = o["page_content"]
+            out.append(_record_from_flat(o["metadata"], o["page_content"]))
         elif flavour == "llamaindex":
             md = dict(o["metadata"])
             md.update(id=o["id_"], start=o["start_char_idx"], end=o["end_char_idx"])
-            text = o["text"]
+            out.append(_record_from_flat(md, o["text"]))
         else:
             raise ValueError(f"unknown output format {flavour!r} (known: {', '.join(FLAVOURS)})")
-        rec = {k: md.pop(k) for k in _FIELDS if k in md}
-        rec["text"] = text
-        rec["meta"] = md
-        out.append({k: rec[k] for k in ("id", "doc_id", "source", "format", "chunk_index", "n_chunks", "text")
-                    if k in rec} | rec)
     return out

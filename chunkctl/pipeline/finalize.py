@@ -8,8 +8,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import orjson
+
 from chunkctl.__about__ import __version__
 from chunkctl.config import ChunkConfig
+from chunkctl.fields import META_KEYS
 from chunkctl.loaders.registry import LOADERS
 from chunkctl.model import Chunk, Document
 
@@ -21,6 +24,42 @@ def doc_id(source: str) -> str:
 
 def _page_index(text: str) -> list[int]:
     return [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
+
+
+def document_meta(doc: Document, config: ChunkConfig, tokenizer_name: str, paged: bool) -> dict[str, Any]:
+    """The `meta` a document's records start from: every key of `chunkctl.fields.META_FIELDS`, in its order.
+
+    Keys that do not apply are None (JSON null), so every record of every format has the
+    same keys with the same types (docs/records.md#metadata). Per-chunk keys (`chunk_size`,
+    page labels, strategy and model facts) are filled by `iter_records`.
+
+    Args:
+        doc: the loaded document (`meta`: `encoding`, `sha256`, and the loader's `lang`,
+            `n_pages`, `front_matter`).
+        config: the run's options.
+        tokenizer_name: `meta.tokenizer`.
+        paged: the format has pages (`n_pages` is then a count, else None).
+    """
+    meta: dict[str, Any] = dict.fromkeys(META_KEYS)
+    front_matter = doc.meta.get("front_matter")
+    n_pages = doc.meta.get("n_pages")
+    if not isinstance(n_pages, int):
+        n_pages = doc.text.count("\f") + 1 if paged else None
+    meta.update(
+        title=doc.title,
+        encoding=doc.meta.get("encoding", "utf-8"),
+        sha256=str(doc.meta.get("sha256", "")),
+        tokenizer=tokenizer_name,
+        strategy=config.strategy,
+        chunk_size=config.chunk_size,
+        overlap=config.overlap_tokens,
+        version=__version__,
+        lang=doc.meta.get("lang") or None,
+        n_pages=n_pages,
+        # A nested object of any keys has no fixed column type: it travels as JSON text.
+        front_matter=orjson.dumps(front_matter).decode("utf-8") if front_matter else None,
+    )
+    return meta
 
 
 def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_name: str,
@@ -51,18 +90,7 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
     paged = loader.paged if loader is not None else True
     ff = _page_index(text) if paged else []
     labels = doc.meta.get("page_labels")
-    base_meta: dict[str, Any] = {
-        "title": doc.title,
-        "encoding": doc.meta.get("encoding", "utf-8"),
-        "sha256": sha,
-        "tokenizer": tokenizer_name,
-        "strategy": config.strategy,
-        "chunk_size": config.chunk_size,
-        "overlap": config.overlap_tokens,
-        "version": __version__,
-    }
-    if "lang" in doc.meta:
-        base_meta["lang"] = doc.meta["lang"]
+    base_meta = document_meta(doc, config, tokenizer_name, paged)
     if doc_meta:
         base_meta.update(doc_meta)
     ids = []
@@ -82,12 +110,13 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
             ps = pe = None  # type: ignore[assignment]  # null pages (a format without pages)
         meta = dict(base_meta)
         meta["chunk_size"] = c.budget or config.chunk_size
-        if labels and ps is not None and pe is not None and ps - 1 < len(labels):
-            meta["page_label"] = labels[ps - 1]
-            if pe != ps and pe - 1 < len(labels):
-                meta["page_label_end"] = labels[pe - 1]
+        if labels and ps is not None and pe is not None:
+            meta["page_label"] = labels[ps - 1] if ps - 1 < len(labels) else None
+            meta["page_label_end"] = labels[pe - 1] if pe - 1 < len(labels) else None
         if c.meta:
             meta.update(c.meta)
+            if meta["context"] is not None and meta["context_truncated"] is None:
+                meta["context_truncated"] = False
         yield {
             "id": ids[i],
             "doc_id": did,
