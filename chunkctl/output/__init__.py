@@ -1,1 +1,2 @@
-"""Output: JSONL files written atomically (`writer`), one file per document, the errors file, and record flavours (`flavours`); no chunking."""
+"""Output: JSONL files written atomically (`writer`), one file per document, the errors file, Parquet files
+(`parquet`), record flavours with flat metadata (`flavours`); no chunking."""
