@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from chunkctl.fields import HEADINGS_SEPARATOR, META_KEYS, RECORD_FIELDS
+from chunkctl.fields import HEADINGS_SEPARATOR, META_KEYS, RECORD_FIELDS, RECORD_KEYS
 
 FLAVOURS = ("chunkctl", "langchain", "llamaindex")
 """Record flavours `--flavour` accepts: the contract's records, LangChain Documents, LlamaIndex TextNodes."""
@@ -26,6 +26,7 @@ def check_flavour(name: str) -> None:
 
     if name not in FLAVOURS:
         raise ConfigError(f"--flavour {name!r} is not one of: {', '.join(FLAVOURS)}")
+
 
 # The contract's record fields (docs/records.md, v1) other than `text` and `meta`, in order.
 _FIELDS = tuple(f.name for f in RECORD_FIELDS if f.name not in ("text", "meta"))
@@ -86,9 +87,7 @@ def _record_from_flat(md: dict[str, Any], text: str) -> dict[str, Any]:
     meta = {k: md.pop(k, None) for k in META_KEYS}
     meta.update(md)
     rec["meta"] = meta
-    order = ("id", "doc_id", "source", "format", "chunk_index", "n_chunks", "text", "prefix", "start", "end",
-             "n_tokens", "headings", "kind", "page_start", "page_end", "oversize", "parent_id", "meta")
-    return {k: rec[k] for k in order if k in rec} | rec
+    return {k: rec[k] for k in RECORD_KEYS if k in rec} | rec
 
 
 # llama-index-core's enum values (NodeRelationship, ObjectType), written as the JSON it reads.
