@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +25,59 @@ KEYS: dict[str, tuple[type, ...]] = {
     "sentence_splitter": _STR, "breakpoint_percentile": _NUM, "content_type": _STR, "main_content": _BOOL,
     "keep_boilerplate": _BOOL,
     # the run
-    "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "max_file_size": _INT,
-    "file_timeout": _NUM, "flavour": _STR, "cache": _STR, "engine": _STR, "scheduler": _STR,
+    "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "follow_links": _BOOL,
+    "max_file_size": (int, str), "file_timeout": _NUM, "flavour": _STR, "cache": _STR, "engine": _STR,
+    "scheduler": _STR, "source_root": _STR,
     # model-assisted chunking (never the API key itself: it stays in the environment)
     "llm_base_url": _STR, "llm_model": _STR, "llm_api_key_env": _STR, "llm_concurrency": _INT, "llm_timeout": _NUM,
     "contextualize": _BOOL, "summaries": _BOOL, "summary_min_tokens": _INT, "llm_required": _BOOL,
 }
-"""Every key a configuration file may hold, and the TOML types it accepts."""
+"""Every key a configuration file may hold, and the TOML types it accepts.
+
+The other options (`quiet`, `dry-run`, `summary-json`, `llm-dry-run`, the outputs) say
+what one invocation does, not how a project chunks: they are command-line only, and
+`chunkctl config` prints them as comments.
+"""
 
 ALIASES = {"format": "flavour"}
 """Old key names still accepted, and the key each now means."""
 
-_PATH_KEYS = ("cache",)
+PATH_KEYS = ("cache", "source_root")
+"""Keys that hold paths: relative to the file's folder in a file, to the current folder on the command line."""
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*\Z")
+SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+              "t": 10**12, "tb": 10**12, "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30,
+              "gib": 2**30, "ti": 2**40, "tib": 2**40}
+"""Units of `parse_size` (lower case): decimal kB/MB/GB/TB (powers of 1000), binary KiB/MiB/GiB/TiB (of 1024)."""
+
+
+def parse_size(value: int | str | None, option: str = "--max-file-size") -> int | None:
+    """A size in bytes from a number of bytes or a human size; None stays None.
+
+    `"10MB"` is 10,000,000 bytes (decimal units: B, kB, MB, GB, TB; K, M, G, T alone
+    mean the same), `"1.5GiB"` is 1.5 x 2**30 bytes (binary units: KiB, MiB, GiB,
+    TiB), `"512"` or 512 is 512 bytes. Units are not case-sensitive; a fraction of a
+    byte is dropped.
+
+    Raises:
+        ConfigError: not a size, or negative, in one line naming `option`.
+    """
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise ConfigError(f"{option} must not be negative, got {value}")
+        return value
+    m = _SIZE.match(value) if isinstance(value, str) else None
+    unit = SIZE_UNITS.get(m[2].lower()) if m else None
+    if m is None or unit is None:
+        raise ConfigError(f"{option} {value!r}: not a size; give bytes (1000000) or a number with a unit "
+                          "(10MB, 1.5GiB; units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)")
+    try:
+        return int(Decimal(m[1]) * unit)
+    except InvalidOperation:  # pragma: no cover (the pattern admits only plain decimals)
+        raise ConfigError(f"{option} {value!r}: not a size") from None
 
 
 @dataclass
@@ -140,10 +183,15 @@ def load_config_file(path: str | os.PathLike | None = None, start: str | os.Path
             hint = f"; did you mean {near[0].replace('_', '-')!r}?" if near else ""
             raise ConfigError(f"{label}: unknown key {raw!r}{hint} (known: {', '.join(k.replace('_', '-') for k in KEYS)})")
         value = _check(label, key, value)
-        if key in _PATH_KEYS:
+        if key in PATH_KEYS:
             value = str((file.parent / os.path.expanduser(value)).resolve())
         if key in ("include", "exclude") and isinstance(value, str):
             value = [value]
+        if key == "max_file_size":
+            try:
+                parse_size(value)
+            except ConfigError as exc:
+                raise ConfigError(f"{label}: {str(exc).replace('--max-file-size', 'max-file-size', 1)}") from None
         values[key] = value
     return ConfigFile(file, label, values)
 

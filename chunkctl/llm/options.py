@@ -175,6 +175,11 @@ class LLMOptions:
                               f"(the API key, if any, is read from ${self.api_key_env})")
 
 
+EXTRAS_DEFAULTS: dict[str, Any] = {key: LLMOptions.__dataclass_fields__[attr].default
+                                   for key, (attr, _typ, _flag) in _KEYS.items()}
+"""Every `ChunkConfig.extras` key the model-assisted options read, with the value it has when not given."""
+
+
 def check_llm(config: ChunkConfig) -> LLMOptions:
     """Check the model options of a run before any file is read (the CLI calls this once).
 
@@ -255,4 +260,4 @@ def _coerce(raw: Any, typ: type, flag: str) -> Any:
         raise ConfigError(f"{flag} takes a number, got {raw!r}") from None
 
 
-__all__ = ["LLMOptions", "check_llm", "llm_chunk_config", "RUN_ONLY_KEYS", "DEFAULT_API_KEY_ENV"]
+__all__ = ["LLMOptions", "check_llm", "llm_chunk_config", "RUN_ONLY_KEYS", "DEFAULT_API_KEY_ENV", "EXTRAS_DEFAULTS"]

@@ -19,7 +19,7 @@ import orjson
 
 from chunkctl.chunking import chunk_document, get_strategy
 from chunkctl.config import ChunkConfig
-from chunkctl.errors import ChunkctlError, LoaderError
+from chunkctl.errors import ChunkctlError, ConfigError, LoaderError
 from chunkctl.loaders import LOADERS, format_for, load_bytes
 from chunkctl.model import Document
 from chunkctl.pipeline.finalize import iter_records
@@ -69,6 +69,69 @@ def load(path: str | os.PathLike, config: ChunkConfig | None = None, source: str
         except OSError as exc:
             raise LoaderError(source, f"cannot read file ({exc.strerror or exc})") from None
     return load_bytes(data, source, fmt, config)
+
+
+def make_config(options: dict[str, Any], cache: str | os.PathLike | None = None) -> ChunkConfig:
+    """The ChunkConfig of a run from flat options: what the command line and the library calls both build.
+
+    The same options give the same config (so the same fingerprint, ids and
+    records) whether they come from `chunkctl chunk`'s flags, a configuration file,
+    `chunk_file(..., contextualize=True)` or `chunk_file(..., extras={"contextualize": True})`.
+
+    Args:
+        options: ChunkConfig fields (`strategy`, `chunk_size`, ...), model-assisted
+            options under their extras names (`contextualize`, `summaries`,
+            `llm_base_url`, `llm_model`, ...: `chunkctl.llm.options.EXTRAS_DEFAULTS`),
+            and `extras` (a dict of the same model-assisted options). An option at its
+            default value is the same as an option not given.
+        cache: the run's record cache folder; model answers are kept there too
+            (`cache_dir`) unless `cache_dir` is given.
+
+    Returns:
+        the checked ChunkConfig (model-assisted options in `extras`).
+
+    Raises:
+        TypeError: an unknown option (the message names the closest known one), as
+            for any unknown keyword argument.
+        ConfigError: a bad value; an unknown key in `extras`; a model-assisted option
+            given both as a keyword and in `extras` with different values.
+    """
+    import difflib
+
+    from chunkctl.llm.options import EXTRAS_DEFAULTS
+
+    fields = set(ChunkConfig.field_names()) - {"extras"}
+    kw: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
+    given_extras = options.get("extras") or {}
+    if not isinstance(given_extras, dict):
+        raise ConfigError(f"extras must be a dict of model-assisted options, got {type(given_extras).__name__}")
+    for key, value in given_extras.items():
+        if key not in EXTRAS_DEFAULTS:
+            near = difflib.get_close_matches(str(key), EXTRAS_DEFAULTS, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ConfigError(f"unknown key {key!r} in extras{hint} (known: {', '.join(EXTRAS_DEFAULTS)})")
+        extras[key] = value
+    for key, value in options.items():
+        if key == "extras":
+            continue
+        if key in fields:
+            kw[key] = value
+        elif key in EXTRAS_DEFAULTS:
+            if key in extras and extras[key] != value:
+                raise ConfigError(f"{key} is given twice, as a keyword ({value!r}) and in extras ({extras[key]!r})")
+            extras[key] = value
+        else:
+            known = sorted(fields | set(EXTRAS_DEFAULTS))
+            near = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise TypeError(f"unknown option {key!r}{hint} (options: {', '.join(known)})")
+    extras = {k: v for k, v in extras.items() if v is not None and v != EXTRAS_DEFAULTS[k]}
+    if extras and cache is not None and "cache_dir" not in extras:
+        extras["cache_dir"] = os.fspath(cache)
+    if extras:
+        kw["extras"] = extras
+    return ChunkConfig(**kw)
 
 
 def model_assisted(config: ChunkConfig) -> bool:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import errno
-import fnmatch
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from chunkctl.errors import LoaderError
+from chunkctl.errors import ConfigError, LoaderError
 from chunkctl.loaders import LOADERS, format_for, format_list
 
 
@@ -37,8 +36,9 @@ class InputFile:
 
     Attributes:
         path: file path to read (None for stdin, whose bytes are in `data`).
-        source: the record's `source` (relative to the directory given, `/` separators;
-            undecodable bytes of the name written as `\\xNN`, see `source_name`).
+        source: the record's `source` (relative to the directory given, or to the source
+            root when there is one, `/` separators; undecodable bytes of the name written
+            as `\\xNN`, see `source_name`).
         format: loader format, or None when no loader handles the extension (skipped).
         size: file size in bytes (0 when unknown).
         data: the bytes when already read (stdin).
@@ -53,11 +53,12 @@ class InputFile:
 
 @dataclass(frozen=True)
 class InputProblem:
-    """A named input that could not be taken (missing, broken link, not a file, unreadable folder).
+    """A named input that could not be taken (missing, broken link, not a file, unreadable folder, outside the root).
 
     Attributes:
         source: the path as given or found.
-        error_type: short class: "NotFound", "BrokenLink", "NotAFile", "FolderUnreadable", "LinkLoop".
+        error_type: short class: "NotFound", "BrokenLink", "NotAFile", "FolderUnreadable", "LinkLoop",
+            "OutsideSourceRoot".
         reason: what is wrong, without the path.
     """
 
@@ -78,16 +79,103 @@ class Discovery:
     unsupported: list[str]
     outside: list[str] = field(default_factory=list)
     """Symbolic links in folders that lead out of the folder given, not followed (sources)."""
+    unmatched: list[str] = field(default_factory=list)
+    """`--include`/`--exclude` patterns that matched no file, e.g. "--include '*.rst'" (see `Selection`)."""
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+    """(source, why) of the files `--include`/`--exclude` left out."""
+
+
+class Selection:
+    """Which files a run takes: `--include` and `--exclude` as gitignore-style patterns, matched against `source`.
+
+    The rules are git's (the `pathspec` package): `*` and `?` do not cross `/`; `**`
+    crosses folders (`docs/**/*.md`); a pattern without a `/` (other than a trailing
+    one) matches the name at any depth (`*.md`, `drafts` takes or leaves a folder
+    named drafts anywhere, with all it holds); one with a `/` is anchored to the start
+    of `source` (`drafts/*`, `/index.md`); a trailing `/` matches folders only; `!`
+    negates an earlier pattern of the same list. A file is taken when it matches some
+    include pattern (or there are none) and no exclude pattern.
+
+    The selection remembers which patterns matched some file (`unmatched`), so a run
+    can say which ones are likely mistyped, and the files it left out and why
+    (`left_out`, for `--dry-run`).
+
+    Raises:
+        ConfigError: a pattern git would refuse (e.g. `!` alone), naming the option.
+    """
+
+    def __init__(self, include: Iterable[str] = (), exclude: Iterable[str] = ()):
+        import pathspec
+
+        self._lists: list[tuple[str, Any, list[tuple[str, Any]]]] = []
+        for flag, patterns in (("--include", list(include)), ("--exclude", list(exclude))):
+            if not patterns:
+                continue
+            singles = []
+            for p in patterns:
+                try:
+                    singles.append((p, pathspec.GitIgnoreSpec.from_lines([p]).patterns))
+                except (ValueError, TypeError) as exc:  # GitIgnorePatternError is a ValueError
+                    raise ConfigError(f"{flag} {p!r}: not a valid pattern ({exc})") from None
+            self._lists.append((flag, pathspec.GitIgnoreSpec.from_lines(patterns), singles))
+        self._hit: set[tuple[str, str]] = set()
+        self.left_out: list[tuple[str, str]] = []
+        """(source, why) of each file not taken, e.g. ("drafts/a.md", "matches --exclude 'drafts/'")."""
+
+    def takes(self, source: str) -> bool:
+        """Whether a file with this `source` is taken (and note which patterns match it)."""
+        from pathspec.util import normalize_file
+
+        path = normalize_file(source)
+        why = ""
+        for flag, spec, singles in self._lists:
+            hits = [p for p, compiled in singles if any(c.match_file(path) is not None for c in compiled)]
+            self._hit.update((flag, p) for p in hits)
+            matched = spec.match_file(path)
+            if flag == "--include" and not matched:
+                why = "matches no --include pattern"
+            elif flag == "--exclude" and matched and not why:
+                why = f"matches --exclude {[p for p in hits if not p.startswith('!')][-1]!r}"
+        if why:
+            self.left_out.append((source, why))
+        return not why
+
+    def unmatched(self) -> list[str]:
+        """The patterns that matched no file so far, as "--include '*.rst'", in the order given."""
+        return [f"{flag} {p!r}" for flag, _, singles in self._lists for p, _ in singles if (flag, p) not in self._hit]
+
+
+def rooted(path: str, root: str) -> str | None:
+    """`path` relative to the folder `root`, with `/` separators ("" for the root itself), or None when outside.
+
+    Lexical first (`a/../b` is `b`; a symbolic link inside the root keeps its own
+    name); when that leads out of the root, the real paths of the folder holding
+    `path` and of `root` are compared, so a root or a path reached through a link
+    to the same folder still counts as inside.
+    """
+    def up(rel: str) -> bool:
+        return rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel)
+
+    ab = os.path.abspath(path)
+    rel = os.path.relpath(ab, os.path.abspath(root))
+    if up(rel):
+        parent, name = os.path.split(ab)
+        rel = os.path.relpath(os.path.join(os.path.realpath(parent), name), os.path.realpath(root))
+        if up(rel):
+            return None
+    return "" if rel == os.curdir else rel.replace(os.sep, "/")
+
+
+def check_source_root(source_root: str | None) -> None:
+    """Raise ConfigError unless `source_root` is None or an existing folder."""
+    if source_root is not None and not os.path.isdir(source_root):
+        what = "not a folder" if os.path.exists(source_root) else "no such folder"
+        raise ConfigError(f"--source-root {source_root}: {what}")
 
 
 def _inside(path: str, folder: str) -> bool:
     """Whether the real path `path` is `folder` (a real path) or lies under it."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _matches(rel: str, patterns: Iterable[str]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
 def _dangling(name: str, path: str) -> InputProblem:
@@ -101,14 +189,22 @@ def _dangling(name: str, path: str) -> InputProblem:
 
 
 def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = (),
-             hidden: bool = False, follow_links: bool = False) -> Discovery:
+             hidden: bool = False, follow_links: bool = False, *, source_root: str | None = None,
+             selection: Selection | None = None) -> Discovery:
     """Expand files and directories into inputs, in a deterministic order.
 
-    A file is taken as given (its `source` is the path as given). A directory is
-    walked recursively and its files sorted by relative path (their `source`);
-    hidden files and folders are skipped unless `hidden`; symbolic-link loops and
-    unreadable folders are reported, not fatal. `include`/`exclude` are glob patterns
-    matched against the relative path and the file name.
+    Without `source_root`, a file is taken as given (its `source` is the path as
+    given) and a directory's files get their path relative to that directory. With
+    `source_root`, every `source` is the file's path relative to that folder,
+    however the file or its folder was named (`docs/x.md`, `./docs/x.md` and a
+    walk of `docs/` all give `x.md` for `--source-root docs`), so ids do not depend
+    on how a path was given; a file or folder outside it is a problem
+    ("OutsideSourceRoot"), not an input.
+
+    A directory is walked recursively and its files sorted by relative path; hidden
+    files and folders are skipped unless `hidden`; symbolic-link loops and
+    unreadable folders are reported, not fatal. `include`/`exclude` are
+    gitignore-style patterns matched against `source` (see `Selection`).
 
     A symbolic link inside a walked folder is followed when it leads to a place inside
     that folder. One that leads outside it (`notes.txt -> /etc/passwd`, a link to a
@@ -116,12 +212,24 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
     `Discovery.outside`, so a run over a folder reads only what the folder holds.
     A file named on its own is read even when it is a link: it was asked for.
 
+    Args:
+        paths: files and folders, in the order to take them.
+        include, exclude: gitignore-style patterns (ignored when `selection` is given).
+        hidden, follow_links: see above.
+        source_root: the folder sources are relative to (None: as described above).
+        selection: a `Selection` shared by several calls (`gather`), so that
+            `unmatched` covers them all.
+
     Returns:
         the inputs (unsupported extensions included with `format=None`), problems,
-        the sources of unsupported files and of links not followed.
+        the sources of unsupported files and of links not followed, and the patterns
+        that matched no file.
+
+    Raises:
+        ConfigError: `source_root` is not a folder, or a pattern is not valid.
     """
-    include = list(include)
-    exclude = list(exclude)
+    check_source_root(source_root)
+    select = selection if selection is not None else Selection(include, exclude)
     inputs: list[InputFile] = []
     problems: list[InputProblem] = []
     unsupported: list[str] = []
@@ -129,9 +237,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
 
     def add(path: str, source: str) -> None:
         source = source_name(source)
-        if include and not _matches(source, include):
-            return
-        if exclude and _matches(source, exclude):
+        if not select.takes(source):
             return
         fmt = format_for(path)
         try:
@@ -144,9 +250,18 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
             return
         inputs.append(InputFile(path, source, fmt, size))
 
+    def out_of_root(raw: str) -> InputProblem:
+        return InputProblem(source_name(raw), "OutsideSourceRoot",
+                            f"outside --source-root {source_name(str(source_root))}; not chunked")
+
     for raw in paths:
         p = Path(raw)
+        base = rooted(raw, source_root) if source_root is not None else None
+        if source_root is not None and base is None and (p.is_dir() or p.is_file()):
+            problems.append(out_of_root(raw))
+            continue
         if p.is_dir():
+            prefix = f"{base}/" if base else ""
             found: list[tuple[str, str]] = []
             root = str(p)
             real_root = os.path.realpath(root)
@@ -173,7 +288,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                             continue
                         if not follow_links and not _inside(target, real_root):
                             rel = d if rel_dir == "." else f"{rel_dir}/{d}"
-                            outside.append(source_name(rel.replace(os.sep, "/")))
+                            outside.append(source_name(prefix + rel.replace(os.sep, "/")))
                             continue
                     keep.append(d)
                 dirnames[:] = keep
@@ -181,7 +296,7 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                     if not hidden and f.startswith("."):
                         continue
                     rel = f if rel_dir == "." else f"{rel_dir}/{f}"
-                    rel = rel.replace(os.sep, "/")
+                    rel = prefix + rel.replace(os.sep, "/")
                     found.append((rel, os.path.join(dirpath, f)))
             for rel, full in sorted(found):
                 if not follow_links and os.path.islink(full) and os.path.exists(full) \
@@ -194,14 +309,16 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                 elif os.path.exists(full) and not os.path.isdir(full):
                     problems.append(InputProblem(source_name(rel), "NotAFile", "not a regular file (a pipe, socket or device)"))
         elif p.is_file():
-            add(str(p), raw.replace(os.sep, "/"))
+            add(str(p), base if base is not None else raw.replace(os.sep, "/"))
         elif p.exists():
             problems.append(InputProblem(source_name(raw), "NotAFile", "not a regular file or folder"))
         elif p.is_symlink():
             problems.append(_dangling(source_name(raw), str(p)))
         else:
             problems.append(InputProblem(source_name(raw), "NotFound", "no such file or folder"))
-    return Discovery(inputs, problems, unsupported, outside)
+    if selection is not None:  # the caller reads what it shares
+        return Discovery(inputs, problems, unsupported, outside)
+    return Discovery(inputs, problems, unsupported, outside, select.unmatched(), select.left_out)
 
 
 def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
@@ -224,7 +341,7 @@ def read_list(stream: IO[str]) -> list[str]:
     Blank lines and lines starting with `#` are ignored; surrounding white space
     (a trailing carriage return included) is dropped. Relative paths stay relative,
     so they are read from the current folder, and each one's `source` is the path as
-    listed.
+    listed, or its path relative to the source root when there is one (`discover`).
     """
     out = []
     for line in stream:
@@ -261,33 +378,42 @@ class Gathered:
         unsupported_named: files named explicitly (not found in a folder) that no
             loader reads; a caller warns about each.
         outside: links in folders leading out of them, not followed (see `discover`).
+        unmatched: `--include`/`--exclude` patterns that matched no file of the whole
+            run, e.g. "--include '*.rst'"; a caller warns about each.
+        left_out: (source, why) of the files `--include`/`--exclude` left out.
     """
 
     inputs: list[InputFile]
     problems: list[InputProblem]
     unsupported_named: list[str]
     outside: list[str] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+    left_out: list[tuple[str, str]] = field(default_factory=list)
 
 
 def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
            stdin_name: str | None = None, include: Iterable[str] = (), exclude: Iterable[str] = (),
-           hidden: bool = False, follow_links: bool = False) -> Gathered:
+           hidden: bool = False, follow_links: bool = False, source_root: str | None = None) -> Gathered:
     """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
 
     Args:
         paths: in the order given; `-` stands for one document read by `read_stdin`.
         read_stdin: returns the bytes of standard input (called once, only for `-`).
         stdin_format: the format of that document; default: from `stdin_name`'s extension.
-        stdin_name: its `source` (default `-`).
+        stdin_name: its `source` (default `-`), written as given: it names no file, so
+            `source_root` does not change it (give it as a run over the root would).
         include, exclude, hidden, follow_links: which files of folders to take (see `discover`).
+        source_root: the folder every file's `source` is relative to (see `discover`);
+            files and folders outside it are problems ("OutsideSourceRoot").
 
     Raises:
-        ConfigError: `-` without a known format, or two inputs that would get the same
-            `source` (a document's records must be one contiguous run with one id).
+        ConfigError: `-` without a known format, two inputs that would get the same
+            `source` (a document's records must be one contiguous run with one id), a
+            `source_root` that is not a folder, or a pattern that is not valid.
     """
-    from chunkctl.errors import ConfigError
-
     paths = list(paths)
+    check_source_root(source_root)
+    selection = Selection(include, exclude)
     if "-" in paths and not stdin_format and stdin_name:
         stdin_format = format_for(stdin_name)
     if "-" in paths and not stdin_format:
@@ -305,7 +431,8 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
             except LoaderError as exc:
                 raise ConfigError(f"--stdin-format: {exc.reason}") from None
             continue
-        found = discover([p], include, exclude, hidden, follow_links)
+        found = discover([p], hidden=hidden, follow_links=follow_links, source_root=source_root,
+                         selection=selection)
         inputs += found.inputs
         problems += found.problems
         outside += found.outside
@@ -316,4 +443,48 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         src, where = next(iter(clash.items()))
         raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
                           f"them in separate runs, or give their common parent folder instead")
-    return Gathered(inputs, problems, named, outside)
+    return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a run would do with one input (`--dry-run`).
+
+    Attributes:
+        action: "take" (it would be chunked), "skip" (no loader for its extension, over
+            the size limit, a link out of its folder) or "fail" (missing, broken link,
+            outside the source root, ...).
+        format: the detected format ("md", ...), or None when there is none.
+        source: the `source` its records would have (or the path as given, for a problem).
+        reason: why it would be skipped or fail ("" for "take").
+    """
+
+    action: str
+    format: str | None
+    source: str
+    reason: str = ""
+
+
+def preview(found: Gathered, max_file_size: int | None = None) -> list[Planned]:
+    """What a run over `found` would do with each input, without reading any file.
+
+    Returns:
+        the inputs in run order ("take" or "skip"), then the files `--include`/`--exclude`
+        left out and the links not followed ("skip"), then the problems ("fail").
+    """
+    out: list[Planned] = []
+    for item in found.inputs:
+        if item.format is None:
+            ext = os.path.splitext(item.source)[1]
+            out.append(Planned("skip", None, item.source, f"no loader for {ext or 'a name without an extension'} "
+                               f"({format_list('and')} are read)"))
+        elif max_file_size is not None and item.size > max_file_size:
+            out.append(Planned("skip", item.format, item.source,
+                               f"{item.size} bytes is over --max-file-size {max_file_size}"))
+        else:
+            out.append(Planned("take", item.format, item.source))
+    out += [Planned("skip", format_for(s), s, why) for s, why in found.left_out]
+    out += [Planned("skip", None, s, "a symbolic link that leads out of the folder (--follow-links follows it)")
+            for s in found.outside]
+    out += [Planned("fail", None, p.source, p.reason) for p in found.problems]
+    return out
