@@ -21,6 +21,8 @@ from chunkctl.cli.console import (
     defer_stop_signals,
     deferred_stop_signal,
     end_stop_signals,
+    one_line,
+    print_line,
     usage_error,
 )
 from chunkctl.cli.options import (
@@ -37,6 +39,7 @@ from chunkctl.cli.options import (
 )
 from chunkctl.errors import ConfigError, OutputError
 from chunkctl.loaders import format_list
+from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, RunSummary
 
 
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
@@ -61,13 +64,15 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
         found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
                                 stdin_name=stdin_name, include=values["include"] or (),
                                 exclude=values["exclude"] or (), hidden=values["hidden"],
-                                follow_links=values["follow_links"])
+                                follow_links=values["follow_links"], source_root=values["source_root"])
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
     for source in found.outside:
         con.warn(f"{source}: skipped, a symbolic link that leads out of the folder (--follow-links follows it)")
+    for pattern in found.unmatched:
+        con.warn(f"{pattern} matched no file")
     return found
 
 
@@ -94,6 +99,12 @@ def chunk(
                                               "output and exit 0 (default: keep the old output, exit 1).")] = False,
     prune: Annotated[bool, typer.Option("--prune", help="--output-dir: also delete the .jsonl files of documents "
                                         "that are no longer among the inputs.")] = False,
+    summary_json: Annotated[Optional[str], typer.Option("--summary-json", help="Also write the run's summary here "
+                                                        "as JSON, atomically, however the run ends (failed files, "
+                                                        "Ctrl-C); for CI jobs.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List the files the run would take, with their "
+                                          "format, and those it would skip and why, on stdout; chunk and write "
+                                          "nothing.")] = False,
     opts: Any = None,
 ) -> None:
     """Chunk files and folders into JSONL records (one per chunk).
@@ -117,14 +128,15 @@ def chunk(
     from chunkctl.output.delivery import deliver, open_output
     from chunkctl.output.writer import ErrorLog, OutputDir, mirror_path
     from chunkctl.pipeline.cache import RecordCache
-    from chunkctl.pipeline.summary import RunSummary
 
     values, _ = effective(opts)
     con = Console(values["quiet"])
     config = chunk_config(values)
     run = run_options(values)
+    report = SummaryReport(None if dry_run or config.extras.get("llm_dry_run") else summary_json)
     try:
         check_output_flags(output, output_dir, errors)  # before standard input is read
+        report.check_flag()
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
@@ -134,24 +146,28 @@ def chunk(
         check_writable(output, output_dir, errors)
         if prune and not output_dir:
             raise ConfigError("--prune needs --output-dir")
-        cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] else None
+        report.check(inputs, output, errors)
+        cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] and not dry_run else None
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
-    summary = RunSummary()
-    summary.skipped += len(found.outside)
+    if dry_run:
+        _dry_run(found, run.max_file_size, allow_empty, con)
+    summary = report.summary = RunSummary()
+    for _ in found.outside:
+        summary.skip(SKIP_LINK_OUT)
     errlog = ErrorLog(errors)
     if not any(i.format for i in inputs) and not allow_empty:
-        _nothing_selected(found, output, output_dir, errlog, con)
+        _nothing_selected(found, output, output_dir, errlog, con, report, summary)
     known = pipeline.plan(inputs, config, run.max_file_size, cache)
     if any(r is None for r in known):
         ready(config)  # after the cache: a run that needs no tokenizer does not load one
     for p in found.problems:
         con.error(str(p))
         errlog.add(p.source, p.error_type, p.reason)
-        summary.failed += 1
+        summary.fail(p.error_type)
     if found.problems and fail_fast:
         _commit_errors(errlog, con)
-        raise typer.Exit(EXIT_FAILED)
+        raise report.exit(EXIT_FAILED, "stopped")
     catch_stop_signals(True)
     show = con.tty and not values["quiet"]
     # No live display when the records go to the terminal or down a pipe: its frames would
@@ -195,27 +211,27 @@ def chunk(
             sink.abort()
         con.error(f"interrupted; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
-        raise typer.Exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
+        raise report.exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
     except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
         con.live = None
         if sink is not None:
             sink.abort()
         con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
-        raise typer.Exit(EXIT_FAILED) from None
+        raise report.exit(EXIT_FAILED) from None
     except ConfigError as exc:  # the engine found bad usage late (a Dask scheduler with no worker)
         con.live = None
         if sink is not None:
             sink.abort()
         con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
-        raise typer.Exit(EXIT_USAGE) from None
+        raise report.exit(EXIT_USAGE) from None
     except BrokenPipeError:
         sink.abort()
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
         catch_stop_signals(False)
-        raise typer.Exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
+        raise report.exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
     except BaseException:
         if sink is not None:
             sink.abort()
@@ -226,22 +242,135 @@ def chunk(
     end_stop_signals()
     if signum is not None:
         con.error(f"signal {signum} came while the run was being finished; it was finished: {sink.state()}")
-        raise typer.Exit(128 + signum)
-    raise typer.Exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK)
+        raise report.exit(128 + signum, "failed" if summary.failed or summary.incomplete else "ok")
+    raise report.exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK,
+                      "stopped" if stopped else None)
 
 
-def _nothing_selected(found: Any, output: str | None, output_dir: str | None, errlog: Any, con: Console) -> None:
+def _nothing_selected(found: Any, output: str | None, output_dir: str | None, errlog: Any, con: Console,
+                      report: SummaryReport, summary: RunSummary) -> None:
     """End a run that selected no file to chunk: the old output stays, the exit code is 1 (see --allow-empty)."""
     n = len(found.inputs)
     why = f"no file to chunk among {n} selected (no loader for their extensions)" if n else "no input files selected"
+    for item in found.inputs:  # none has a loader
+        summary.skip(SKIP_NO_LOADER, item.source)
     for p in found.problems:
         con.error(str(p))
         errlog.add(p.source, p.error_type, p.reason)
+        summary.fail(p.error_type)
     where = output_dir if output_dir else (output if output not in (None, "-") else None)
     kept = f"; {where} was left as it was" if where else ""
     con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
     _commit_errors(errlog, con)
-    raise typer.Exit(EXIT_FAILED)
+    raise report.exit(EXIT_FAILED, "nothing-selected")
+
+
+class SummaryReport:
+    """`--summary-json FILE`: the run's counts as JSON (`RunSummary.to_dict`), written atomically however the run
+    ends once it has started (all good, failed files, --fail-fast, nothing selected, a stop signal).
+
+    Bad usage (exit 2 before any work) and dry runs write nothing. Attach the run's
+    `summary` when it starts; `exit(code)` writes the file and returns the exit to raise.
+    """
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self.summary: RunSummary | None = None
+
+    def check_flag(self) -> None:
+        """Refuse `-` (standard output carries the records), before standard input is read.
+
+        Raises:
+            ConfigError: one line naming --summary-json.
+        """
+        if self.path == "-":
+            raise ConfigError("--summary-json needs a file name: standard output carries the records")
+
+    def check(self, inputs: list[Any], output: str | None, errors: str | None) -> None:
+        """Refuse, before any work, a summary file that is a folder, an input or another output, or that
+        could not be created.
+
+        Raises:
+            ConfigError: one line naming --summary-json, the path and the reason.
+        """
+        if not self.path:
+            return
+        from chunkctl.atomic import temp_file
+
+        path, real = self.path, os.path.realpath(self.path)
+        if os.path.isdir(real):
+            raise ConfigError(f"--summary-json {path}: is a folder, not a file")
+        for flag, other in (("-o", output), ("--errors", errors)):
+            if other and other != "-" and os.path.realpath(other) == real:
+                raise ConfigError(f"--summary-json {path} is also the {flag} file")
+        if os.path.exists(real) and any(i.path and os.path.realpath(i.path) == real for i in inputs):
+            raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
+        folder = os.path.dirname(real)
+        while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+            folder = os.path.dirname(folder)
+        try:
+            fd, tmp = temp_file(folder, "probe")
+        except OSError as exc:
+            raise ConfigError(f"--summary-json {path}: cannot write in {folder} ({exc.strerror or exc})") from None
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+    def exit(self, code: int, status: str | None = None) -> typer.Exit:
+        """Write the summary (when asked for and the run started) and return the exit to raise.
+
+        Args:
+            code: the run's exit code.
+            status: how it ended; by default from `code`: 0 "ok", 1 "failed", 2
+                "error", 128 and above "interrupted".
+
+        Returns:
+            typer.Exit(code), or exit 1 for a run that was all good but whose summary
+            could not be written (the line on stderr says why).
+        """
+        if not self.path or self.summary is None:
+            return typer.Exit(code)
+        import orjson
+
+        from chunkctl.atomic import replace_atomically
+
+        if status is None:
+            status = {EXIT_OK: "ok", EXIT_FAILED: "failed", EXIT_USAGE: "error"}.get(code, "interrupted")
+        data = orjson.dumps(self.summary.to_dict(status, code), option=orjson.OPT_INDENT_2) + b"\n"
+        try:
+            replace_atomically(self.path, data)
+        except OSError as exc:
+            print_line("error", f"--summary-json {self.path}: cannot write it ({exc.strerror or exc})")
+            return typer.Exit(code or EXIT_FAILED)
+        return typer.Exit(code)
+
+
+def _dry_run(found: Any, max_file_size: int | None, allow_empty: bool, con: Console) -> None:
+    """`--dry-run`: list what the run would do with each input on stdout and exit; nothing is read or written.
+
+    One line per input, tab-separated: `take FORMAT SOURCE`, `skip FORMAT|- SOURCE
+    REASON`, `fail - SOURCE REASON`; then a count on stderr. Exits 1 when the run would
+    fail files or select none (as the run would), else 0.
+    """
+    from chunkctl.pipeline.inputs import preview
+
+    planned = preview(found, max_file_size)
+    out = sys.stdout
+    for p in planned:
+        fields = [p.action, p.format or "-", p.source] + ([p.reason] if p.reason else [])
+        out.write("\t".join(one_line(f) for f in fields) + "\n")  # a tab or line break in a name is escaped
+    out.flush()
+    taken = [p for p in planned if p.action == "take"]
+    by_format: dict[str, int] = {}
+    for p in taken:
+        by_format[p.format or "?"] = by_format.get(p.format or "?", 0) + 1
+    fmts = ", ".join(f"{k} {v}" for k, v in sorted(by_format.items())) or "none"
+    skipped = sum(p.action == "skip" for p in planned)
+    failed = sum(p.action == "fail" for p in planned)
+    if not con.quiet:
+        print(f"chunkctl: dry run: {len(taken)} files would be chunked ({fmts}), {skipped} skipped, {failed} "
+              "failed; nothing was chunked or written", file=sys.stderr, flush=True)
+    raise typer.Exit(EXIT_FAILED if failed or (not taken and not allow_empty) else EXIT_OK)
 
 
 def _stdout_is_shared() -> bool:

@@ -57,12 +57,31 @@ def config_cmd(
 
         Console(highlight=False).print(config_table(values, origins))
     else:
-        for key, value in values.items():
-            name = key.replace("_", "-")
-            if value is None:
-                print(f"# {name} is not set  ({origins[key]})")
-            else:
-                print(f"{name} = {orjson.dumps(value).decode()}  # {origins[key]}")
+        print(config_toml(values, origins), end="")
+
+
+def config_toml(values: dict[str, Any], origins: dict[str, str]) -> str:
+    """The effective options as a configuration file that `chunkctl` reads back to the same values.
+
+    Keys a file may hold (`chunkctl.configfile.KEYS`) are written as TOML with their
+    origin in a comment; an option that is not set, and the command-line-only ones
+    (`quiet`, `llm-dry-run`, ...), are comments, so `chunkctl config > chunkctl.toml`
+    gives a file that `chunkctl` accepts.
+    """
+    import orjson
+
+    from chunkctl.configfile import KEYS
+
+    lines = []
+    for key, value in values.items():
+        name = key.replace("_", "-")
+        if key not in KEYS:
+            lines.append(f"# {name} = {orjson.dumps(value).decode()}  (command line only; {origins[key]})")
+        elif value is None:
+            lines.append(f"# {name} is not set  ({origins[key]})")
+        else:
+            lines.append(f"{name} = {orjson.dumps(value).decode()}  # {origins[key]}")
+    return "\n".join(lines) + "\n"
 
 
 @with_options(CHUNK_OPTIONS, CONFIG_OPTIONS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Optional
@@ -13,6 +14,7 @@ import typer
 from chunkctl.chunking import get_strategy, strategy_names
 from chunkctl.cli.console import usage_error
 from chunkctl.config import CONTEXT_MODES, SENTENCE_SPLITTERS, ChunkConfig
+from chunkctl.configfile import parse_size
 from chunkctl.errors import ConfigError, MissingExtraError, TokenizerError
 from chunkctl.loaders import format_list
 from chunkctl.output.flavours import FLAVOURS, check_flavour
@@ -34,16 +36,83 @@ def opt(name: str, type_: Any, default: Any, *decls: str, help: str, **kw: Any) 
     return Opt(name, type_, default, typer.Option(*decls, help=help, show_default=default not in (None, False), **kw))
 
 
+def _completer(values: Callable[[], list[tuple[str, str]]]) -> Callable[[str], list[tuple[str, str]]]:
+    """A shell-completion function for typer: the (value, help) pairs of `values()` that start with what was typed.
+
+    `values` is called when the shell asks (not at import), so strategies and
+    formats registered by plugins are offered too.
+    """
+    def complete(incomplete: str) -> list[tuple[str, str]]:
+        return [(v, h) for v, h in values() if v.startswith(incomplete)]
+
+    return complete
+
+
+def _strategies() -> list[tuple[str, str]]:
+    """Strategy names with the start of their summary (shells show one short line beside each)."""
+    import re
+
+    from chunkctl.chunking import STRATEGIES
+
+    def short(text: str) -> str:
+        text = re.split(r"[:;,(]", text, maxsplit=1)[0].strip()
+        return text if len(text) <= 50 else text[:50].rsplit(" ", 1)[0] + " ..."
+
+    return [(name, short(s.summary)) for name, s in STRATEGIES.items()]
+
+
+def _flavours() -> list[tuple[str, str]]:
+    helps = {"chunkctl": "the record contract", "langchain": "LangChain Document", "llamaindex": "LlamaIndex TextNode"}
+    return [(f, helps.get(f, "")) for f in FLAVOURS]
+
+
+def _contexts() -> list[tuple[str, str]]:
+    helps = {"none": "no prefix", "headings": "the heading breadcrumb", "title+headings": "the title, then the "
+             "breadcrumb"}
+    return [(c, helps.get(c, "")) for c in CONTEXT_MODES]
+
+
+ENCODINGS = ("cl100k_base", "o200k_base", "p50k_base", "r50k_base")
+"""The tiktoken encodings chunkctl serves offline (`--tokenizer` also takes model names and `.tiktoken` files)."""
+
+
+def _tokenizers() -> list[tuple[str, str]]:
+    """Encoding names, then the model names tiktoken maps to one of them (a path is left to the shell)."""
+    out = [(e, "encoding") for e in ENCODINGS]
+    try:
+        from tiktoken.model import MODEL_TO_ENCODING
+    except ImportError:  # pragma: no cover (tiktoken is a dependency)
+        return out
+    return out + [(m, e) for m, e in sorted(MODEL_TO_ENCODING.items()) if e in ENCODINGS]
+
+
+def complete_tokenizer(incomplete: str) -> list[tuple[str, str]]:
+    """Completions of `--tokenizer`: names that start with `incomplete`; none for a path (the shell completes files)."""
+    if incomplete.startswith((".", "~")) or "/" in incomplete:
+        return []
+    return [(v, h) for v, h in _tokenizers() if v.startswith(incomplete)]
+
+
+complete_strategy = _completer(_strategies)
+complete_flavour = _completer(_flavours)
+complete_context = _completer(_contexts)
+complete_sentence_splitter = _completer(lambda: [(s, "") for s in SENTENCE_SPLITTERS])
+complete_engine = _completer(lambda: [(e, "") for e in ENGINES])
+complete_content_type = _completer(lambda: [(c, "") for c in ("legal", "narrative", "code", "other")])
+
+
 CHUNK_OPTIONS = [
-    opt("strategy", str, "recursive", "--strategy", "-s", help=f"Chunking strategy: {', '.join(strategy_names())}."),
+    opt("strategy", str, "recursive", "--strategy", "-s", help=f"Chunking strategy: {', '.join(strategy_names())}.",
+        autocompletion=complete_strategy),
     opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
     opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
         "percentage of --chunk-size."),
     opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, or a "
-        ".tiktoken file."),
+        ".tiktoken file.", autocompletion=complete_tokenizer),
     opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "
         ".tiktoken file."),
-    opt("context", str, "headings", "--context", help=f"What goes in prefix: {', '.join(CONTEXT_MODES)}."),
+    opt("context", str, "headings", "--context", help=f"What goes in prefix: {', '.join(CONTEXT_MODES)}.",
+        autocompletion=complete_context),
     opt("no_breadcrumbs", bool, False, "--no-breadcrumbs", help="Same as --context none."),
     opt("encoding", Optional[str], None, "--encoding", help="Force the text encoding of txt/md/html files "
         "(default: detect)."),
@@ -53,10 +122,11 @@ CHUNK_OPTIONS = [
     opt("levels", Optional[str], None, "--levels", help="hierarchical: budgets from largest to smallest, "
         "e.g. 2048,512,128."),
     opt("sentence_splitter", str, "blingfire", "--sentence-splitter",
-        help=f"{' (fast) or '.join(SENTENCE_SPLITTERS)} (accurate)."),
+        help=f"{' (fast) or '.join(SENTENCE_SPLITTERS)} (accurate).", autocompletion=complete_sentence_splitter),
     opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: cut below this "
         "percentile of neighbour similarity."),
-    opt("content_type", Optional[str], None, "--content-type", help="auto: force legal, narrative, code or other."),
+    opt("content_type", Optional[str], None, "--content-type", help="auto: force legal, narrative, code or other.",
+        autocompletion=complete_content_type),
     opt("main_content", bool, False, "--main-content", help="html: keep only the main article."),
     opt("keep_boilerplate", bool, False, "--keep-boilerplate", help="html: keep navigation, headers, footers and "
         "asides."),
@@ -65,23 +135,29 @@ CHUNK_OPTIONS = [
 RUN_OPTIONS = [
     opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). The output does not depend on it."),
     opt("quiet", bool, False, "--quiet", "-q", help="No warnings, progress or summary (errors still print)."),
-    opt("include", Optional[list[str]], None, "--include", help="Only files matching this glob (repeatable)."),
-    opt("exclude", Optional[list[str]], None, "--exclude", help="Skip files matching this glob (repeatable)."),
+    opt("include", Optional[list[str]], None, "--include", help="Only files matching this gitignore-style pattern "
+        "(repeatable): '*.md' at any depth, 'docs/**/*.md'; * does not cross /."),
+    opt("exclude", Optional[list[str]], None, "--exclude", help="Skip files matching this gitignore-style pattern "
+        "(repeatable): 'drafts/', '*.tmp.md'."),
     opt("hidden", bool, False, "--hidden", help="Also walk hidden files and folders."),
     opt("follow_links", bool, False, "--follow-links", help="Follow symbolic links in folders that lead out of "
         "them (default: skip them with a warning)."),
-    opt("max_file_size", Optional[int], None, "--max-file-size", help="Skip files larger than this many bytes, "
-        "with a warning."),
+    opt("max_file_size", Optional[str], None, "--max-file-size", help="Skip larger files, with a warning: bytes "
+        "(1000000) or a size with a unit (10MB, 1.5GiB)."),
     opt("file_timeout", float, DEFAULT_FILE_TIMEOUT, "--file-timeout", help="Seconds one file may take before it is "
         "stopped and reported as failed (0: no limit)."),
     opt("flavour", str, "chunkctl", "--flavour", "--format", "-f", help=f"Record flavour: {', '.join(FLAVOURS)} "
-        "(chunkctl: the record contract; langchain: Document; llamaindex: TextNode). --format is its old name."),
+        "(chunkctl: the record contract; langchain: Document; llamaindex: TextNode). --format is its old name.",
+        autocompletion=complete_flavour),
     opt("cache", Optional[str], None, "--cache", help="Folder of cached records: unchanged files are not parsed "
         "again."),
     opt("engine", str, "local", "--engine", help=f"{' or '.join(ENGINES)}: worker processes here, or a Dask "
-        "cluster (extra chunkctl[dask])."),
+        "cluster (extra chunkctl[dask]).", autocompletion=complete_engine),
     opt("scheduler", Optional[str], None, "--scheduler", help="--engine dask: scheduler address, e.g. "
         "tcp://10.0.0.5:8786 (default: a local cluster of --jobs processes)."),
+    opt("source_root", Optional[str], None, "--source-root", help="Make every record's source relative to this "
+        "folder, however the files were named (folders, --from-list, names), so ids match from run to run; a file "
+        "outside it fails."),
 ]
 LLM_OPTIONS = [
     opt("llm_base_url", Optional[str], None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. "
@@ -154,7 +230,7 @@ def with_options(*bundles: list[Opt]) -> Callable[[Callable[..., Any]], Callable
 
 def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
     """Options after the configuration file: (values, origins); a bad file is a usage error."""
-    from chunkctl.configfile import KEYS, ConfigFile, load_config_file, resolve
+    from chunkctl.configfile import KEYS, PATH_KEYS, ConfigFile, load_config_file, resolve
 
     v = opts.values
     try:
@@ -163,6 +239,9 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
         raise usage_error(str(exc)) from None
     keyed = {k: d for k, d in v.items() if k in KEYS}
     given = {k: v[k] for k in keyed if k in opts.given}
+    for k in PATH_KEYS:  # relative to the current folder, as the file's are made absolute against its folder
+        if isinstance(given.get(k), str) and given[k]:
+            given[k] = os.path.abspath(os.path.expanduser(given[k]))
     values, origins = resolve(keyed, given, config_file)
     for k in v:
         if k not in values and k not in ("config_file", "no_config"):
@@ -174,16 +253,14 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
 
 
 def chunk_config(values: dict[str, Any]) -> ChunkConfig:
-    """ChunkConfig from effective values; a bad value is a usage error naming the fix."""
+    """ChunkConfig from effective values, built as the library builds it (`pipeline.document.make_config`);
+    a bad value is a usage error naming the fix."""
+    from chunkctl.pipeline.document import make_config
+
     fields = set(ChunkConfig.field_names())
-    kw = {k: val for k, val in values.items() if k in fields}
-    extras = {k: val for k, val in values.items() if k in LLM_KEYS and val not in (None, False)}
-    if extras and values.get("cache"):
-        extras["cache_dir"] = str(values["cache"])
-    if extras:
-        kw["extras"] = extras
+    kw = {k: val for k, val in values.items() if k in fields or k in LLM_KEYS}
     try:
-        config = ChunkConfig(**kw)
+        config = make_config(kw, cache=values.get("cache") or None)
         get_strategy(config.strategy)
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
@@ -194,8 +271,8 @@ def run_options(values: dict[str, Any]) -> RunOptions:
     """RunOptions from effective values (and the flavour checked); a bad value is a usage error."""
     try:
         check_flavour(values["flavour"])
-        run = RunOptions(values["jobs"], values["max_file_size"], values["file_timeout"] or None, values["engine"],
-                         values["scheduler"])
+        run = RunOptions(values["jobs"], parse_size(values["max_file_size"]), values["file_timeout"] or None,
+                         values["engine"], values["scheduler"])
         run.ready()
     except (ConfigError, MissingExtraError) as exc:
         raise usage_error(str(exc)) from None

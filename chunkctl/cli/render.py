@@ -139,7 +139,8 @@ def summary_table(s: RunSummary) -> Table:
     t.add_row("chunks", f"{s.chunks:,}")
     t.add_row("tokens", f"{s.tokens:,}")
     t.add_row("failed", Text(str(s.failed), style="bold red" if s.failed else ""))
-    t.add_row("skipped", str(s.skipped))
+    detail = s.skipped_detail()
+    t.add_row("skipped", f"{s.skipped} ({detail})" if detail else str(s.skipped))
     t.add_row("empty", str(s.empty))
     if s.cached:
         t.add_row("from cache", str(s.cached))

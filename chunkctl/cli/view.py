@@ -22,7 +22,8 @@ from chunkctl.cli.options import (
 )
 from chunkctl.errors import ConfigError, OutputError
 
-SELECT_OPTIONS = [o for o in RUN_OPTIONS if o.name in ("quiet", "include", "exclude", "hidden", "follow_links")]
+SELECT_OPTIONS = [o for o in RUN_OPTIONS if o.name in ("quiet", "include", "exclude", "hidden", "follow_links",
+                                                       "source_root")]
 LOADING = {"encoding", "main_content", "keep_boilerplate", "password"}
 """Chunking options that also shape the document text, so they apply with --records too."""
 
@@ -83,7 +84,8 @@ def view_cmd(
         raise usage_error("view reads files and folders, not standard input: save the document to a file first")
     try:
         found = pipeline.gather(paths, include=values["include"] or (), exclude=values["exclude"] or (),
-                                hidden=values["hidden"], follow_links=values["follow_links"])
+                                hidden=values["hidden"], follow_links=values["follow_links"],
+                                source_root=values["source_root"])
         check_outputs(output, None, None, found.inputs)
         if records not in (None, "-") and os.path.realpath(records) == os.path.realpath(output):
             raise ConfigError(f"-o {output} is also the --records file: it would be overwritten")
@@ -93,6 +95,8 @@ def view_cmd(
         con.error(str(p))
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension")
+    for pattern in found.unmatched:
+        con.warn(f"{pattern} matched no file")
     if not any(i.format for i in found.inputs):
         con.error(f"no document to show among {len(found.inputs)} files selected (no loader for their extensions)"
                   if found.inputs else "no input files selected; nothing written")

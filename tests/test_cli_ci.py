@@ -1,0 +1,405 @@
+"""Issue 15 (3, 7, 8, 9): stable sources with --source-root, --summary-json and --dry-run for CI, a `chunkctl config`
+that reads back, shell completion, human sizes and gitignore-style patterns."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import chunkctl
+from chunkctl.cli import app
+from chunkctl.errors import ConfigError
+from chunkctl.pipeline.inputs import discover, gather
+from tests.conftest import CLI, ROOT, parse_jsonl
+
+runner = CliRunner()
+
+
+def invoke(*args, input: bytes | str | None = None):
+    return runner.invoke(app, [os.fsdecode(a) for a in args], input=input)
+
+
+def cli(*args, cwd: Path, input: bytes | None = None, env: dict | None = None, timeout: float = 120):
+    return subprocess.run([*CLI, *map(os.fsdecode, args)], input=input, capture_output=True, timeout=timeout,
+                          cwd=cwd, env=env)
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A small project: docs/ with every text format, a sub-folder, files no loader reads."""
+    docs = tmp_path / "proj" / "docs"
+    (docs / "guide" / "deep").mkdir(parents=True)
+    (docs / "drafts").mkdir()
+    (docs / "index.md").write_text("# Index\n\nThe start page of the docs.\n")
+    (docs / "guide" / "install.md").write_text("# Install\n\nRun the installer, then restart.\n")
+    (docs / "guide" / "deep" / "notes.txt").write_text("Deep notes.\n\nA second paragraph.\n")
+    (docs / "guide" / "page.html").write_text("<html><body><h1>Page</h1><p>Some HTML text.</p></body></html>")
+    (docs / "drafts" / "wip.md").write_text("# WIP\n\nNot ready.\n")
+    (docs / "a.rst").write_text("rst\n")
+    (docs / "b.rst").write_text("rst\n")
+    (docs / "c.docx").write_bytes(b"PK\x03\x04")
+    return docs
+
+
+def _by_source(data: bytes) -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = {}
+    for line in data.splitlines():
+        out.setdefault(json.loads(line)["source"], []).append(line)
+    return out
+
+
+# --- 3. sources that do not depend on how a path was given ------------------------------------------------------
+
+def test_a_list_run_gives_the_records_of_a_folder_run(tmp_path):
+    # `find docs ... | chunkctl chunk --from-list -` used to record "docs/x.md" where a run over the folder
+    # recorded "x.md": other ids, duplicates in a store. --source-root makes them the same.
+    docs = _tree(tmp_path)
+    proj = docs.parent
+    full = cli("chunk", "docs", "--no-config", "-o", "full.jsonl", cwd=proj)
+    assert full.returncode == 0, full.stderr
+    whole = _by_source((proj / "full.jsonl").read_bytes())
+    assert "guide/install.md" in whole
+    listed = b"docs/guide/install.md\n./docs/guide/deep/notes.txt\n" + os.fsencode(docs / "index.md") + b"\n"
+    part = cli("chunk", "--from-list", "-", "--source-root", "docs", "--no-config", "-o", "part.jsonl",
+               cwd=proj, input=listed)
+    assert part.returncode == 0, part.stderr
+    some = _by_source((proj / "part.jsonl").read_bytes())
+    assert list(some) == ["guide/install.md", "guide/deep/notes.txt", "index.md"]
+    assert all(some[s] == whole[s] for s in some)
+    # the same from another folder, the root given as an absolute path, and for a folder named inside the root
+    other = cli("chunk", docs / "guide", "--source-root", docs, "--no-config", cwd=tmp_path)
+    assert other.returncode == 0, other.stderr
+    sub = _by_source(other.stdout)
+    assert sorted(sub) == ["guide/deep/notes.txt", "guide/install.md", "guide/page.html"]
+    assert all(sub[s] == whole[s] for s in sub)
+    # and with the root in the configuration file (relative to the file's folder)
+    (proj / "chunkctl.toml").write_text('source-root = "docs"\n')
+    cfg = cli("chunk", "docs/guide/install.md", "-q", cwd=proj)
+    assert cfg.returncode == 0 and _by_source(cfg.stdout) == {"guide/install.md": whole["guide/install.md"]}
+
+
+def test_the_python_api_takes_the_same_source_root(tmp_path):
+    docs = _tree(tmp_path)
+    folder = list(chunkctl.chunk_paths([docs], chunk_size=64))
+    listed = list(chunkctl.chunk_paths([docs / "guide" / "install.md"], source_root=docs, chunk_size=64))
+    assert listed and listed == [r for r in folder if r["source"] == "guide/install.md"]
+
+
+def test_a_file_outside_the_source_root_fails_and_the_rest_is_written(tmp_path):
+    docs = _tree(tmp_path)
+    stray = tmp_path / "stray.md"
+    stray.write_text("# Stray\n\nOutside.\n")
+    out, errs = tmp_path / "o.jsonl", tmp_path / "e.jsonl"
+    p = cli("chunk", docs / "index.md", stray, tmp_path / "proj", "--source-root", docs, "--no-config",
+            "-o", out, "--errors", errs, cwd=tmp_path)
+    assert p.returncode == 1
+    err = p.stderr.decode()
+    assert f"chunkctl: error: {stray}: outside --source-root {docs}; not chunked" in err
+    assert f"{tmp_path / 'proj'}: outside --source-root" in err
+    assert [r["source"] for r in parse_jsonl(out.read_bytes())] == ["index.md"]
+    assert [(e["source"], e["error_type"]) for e in parse_jsonl(errs.read_bytes())] == [
+        (str(stray), "OutsideSourceRoot"), (str(tmp_path / "proj"), "OutsideSourceRoot")]
+    bad = cli("chunk", docs, "--source-root", tmp_path / "nope", "--no-config", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.decode().strip() == \
+        f"chunkctl: error: --source-root {tmp_path / 'nope'}: no such folder"
+
+
+def test_source_root_keeps_the_name_rule_and_the_link_rule(tmp_path):
+    docs = _tree(tmp_path)
+    odd = os.fsencode(docs / "guide") + b"/caf\xe9.md"
+    with open(odd, "wb") as fh:
+        fh.write(b"# Caf\n\nLatin-1 name, UTF-8 text.\n")
+    (docs / "guide" / "link.md").symlink_to(docs / "index.md")  # leads out of guide/, stays inside docs/
+    found = discover([os.fsdecode(odd)], source_root=str(docs))
+    assert [i.source for i in found.inputs] == ["guide/caf\\xe9.md"]
+    walked = discover([str(docs / "guide")], source_root=str(docs))
+    assert "guide/caf\\xe9.md" in [i.source for i in walked.inputs]
+    assert walked.outside == ["guide/link.md"]  # out of the walked folder: skipped, as without a root
+    followed = discover([str(docs / "guide")], source_root=str(docs), follow_links=True)
+    assert "guide/link.md" in [i.source for i in followed.inputs]
+    # a root reached through a symbolic link is the same folder
+    (tmp_path / "alias").symlink_to(docs, target_is_directory=True)
+    assert [i.source for i in discover([str(docs / "index.md")], source_root=str(tmp_path / "alias")).inputs] \
+        == ["index.md"]
+
+
+def test_stdin_name_is_written_as_given(tmp_path):
+    docs = _tree(tmp_path)
+    p = cli("chunk", "-", "--stdin-name", "guide/install.md", "--source-root", docs, "--no-config", "-q",
+            cwd=tmp_path, input=(docs / "guide" / "install.md").read_bytes())
+    full = cli("chunk", docs, "--no-config", "-q", cwd=tmp_path)
+    assert p.returncode == 0 and _by_source(p.stdout)["guide/install.md"] == \
+        _by_source(full.stdout)["guide/install.md"]
+
+
+@pytest.mark.slow
+def test_dask_workers_give_the_same_sources(tmp_path):
+    pytest.importorskip("distributed")
+    docs = _tree(tmp_path)
+    local = cli("chunk", "docs/guide", "--source-root", "docs", "--no-config", "-q", cwd=docs.parent)
+    dask = cli("chunk", "docs/guide", "--source-root", "docs", "--engine", "dask", "--jobs", "1", "--no-config",
+               "-q", cwd=docs.parent, timeout=300)
+    assert dask.returncode == 0, dask.stderr
+    assert dask.stdout == local.stdout and b'"source":"guide/install.md"' in dask.stdout
+
+
+# --- 7. --summary-json, skipped files by extension, --dry-run ---------------------------------------------------
+
+def test_summary_json_counts_failures_by_reason_and_skips_by_extension(tmp_path):
+    docs = _tree(tmp_path)
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02 binary")
+    (docs / "big.md").write_text("# Big\n\n" + "word " * 400)
+    summary = tmp_path / "out" / "summary.json"
+    summary.parent.mkdir()
+    summary.write_text("old")
+    p = cli("chunk", docs, "nope.md", "--max-file-size", "1kB", "--summary-json", summary, "--no-config",
+            "-o", tmp_path / "o.jsonl", cwd=tmp_path)
+    assert p.returncode == 1
+    s = json.loads(summary.read_text())
+    assert list(s) == ["summary_version", "status", "exit_code", "files", "files_by_format", "chunks", "tokens",
+                       "bytes", "failed", "failures_by_reason", "skipped", "skipped_by_extension",
+                       "skipped_by_reason", "empty", "cached", "incomplete", "seconds"]
+    assert (s["status"], s["exit_code"]) == ("failed", 1)
+    assert s["files"] == 5 and s["files_by_format"] == {"html": 1, "md": 3, "txt": 1}
+    assert s["chunks"] == len(parse_jsonl((tmp_path / "o.jsonl").read_bytes())) and s["tokens"] > 0
+    assert s["failed"] == 2 and s["failures_by_reason"] == {"LoaderError": 1, "NotFound": 1}
+    assert s["skipped"] == 4 and s["skipped_by_extension"] == {".docx": 1, ".rst": 2}
+    assert s["skipped_by_reason"] == {"no loader for the extension": 3, "over --max-file-size": 1}
+    assert isinstance(s["seconds"], float) and s["seconds"] > 0
+    assert [f.name for f in summary.parent.iterdir()] == ["summary.json"]  # no temporary file left
+    line = p.stderr.decode().strip().splitlines()[-1]
+    assert "2 failed, 4 skipped (2 .rst, 1 .docx, 1 over --max-file-size)" in line, line
+
+
+def test_summary_table_names_skipped_extensions():
+    from rich.console import Console
+
+    from chunkctl.cli.render import summary_table
+    from chunkctl.pipeline.summary import SKIP_NO_LOADER, RunSummary
+
+    s = RunSummary()
+    for name in ("a.rst", "b.RST", "c.docx", "Makefile"):
+        s.skip(SKIP_NO_LOADER, name)
+    console = Console(width=100, record=True)
+    console.print(summary_table(s))
+    assert "4 (2 .rst, 1 (none), 1 .docx)" in console.export_text()
+
+
+def test_summary_json_ends_every_started_run(tmp_path):
+    docs = _tree(tmp_path)
+    summary = tmp_path / "s.json"
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02 binary")
+    stopped = cli("chunk", docs, "--fail-fast", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
+    assert stopped.returncode == 1
+    assert json.loads(summary.read_text())["status"] == "stopped"
+    none = cli("chunk", docs, "--include", "*.zzz", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
+    assert none.returncode == 1
+    s = json.loads(summary.read_text())
+    assert (s["status"], s["files"], s["exit_code"]) == ("nothing-selected", 0, 1)
+    ok = cli("chunk", docs / "index.md", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
+    assert ok.returncode == 0 and ok.stderr == b""
+    assert json.loads(summary.read_text())["status"] == "ok"
+
+
+def test_summary_json_refuses_bad_paths_before_any_work(tmp_path):
+    docs = _tree(tmp_path)
+    out = tmp_path / "o.jsonl"
+    for path, why in (("-", "needs a file name"), (str(tmp_path), "is a folder"), (str(out), "also the -o file"),
+                      (str(docs / "index.md"), "also an input")):
+        p = cli("chunk", docs, "-o", out, "--summary-json", path, "--no-config", cwd=tmp_path)
+        lines = p.stderr.decode().strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and "--summary-json" in lines[0] and why in lines[0], lines
+        assert not out.exists()
+
+
+def test_summary_json_is_written_on_ctrl_c(tmp_path):
+    pytest.importorskip("httpx")
+    from tests.fake_llm import FakeLLM
+
+    server = FakeLLM()
+    server.http, server.delay = "slow", 60.0
+    summary, out = tmp_path / "s.json", tmp_path / "o.jsonl"
+    env = dict(os.environ, FAKE_LLM_KEY="k")
+    try:
+        proc = subprocess.Popen([*CLI, "chunk", str(ROOT / "examples" / "returns-policy.txt"), "--contextualize",
+                                 "--llm-base-url", server.base_url, "--llm-model", "m", "--llm-api-key-env",
+                                 "FAKE_LLM_KEY", "--llm-timeout", "120", "--cache", str(tmp_path / "cache"),
+                                 "--jobs", "1", "--summary-json", str(summary), "-o", str(out), "--no-config"],
+                                cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 60
+        while server.count() == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert server.count() > 0, "the run never asked the model"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        server.close()
+    assert proc.returncode == 130, err
+    s = json.loads(summary.read_text())
+    assert (s["status"], s["exit_code"], s["files"]) == ("interrupted", 130, 0)
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_dry_run_lists_what_a_run_would_take_and_touches_nothing(tmp_path):
+    docs = _tree(tmp_path)
+    (docs / "big.md").write_text("x" * 5000)
+    (docs / "broken.md").symlink_to(tmp_path / "missing")
+    cache, out = tmp_path / "cache", tmp_path / "o.jsonl"
+    # an unknown tokenizer is a usage error for a real run: the dry run loads none
+    p = cli("chunk", docs, "--dry-run", "--tokenizer", "no_such_tokenizer", "--exclude", "drafts/",
+            "--max-file-size", "4kB", "--cache", cache, "-o", out, "--summary-json", tmp_path / "s.json",
+            "--no-config", cwd=tmp_path)
+    rows = [line.split("\t") for line in p.stdout.decode().splitlines()]
+    assert rows == [
+        ["skip", "-", "a.rst", "no loader for .rst (txt, md, html and pdf are read)"],
+        ["skip", "-", "b.rst", "no loader for .rst (txt, md, html and pdf are read)"],
+        ["skip", "md", "big.md", "5000 bytes is over --max-file-size 4000"],
+        ["skip", "-", "c.docx", "no loader for .docx (txt, md, html and pdf are read)"],
+        ["take", "txt", "guide/deep/notes.txt"],
+        ["take", "md", "guide/install.md"],
+        ["take", "html", "guide/page.html"],
+        ["take", "md", "index.md"],
+        ["skip", "md", "drafts/wip.md", "matches --exclude 'drafts/'"],
+        ["fail", "-", "broken.md", "broken symbolic link"],
+    ], p.stdout.decode()
+    assert p.returncode == 1  # the run would fail broken.md
+    assert "dry run: 4 files would be chunked (html 1, md 2, txt 1), 5 skipped, 1 failed" in p.stderr.decode()
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["proj"]  # no output, summary or cache
+    (docs / "broken.md").unlink()
+    assert cli("chunk", docs, "--dry-run", "--no-config", cwd=tmp_path).returncode == 0
+
+
+# --- 8. `chunkctl config > chunkctl.toml` reads back ------------------------------------------------------------
+
+def test_config_output_is_a_configuration_file_with_the_same_values(tmp_path):
+    docs = _tree(tmp_path)
+    proj = docs.parent
+    flags = ["--chunk-size", "200", "--overlap", "10%", "--context", "title+headings", "--levels", "800,200",
+             "--include", "*.md", "--include", "*.txt", "--exclude", "drafts/", "--max-file-size", "10MB",
+             "--cache", ".chunk-cache", "--source-root", "docs", "--follow-links", "--jobs", "2",
+             "--file-timeout", "30", "--flavour", "langchain", "--quiet"]
+    written = cli("config", *flags, "--no-config", cwd=proj)
+    assert written.returncode == 0, written.stderr
+    assert b"# quiet = true  (command line only" in written.stdout
+    (proj / "chunkctl.toml").write_bytes(written.stdout)
+    want = json.loads(cli("config", *flags, "--json", "--no-config", cwd=proj).stdout)["values"]
+    got = cli("config", "--json", cwd=proj)
+    assert got.returncode == 0, got.stderr  # used to be: unknown key 'quiet'
+    values = json.loads(got.stdout)["values"]
+    assert {k: v for k, v in values.items() if k != "quiet"} == {k: v for k, v in want.items() if k != "quiet"}
+    # chunk reads it: the same records as the same flags on the command line
+    from_file = cli("chunk", "docs", "-q", cwd=proj)
+    from_flags = cli("chunk", "docs", *flags, "--no-config", cwd=proj)
+    assert from_file.returncode == 0, from_file.stderr
+    assert from_file.stdout == from_flags.stdout and b'"page_content"' in from_file.stdout
+
+
+def test_command_line_only_options_are_refused_in_a_file_and_sizes_are_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chunkctl.toml").write_text("llm-dry-run = true\n")
+    r = invoke("config")
+    assert r.exit_code == 2 and "unknown key 'llm-dry-run'" in r.stderr
+    (tmp_path / "chunkctl.toml").write_text('max-file-size = "10XB"\n')
+    r = invoke("config")
+    assert r.exit_code == 2 and "chunkctl.toml: max-file-size '10XB': not a size" in r.stderr
+    (tmp_path / "chunkctl.toml").write_text('max-file-size = "1.5GiB"\nfollow-links = true\n')
+    r = invoke("config", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["values"]["max_file_size"] == "1.5GiB"
+
+
+# --- 9. completion, human sizes, gitignore-style patterns -------------------------------------------------------
+
+def _complete(words: str) -> list[str]:
+    exe = shutil.which("chunkctl", path=os.path.dirname(sys.executable))
+    if exe is None:
+        pytest.skip("the chunkctl console script is not installed beside this Python")
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    env = dict(os.environ, _CHUNKCTL_COMPLETE="complete_bash", COMP_WORDS=words, COMP_CWORD=str(cword))
+    p = subprocess.run([exe], env=env, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.decode().split()
+
+
+def test_shell_completion_offers_option_values():
+    from chunkctl.chunking import strategy_names
+    from chunkctl.cli.options import complete_context, complete_flavour, complete_strategy, complete_tokenizer
+
+    assert _complete("chunkctl chunk --strategy ") == strategy_names()
+    assert _complete("chunkctl chunk --strategy se") == ["sentence", "section", "semantic"]
+    assert _complete("chunkctl chunk --flavour l") == ["langchain", "llamaindex"]
+    assert _complete("chunkctl chunk --format ") == ["chunkctl", "langchain", "llamaindex"]
+    assert _complete("chunkctl config --context t") == ["title+headings"]
+    assert _complete("chunkctl inspect --tokenizer o2") == ["o200k_base"]
+    # the completers themselves, as the other shells call them
+    assert [v for v, _ in complete_strategy("hier")] == ["hierarchical"]
+    assert [v for v, _ in complete_flavour("")] == ["chunkctl", "langchain", "llamaindex"]
+    assert [v for v, _ in complete_context("")] == ["none", "headings", "title+headings"]
+    names = [v for v, _ in complete_tokenizer("")]
+    assert names[:4] == ["cl100k_base", "o200k_base", "p50k_base", "r50k_base"] and "gpt-4o" in names
+    assert complete_tokenizer("./my") == []  # a path: the shell completes file names
+
+
+def test_sizes_take_units():
+    from chunkctl.configfile import parse_size
+
+    assert parse_size(None) is None and parse_size(512) == 512 and parse_size("512") == 512
+    assert parse_size("10MB") == 10_000_000 and parse_size("10mb") == 10_000_000 and parse_size("1k") == 1000
+    assert parse_size("1.5GiB") == 3 * 2**29 and parse_size(" 2 KiB ") == 2048 and parse_size("0.5B") == 0
+    for bad in ("10XB", "-1", "1e6", "", "MB", "1.2.3", True):
+        with pytest.raises(ConfigError, match=r"--max-file-size .*(not a size|must not be negative)"):
+            parse_size(bad)
+
+
+def test_max_file_size_on_the_command_line(tmp_path):
+    (tmp_path / "small.md").write_text("# S\n\nSmall.\n")
+    (tmp_path / "big.md").write_text("# B\n\n" + "word " * 300)
+    r = invoke("chunk", tmp_path, "--max-file-size", "1KiB", "--no-config")
+    assert r.exit_code == 0 and {x["source"] for x in parse_jsonl(r.stdout)} == {"small.md"}
+    assert "big.md: skipped, 1505 bytes is over --max-file-size 1024" in r.stderr
+    r = invoke("chunk", tmp_path, "--max-file-size", "ten", "--no-config")
+    assert r.exit_code == 2 and r.stderr.strip().splitlines() == [
+        "chunkctl: error: --max-file-size 'ten': not a size; give bytes (1000000) or a number with a unit "
+        "(10MB, 1.5GiB; units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"]
+
+
+def test_patterns_follow_gitignore_rules(tmp_path):
+    docs = _tree(tmp_path)
+
+    def taken(include=(), exclude=()):
+        return [i.source for i in discover([str(docs)], include, exclude).inputs if i.format]
+
+    assert taken(["*.md"]) == ["drafts/wip.md", "guide/install.md", "index.md"]  # no slash: any depth
+    assert taken(["guide/*.md"]) == ["guide/install.md"]
+    assert taken(["guide/*"]) == ["guide/deep/notes.txt", "guide/install.md", "guide/page.html"]  # folder taken
+    assert taken(["*/*.txt"]) == []  # * does not cross /
+    assert taken(["guide/**/*.txt"]) == ["guide/deep/notes.txt"]  # ** does
+    assert taken(["**/*.txt"]) == ["guide/deep/notes.txt"]
+    assert taken(exclude=["drafts/", "*.html"]) == ["guide/deep/notes.txt", "guide/install.md", "index.md"]
+    assert taken(exclude=["deep"]) == ["drafts/wip.md", "guide/install.md", "guide/page.html", "index.md"]
+    assert taken(exclude=["*.md", "!index.md"]) == ["guide/deep/notes.txt", "guide/page.html", "index.md"]
+    assert taken(["/index.md"]) == ["index.md"]
+
+
+def test_a_pattern_that_matches_nothing_is_named(tmp_path):
+    from chunkctl.pipeline.inputs import Selection
+
+    docs = _tree(tmp_path)
+    found = gather([str(docs)], include=["*.md", "*.mdx"], exclude=["drafts/", "tmp/"])
+    assert found.unmatched == ["--include '*.mdx'", "--exclude 'tmp/'"]
+    r = invoke("chunk", docs, "--include", "*.md", "--include", "*.markdown", "--no-config")
+    assert r.exit_code == 0
+    assert "chunkctl: warning: --include '*.markdown' matched no file" in r.stderr
+    assert "'*.md'" not in r.stderr
+    with pytest.raises(ConfigError, match=r"--exclude '!': not a valid pattern"):
+        Selection(exclude=["!"])
