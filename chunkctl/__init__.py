@@ -38,28 +38,41 @@ def load(path: str | Path, **options: Any) -> Document:
         ConfigError: a bad option.
     """
     from chunkctl.pipeline import load as _load
+    from chunkctl.pipeline.document import make_config
 
-    return _load(path, ChunkConfig(**options))
+    return _load(path, make_config(options))
 
 
-def chunk_file(path: str | Path, **options: Any) -> list[dict[str, Any]]:
+def chunk_file(path: str | Path, source: str | None = None, **options: Any) -> list[dict[str, Any]]:
     """Chunk one file and return its records (dicts exactly as the JSONL lines).
 
-    The same path as `chunkctl chunk` (`chunkctl.pipeline.process_document`), so the
-    same options give the same records, enrichment included.
+    The same path as `chunkctl chunk` (`chunkctl.pipeline.process_document`, options
+    turned into a config by `chunkctl.pipeline.document.make_config`), so the same
+    options give the same records, byte for byte, model-written contexts and
+    summaries included.
 
     Args:
-        path: the file; its `source` is the path as given.
-        **options: ChunkConfig fields, e.g. strategy="recursive", chunk_size=256, overlap=32.
+        path: the file; its `source` is the path as given (or `source=`).
+        source: the records' `source`. Defaults to the path as given.
+        **options: ChunkConfig fields, e.g. strategy="recursive", chunk_size=256, overlap=32;
+            the model-assisted options of the command line under their Python names
+            (contextualize=True, summaries=True, llm_base_url=..., llm_model=...), or
+            the same in extras={...}.
 
     Raises:
-        LoaderError, ConfigError, TokenizerError.
+        LoaderError: the file cannot be read or parsed.
+        ConfigError: a bad option value (a model feature without an endpoint included).
+        TypeError: an unknown option.
+        TokenizerError: the tokenizer cannot be loaded.
+        LLMError: a model call failed and llm_required=True (otherwise a failed call is a
+            RuntimeWarning and the record is made without its context or summary).
     """
     from chunkctl.pipeline import chunk_records
     from chunkctl.pipeline import load as _load
+    from chunkctl.pipeline.document import make_config
 
-    config = ChunkConfig(**options)
-    return chunk_records(_load(path, config), config)
+    config = make_config(options)
+    return chunk_records(_load(path, config, source=source), config)
 
 
 def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any) -> list[dict[str, Any]]:
@@ -69,15 +82,16 @@ def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any
         text: the document (for txt and md, offsets index this string exactly).
         format: "txt", "md" or "html" ("pdf" needs bytes: use chunk_file).
         source: the `source` written in the records.
-        **options: ChunkConfig fields.
+        **options: as for `chunk_file` (model-assisted options included).
 
     Raises:
-        LoaderError, ConfigError, TokenizerError.
+        as `chunk_file`.
     """
     from chunkctl.loaders import load_bytes
     from chunkctl.pipeline import chunk_records
+    from chunkctl.pipeline.document import make_config
 
-    config = ChunkConfig(**options)
+    config = make_config(options)
     data = text.encode("utf-8", "surrogatepass")
     doc = load_bytes(data, source, format, config)
     return chunk_records(doc, config)
@@ -85,55 +99,81 @@ def chunk_text(text: str, format: str = "txt", source: str = "-", **options: Any
 
 def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path | None = None,
                 file_timeout: float | None = 300.0, flavour: str = "chunkctl", include: Iterable[str] = (),
-                exclude: Iterable[str] = (), hidden: bool = False, max_file_size: int | None = None,
-                errors: str = "raise", follow_links: bool = False, **options: Any) -> Iterator[dict[str, Any]]:
+                exclude: Iterable[str] = (), hidden: bool = False, max_file_size: int | str | None = None,
+                errors: str = "raise", follow_links: bool = False, source_root: str | Path | None = None,
+                **options: Any) -> Iterator[dict[str, Any]]:
     """Chunk files and folders as `chunkctl chunk` does, yielding records in output order.
 
     The same job as the command line, for a Python caller: folders are walked in
     sorted order, `jobs` worker processes share the files (the records do not depend
     on it), a file slower than `file_timeout` seconds is stopped, and with a `cache`
-    folder unchanged files are not parsed again.
+    folder unchanged files are not parsed again (model answers are kept there too).
+
+    With `jobs` > 1 the files go to worker processes, which import the caller's main
+    module where processes start by spawning (Windows, any platform without `fork`):
+    a script must call this under `if __name__ == "__main__":`, as for any
+    `multiprocessing` use.
 
     Args:
         paths: files and folders (a file's `source` is the path as given; a folder's
-            files are relative to it).
+            files are relative to it; with `source_root`, every source is relative to
+            that folder).
         jobs: worker processes. Defaults to 1.
         cache: record cache folder. Defaults to `None` (no cache).
         file_timeout: seconds one file may take; None or 0: no limit. Defaults to 300.
         flavour: "chunkctl" (contract records), "langchain" or "llamaindex" dicts.
-        include, exclude, hidden, max_file_size, follow_links: which files to take, as on
-            the command line (links in folders that lead out of them are left out unless
-            `follow_links`).
+        include, exclude, hidden, follow_links: which files to take, as on the command
+            line (gitignore-style patterns matched against `source`; links in folders
+            that lead out of them are left out unless `follow_links`).
+        max_file_size: skip larger files: bytes, or a size such as "10MB" or "1.5GiB".
         errors: "raise" (LoaderError at the first file that fails; the workers are
             stopped) or "skip" (leave failed files out).
-        **options: ChunkConfig fields, e.g. strategy="recursive", chunk_size=256.
+        source_root: the folder every `source` is relative to (`--source-root`); a
+            file outside it fails ("OutsideSourceRoot").
+        **options: as for `chunk_file` (model-assisted options included).
 
     Yields:
-        one dict per chunk, documents in input order.
+        one dict per chunk, documents in input order. A model call that failed without
+        failing its file is a RuntimeWarning, as in `chunk_file`.
 
     Raises:
-        LoaderError: a path that is missing or a file that fails, with errors="raise".
-        ConfigError, TokenizerError: bad options.
+        LoaderError: a path that is missing or outside `source_root`, or a file that
+            fails, with errors="raise".
+        ConfigError, TokenizerError, MissingExtraError: bad options, before any file
+            is read.
+        TypeError: an unknown option.
     """
+    import warnings
+
     import orjson
 
     from chunkctl import pipeline
-    from chunkctl.output.flavours import convert_lines
+    from chunkctl.configfile import parse_size
+    from chunkctl.output.flavours import check_flavour, convert_lines
     from chunkctl.pipeline.cache import RecordCache
+    from chunkctl.pipeline.document import make_config
 
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors={errors!r}: use 'raise' or 'skip'")
-    config = ChunkConfig(**options)
-    found = pipeline.discover([str(p) for p in paths], include, exclude, hidden, follow_links)
+    check_flavour(flavour)
+    config = make_config(options, cache=cache)
+    size_limit = parse_size(max_file_size, "max_file_size")
+    found = pipeline.discover([str(p) for p in paths], include, exclude, hidden, follow_links,
+                              source_root=str(source_root) if source_root is not None else None)
     if found.problems and errors == "raise":
         p = found.problems[0]
         raise LoaderError(p.source, p.reason)
-    results = pipeline.run(found.inputs, config, jobs, max_file_size, file_timeout,
-                           RecordCache(cache) if cache is not None else None)
+    record_cache = RecordCache(cache) if cache is not None else None
+    known = pipeline.plan(found.inputs, config, size_limit, record_cache)
+    if any(r is None for r in known):
+        pipeline.prepare(config)  # a bad option fails here once, not as a failure of every file
+    results = pipeline.run(found.inputs, config, jobs, size_limit, file_timeout, record_cache, known)
     try:
         for res in results:
             if res.error and errors == "raise":
                 raise LoaderError(res.source, res.error.removeprefix(res.source + ": "))
+            for failure in res.model_failures:
+                warnings.warn(failure, RuntimeWarning, stacklevel=2)
             for line in convert_lines(res.lines, flavour).splitlines():
                 yield orjson.loads(line)
     finally:
