@@ -276,17 +276,30 @@ def test_sigterm_at_any_moment_says_what_is_on_disk(tmp_path):
     import time
 
     ref = tmp_path / "ref.jsonl"
-    t0 = time.monotonic()
     assert _cli("chunk", "examples", "--jobs", "1", "--file-timeout", "0", "-o", ref).returncode == 0
-    took = time.monotonic() - t0
     new = ref.read_bytes()
     out = tmp_path / "out.jsonl"
+
+    def started(proc: subprocess.Popen) -> float:
+        """Wait until the run has begun (its temporary output exists); returns that moment."""
+        while proc.poll() is None and not any(p.name.startswith(".out.jsonl.") for p in tmp_path.iterdir()):
+            time.sleep(0.002)
+        return time.monotonic()
+
+    # how long a run goes on once its output is open, measured like the trials below
+    out.write_bytes(b"old\n")
+    proc = subprocess.Popen([*CLI, "chunk", "examples", "--jobs", "1", "--file-timeout", "0", "-o", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    t0 = started(proc)
+    proc.communicate(timeout=60)
+    took = time.monotonic() - t0
     outcomes = set()
     for i in range(10):  # signals spread over the whole run, the final rename included
         out.write_bytes(b"old\n")
         proc = subprocess.Popen([*CLI, "chunk", "examples", "--jobs", "1", "--file-timeout", "0", "-o", str(out)], cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(took * (0.5 + 0.07 * i))
+        started(proc)
+        time.sleep(took * 0.12 * i)  # from just after the output opened to after the end
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         last = err.decode().strip().splitlines()[-1] if err.strip() else ""
