@@ -297,7 +297,7 @@ def section_scale(enc, repeats: int) -> str:
 
 
 def section_memory(quick: bool) -> str:
-    """Peak RSS of a whole-corpus CLI run and of large inputs."""
+    """Peak RSS of a whole-corpus CLI run, of a 100 MB corpus, and of one big file of each worst shape."""
     rows = []
     exe = Path(sys.executable).parent / "chunkctl"
 
@@ -313,13 +313,11 @@ def section_memory(quick: bool) -> str:
 
     rows.append(["whole ../shared/corpus, CLI --jobs 1",
                  f"{cli_peak([str(exe), 'chunk', str(CORPUS), '--jobs', '1', '--quiet', '-o', os.devnull]):.0f}"])
+    # Issue 14 (7): the worst shapes of one big file (bench/memory.py; `python bench/memory.py --help`).
+    import memory
+
+    shapes, _ = memory.measure(5 if quick else 20, modes=("jobs1",) if quick else ("jobs1", "worker"))
     with tempfile.TemporaryDirectory() as tmp:
-        big = Path(tmp) / "big.txt"
-        seed = (CORPUS / "txt" / "war-and-peace-bom-cr-3mb.txt").read_bytes()[3:]
-        with open(big, "wb") as fh:
-            while fh.tell() < 50_000_000:
-                fh.write(seed)
-        rows.append(["one 50 MB text file, CLI", f"{cli_peak([str(exe), 'chunk', str(big), '--quiet', '-o', os.devnull]):.0f}"])
         if not quick:
             corpus = Path(tmp) / "c100"
             corpus.mkdir()
@@ -342,7 +340,8 @@ def section_memory(quick: bool) -> str:
             again = timed(lambda: subprocess.run(cmd, capture_output=True), 3)
             note = (f"\n\n100 MB corpus with `--cache` (default --jobs): first run {first:.1f} s, "
                     f"unchanged rerun {again:.2f} s = {again / first:.1%} of the first (target <= 10%)")
-    return "Peak resident memory (MB):\n\n" + table(["run", "peak RSS MB"], rows) + (note if not quick else "")
+    return ("Peak resident memory (MB):\n\n" + table(["run", "peak RSS MB"], rows) + (note if not quick else "")
+            + "\n\n" + shapes)
 
 
 def section_jobs(repeats: int) -> str:

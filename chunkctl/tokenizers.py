@@ -87,8 +87,38 @@ def stable_split(text: str, x: int) -> bool:
     return (x <= 0 or unicodedata.category(text[x - 1]) != "Cn") and (
         x >= len(text) or unicodedata.category(text[x]) != "Cn")
 
-TABLE_PIECE = 1 << 21
-"""Characters tokenized at a time when a document's token table is built."""
+TABLE_PIECE = 1 << 18
+"""Characters tokenized at a time when a document's token table is built (about a megabyte of
+the encoder's working memory)."""
+
+LONG_PIECE = 1 << 15
+"""Characters from which one pre-tokenizer piece (a run of letters without a space, of
+symbols or of white space) is tokenized in windows (`Tokenizer._bpe_windows`): tiktoken's
+byte-pair merge of one piece holds about 50 bytes per byte of it at once."""
+
+BPE_WINDOW = 1 << 16
+"""Characters per window of a long piece; consecutive windows overlap by a quarter."""
+
+# Classes of the runs a piece of the known patterns is made of: letters and marks (a
+# letter piece adds at most one character before and three after), digits (r50k's
+# pieces), and neither (symbols, white space, o200k's `[\r\n/]*` tails). A piece of at
+# least LONG_PIECE characters holds a run of one class of at least LONG_PIECE - 4.
+_RUN_CLASSES = [(regex.compile(p), regex.compile(p, flags=regex.REVERSE))
+                for p in (r"[\p{L}\p{M}]+", r"\p{N}+", r"[^\p{L}\p{N}]+")]
+_ALNUM = regex.compile(r"[\p{L}\p{N}]")
+_UNASSIGNED: Any = None  # numpy bool table: code points Python's Unicode tables do not assign
+
+
+def _unassigned_table() -> Any:
+    """Per code point: unassigned in Python's Unicode tables (see `stable_split`); built once."""
+    global _UNASSIGNED
+    if _UNASSIGNED is None:
+        import numpy as np
+
+        category = unicodedata.category
+        _UNASSIGNED = np.fromiter((category(chr(c)) == "Cn" for c in range(0x110000)), dtype=bool,
+                                  count=0x110000)
+    return _UNASSIGNED
 
 
 def _offline_dirs() -> list[Path]:
@@ -192,6 +222,9 @@ class Tokenizer:
         # The same pattern searched right to left finds the last safe point at once.
         self._safe_rev = regex.compile(self._safe.pattern, flags=regex.REVERSE) if self._safe else None
         self._lead: np.ndarray | None = None
+        self._family = family if family in _PATTERNS else None
+        self._split: Any = None  # the pre-tokenizer pattern, compiled by `regex` when first needed
+        self._bytes: tuple[Any, Any] | None = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
 
@@ -230,46 +263,282 @@ class Tokenizer:
         return self._lead
 
     def table(self, text: str) -> TokenTable:
-        """Tokenize `text` once and return its token -> character offset table."""
+        """Tokenize `text` once and return its token -> character offset table.
+
+        Exact (the same starts as one `encode` of the whole text) and built in bounded
+        memory: the text is tokenized range by range (`_ranges`), a stretch without a safe
+        split point piece by piece with its long pieces in windows (`_encode_stretch`);
+        beside the text the table holds 4 bytes a token.
+        """
         import numpy as np
 
         lead = self._lead_bytes()
-        # int32 offsets: 4 bytes a token (a 50 MB text is about 12 M tokens).
+        # int32 offsets: 4 bytes a token (a 50 MB text is about 12 M tokens). The table is
+        # filled in place: room for a token a character, of which only the pages written
+        # become resident, grown by half in the rare text with more tokens than characters
+        # and cut to size at the end (reallocations, which at this size move pages rather
+        # than copy them).
         dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
-        parts = []
-        for a, b in self._pieces(text):
-            ids = self._encode_np(text[a:b] if (a, b) != (0, len(text)) else text, disallowed_special=())
-            ends = np.cumsum(lead[ids], dtype=dtype)  # characters starting in each token
-            del ids
-            np.add(ends, a, out=ends)
-            parts.append(ends)
-        n = sum(len(p) for p in parts)
-        starts = np.empty(n + 1, dtype=dtype)
+        starts = np.empty(len(text) + 2, dtype=dtype)
         starts[0] = 0
-        if parts:
-            np.concatenate(parts, out=starts[1:])
+        n = 0
+        for a, b, long in self._ranges(text):
+            pos = a
+            for ids in (self._encode_stretch(text, a, b) if long else
+                        (self._encode_np(text[a:b] if (a, b) != (0, len(text)) else text,
+                                         disallowed_special=()),)):
+                k = len(ids)
+                if not k:
+                    continue
+                if n + k + 1 > len(starts):
+                    starts.resize(max(len(starts) * 3 // 2, n + k + 1), refcheck=False)
+                ends = starts[n + 1:n + k + 1]
+                np.cumsum(lead[ids], dtype=dtype, out=ends)  # characters starting in each token
+                del ids
+                np.add(ends, pos, out=ends)
+                pos = int(ends[-1])
+                n += k
+            assert pos == b, "token table out of step with the text"
+        starts.resize(n + 1, refcheck=False)
         return TokenTable(self, text, starts)
 
     def _pieces(self, text: str) -> Iterator[tuple[int, int]]:
-        """[start, end) character ranges of `text` to tokenize one at a time.
+        """[start, end) character ranges of `text` to tokenize one at a time (see `_ranges`)."""
+        for a, b, _long in self._ranges(text):
+            yield a, b
+
+    def _ranges(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """[start, end) character ranges of `text` to tokenize one at a time, and whether
+        the range is a long stretch without a safe split point.
 
         A long text is cut at safe split points (see `_SAFE`), where tokenizing the two
         sides apart gives the same tokens as tokenizing the whole, so the encoder's
-        working memory is that of one piece (about TABLE_PIECE characters), not of a
-        50 MB document.
+        working memory is that of one range (about TABLE_PIECE characters), not of a
+        50 MB document. A stretch of at least LONG_PIECE / 2 characters without a safe
+        point (a line of letters without a space, of base64 without a symbol, a run of
+        dashes) is its own range, flagged: `_encode_stretch` tokenizes it.
         """
         n = len(text)
+        if self._safe is None:
+            yield 0, n, False
+            return
         pos = 0
-        while n - pos > 2 * TABLE_PIECE and self._safe is not None:
-            m = self._safe.search(text, pos + TABLE_PIECE)
+        for s0, e0 in self._long_stretches(text):
+            if s0 > pos:
+                yield from self._plain(text, pos, s0)
+            yield s0, e0, True
+            pos = e0
+        if pos < n or n == 0:
+            yield from self._plain(text, pos, n)
+
+    def _plain(self, text: str, pos: int, n: int) -> Iterator[tuple[int, int, bool]]:
+        """`text[pos:n]` cut at stable safe points about every TABLE_PIECE characters."""
+        safe = self._safe
+        assert safe is not None
+        while n - pos > 2 * TABLE_PIECE:
+            m = safe.search(text, pos + TABLE_PIECE, n)
             while m is not None and not stable_split(text, m.end()):
-                m = self._safe.search(text, m.end())
+                m = safe.search(text, m.end(), n)
             if m is None:
                 break
-            yield pos, m.end()
+            yield pos, m.end(), False
             pos = m.end()
         if pos < n or n == 0:
-            yield pos, n
+            yield pos, n, False
+
+    def _safe_after(self, text: str, pos: int, end: int) -> int | None:
+        """The first stable safe point x with pos < x < end, or None."""
+        safe = self._safe
+        assert safe is not None
+        m = safe.search(text, pos, end)
+        while m is not None and not stable_split(text, m.end()):
+            m = safe.search(text, m.end(), end)
+        return m.end() if m is not None else None
+
+    def _long_stretches(self, text: str) -> Iterator[tuple[int, int]]:
+        """Maximal stretches of at least LONG_PIECE / 2 characters without a stable safe
+        point inside, in order; their ends are safe points or the ends of the text.
+
+        Probes every LONG_PIECE / 2 characters for a safe point (ordinary text has one
+        every few characters), so finding none costs a few thousand short searches.
+        """
+        n = len(text)
+        step = LONG_PIECE // 2
+        rev = self._safe_rev
+        assert rev is not None
+        p = 0
+        while p + step <= n:
+            if self._safe_after(text, p, p + step) is not None:
+                p += step
+                continue
+            s0 = 0
+            hi = p + 1
+            while hi > 0:
+                m = rev.search(text, 0, hi)
+                if m is None:
+                    break
+                if stable_split(text, m.end()):
+                    s0 = m.end()
+                    break
+                hi = m.end() - 1
+            e0 = self._safe_after(text, p + step - 1, n)
+            e0 = n if e0 is None else e0
+            yield s0, e0
+            p = e0
+
+    def _has_long_run(self, text: str, a: int, b: int) -> bool:
+        """True when `text[a:b]` may hold a pre-tokenizer piece of LONG_PIECE characters:
+        a run of one class (see `_RUN_CLASSES`) of at least LONG_PIECE - 4 characters."""
+        need = LONG_PIECE - 4
+        p = a
+        while p < b:
+            nxt = p + LONG_PIECE // 4
+            for fwd, rev in _RUN_CLASSES:
+                m = fwd.match(text, p, b)
+                if m is None:
+                    continue
+                r = rev.match(text, a, p + 1)
+                start = r.start() if r is not None else p
+                if m.end() - start >= need:
+                    return True
+                nxt = max(nxt, m.end())
+            p = nxt
+        return False
+
+    def _encode_stretch(self, text: str, a: int, b: int) -> Iterator[Any]:
+        """Token ids of `text[a:b]` (a stretch between safe points), in parts, exactly as one
+        `encode` of it.
+
+        Without a run long enough for a long piece, one encode. Otherwise the stretch is
+        cut into the encoder's own pre-tokenizer pieces (its pattern, run by `regex`, which
+        agrees with tiktoken's on characters that Python's Unicode tables assign; a stretch
+        with others is encoded at once). A piece of LONG_PIECE characters or more is
+        byte-pair merged in windows (`_bpe_windows`); the short pieces between are encoded
+        in runs that end after a letter or digit, where cutting does not change how the
+        text before is pre-tokenized (no alternative of the patterns looks past a letter
+        or digit that ends a piece), or one piece at a time just before a long piece.
+        """
+        import numpy as np
+
+        if self._family is None or not self._has_long_run(text, a, b) or not self._assigned(text, a, b):
+            yield self._encode_np(text[a:b], disallowed_special=())
+            return
+        if self._split is None:
+            self._split = regex.compile(_PATTERNS[self._family])
+        single = self.encoding._encode_single_piece
+        g = t = a  # start of the pieces not yet encoded; end of the last piece ending in a letter or digit
+        pend: list[tuple[int, int]] = []  # pieces after t
+        last = a
+        for m in self._split.finditer(text, a, b):
+            ps, pe = m.span()
+            if ps > last:  # (the patterns match every character; kept whole if one did not)
+                pend.append((last, ps))
+            last = pe
+            if pe - ps < LONG_PIECE:
+                if _ALNUM.match(text, pe - 1):
+                    t, pend = pe, []
+                    if t - g >= TABLE_PIECE:
+                        yield self._encode_np(text[g:t], disallowed_special=())
+                        g = t
+                else:
+                    pend.append((ps, pe))
+                    if len(pend) > 4096:
+                        if t > g:
+                            yield self._encode_np(text[g:t], disallowed_special=())
+                        for x, y in pend:
+                            yield np.asarray(single(text[x:y].encode("utf-8")), dtype=np.int64)
+                        g = t = pe
+                        pend = []
+                continue
+            if t > g:
+                yield self._encode_np(text[g:t], disallowed_special=())
+            for x, y in pend:
+                yield np.asarray(single(text[x:y].encode("utf-8")), dtype=np.int64)
+            yield from self._bpe_windows(text, ps, pe)
+            g = t = pe
+            pend = []
+        if b > g:
+            yield self._encode_np(text[g:b], disallowed_special=())
+
+    def _assigned(self, text: str, a: int, b: int) -> bool:
+        """True when every character of `text[a:b]` is assigned in Python's Unicode tables."""
+        import numpy as np
+
+        table = _unassigned_table()
+        step = 1 << 16
+        for i in range(a, b, step):
+            cps = np.frombuffer(text[i:min(b, i + step)].encode("utf-32-le"), dtype=np.uint32)
+            if table[cps].any():
+                return False
+        return True
+
+    def _token_bytes(self) -> tuple[Any, Any]:
+        """Per token id: its length in bytes, and whether its first byte starts a character."""
+        if self._bytes is None:
+            import numpy as np
+
+            enc = self.encoding
+            n = enc.n_vocab
+            size = np.ones(n, dtype=np.int64)
+            first = np.ones(n, dtype=bool)
+            for tok, rank in getattr(enc, "_mergeable_ranks", {}).items():
+                size[rank] = len(tok)
+                first[rank] = not 0x80 <= tok[0] < 0xC0
+            self._bytes = (size, first)
+        return self._bytes
+
+    def _bpe_windows(self, text: str, ps: int, pe: int) -> Iterator[Any]:
+        """Token ids of the pre-tokenizer piece `text[ps:pe]`, merged window by window.
+
+        Rule (exact): let A be the byte-pair encoding of the piece's text from its start
+        to some point, and B that of a window starting at a token boundary q of A. If A
+        and B share a token boundary y after q, then A's tokens up to y followed by B's
+        from y are the encoding of the text from the piece start to B's end. (Byte-pair
+        merging never merges across a boundary that both sides keep: the merges of the
+        whole are those of the two parts, see docs/performance.md.) So windows of
+        BPE_WINDOW characters, each starting a quarter window before the end of the
+        previous one at a token boundary, are chained at their first shared boundary;
+        tokens before it are final. Two windows that share none (never seen on real
+        text) are retried from a few other boundaries, then the rest of the piece is
+        merged at once from the last boundary known final.
+        """
+        import numpy as np
+
+        single = self.encoding._encode_single_piece
+        size, first = self._token_bytes()
+        lead = self._lead_bytes()
+
+        def bpe(x: int, y: int) -> Any:
+            return np.asarray(single(text[x:y].encode("utf-8")), dtype=np.int64)
+
+        a0, a_end = ps, min(pe, ps + BPE_WINDOW)
+        A = bpe(a0, a_end)
+        done = 0  # A's tokens before `done` have been yielded
+        while a_end < pe:
+            cum_bytes = np.cumsum(size[A])
+            cum_chars = np.cumsum(lead[A])
+            lo = max(done, 1)
+            # window starts: boundaries before token j where j starts a character
+            j = int(np.searchsorted(cum_chars, a_end - BPE_WINDOW // 4 - a0, side="right"))
+            cands = [k for k in range(min(j, len(A) - 1), lo - 1, -1) if first[A[k]]][:8]
+            if not cands:
+                cands = [k for k in range(lo, len(A)) if first[A[k]]][:1]
+            for k in cands:
+                q = a0 + int(cum_chars[k - 1])
+                b_end = min(pe, q + BPE_WINDOW)
+                B = bpe(q, b_end)
+                common, ia, ib = np.intersect1d(cum_bytes[k:] - cum_bytes[k - 1], np.cumsum(size[B]),
+                                                assume_unique=True, return_indices=True)
+                if len(common):
+                    yield A[done:k + int(ia[0]) + 1]
+                    A, a0, a_end, done = B, q, b_end, int(ib[0]) + 1
+                    break
+            else:
+                # a0 is a boundary of the final tokens (A starts there), and A's tokens up to
+                # `done` are final: merge the rest of the piece from a0 at once.
+                yield bpe(a0, pe)[done:]
+                return
+        yield A[done:]
 
 
 class TokenTable:

@@ -8,12 +8,14 @@ the grapheme fallback lives here. Strategies never read files.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+import itertools
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunkctl.model import Block, BlockKind, Chunk
-from chunkctl.text.segment import Graphemes, Level, Splitters, split_lines, split_words
+from chunkctl.text.segment import ITER_SPAN, Graphemes, Level, Splitters, iter_split_lines, split_lines, split_words
 from chunkctl.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
@@ -95,7 +97,7 @@ class Packer:
         self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL
-        self._line_cache: dict[tuple[int, int], list[int]] = {}
+        self._line_cache: dict[tuple[int, int], Sequence[int]] = {}
 
     # ------------------------------------------------------------------ counting
     def tokens_before(self, pos: int) -> int:
@@ -206,19 +208,29 @@ class Packer:
                 packing splits every block into sentences).
             estimate: the block's table estimate, when already known (see `estimate_many`).
         """
+        return list(self.iter_block_atoms(block, strength, body_budget, levels, kind, split_to, estimate))
+
+    def iter_block_atoms(self, block: Block, strength: int, body_budget: int, levels: Sequence[Level] | None = None,
+                         kind: str | None = None, split_to: Level | None = None, estimate: int | None = None
+                         ) -> Iterator[Atom]:
+        """`block_atoms` one atom at a time: a block over ITER_SPAN characters is split as its
+        atoms are taken (`_refine_iter`), so a huge block never has all its atoms at once."""
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
         barrier = kind in ("code", "table", "heading")
         if levels is None:
             levels = self.levels_for(block)
         if split_to is None and ((estimate is not None and estimate <= body_budget - SLACK)
                                  or self.fits(block.start, block.end, body_budget)):
-            return [Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)]
+            return iter([Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)])
         if block.kind == BlockKind.TABLE and block.rows and split_to is None:
-            return [Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)]
+            return iter([Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)])
+        if block.end - block.start > ITER_SPAN:
+            return self._refine_iter(block.start, block.end, list(levels), 0, strength, kind, body_budget, barrier,
+                                     block, split_to)
         out: list[Atom] = []
         self._refine(block.start, block.end, list(levels), 0, strength, kind, body_budget, barrier, block, out,
                      split_to)
-        return out
+        return iter(out)
 
     def levels_for(self, block: Block) -> Sequence[Level]:
         """Split levels of a block by its kind (prose, list, code, Python code, table row)."""
@@ -284,6 +296,74 @@ class Packer:
             out.append((s, e))
             prev_end = e
         return out
+
+    def _refine_iter(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
+                     barrier: bool, block: Block | None, split_to: Level | None = None) -> Iterator[Atom]:
+        """`_refine` of a long span, yielding its atoms as its pieces are split (same atoms)."""
+        pieces: Iterable[tuple[int, int]] = ()
+        while li < len(levels):
+            found = self._on_clusters_iter(self._split_iter(levels[li], a, b, block, kind), b)
+            head = list(itertools.islice(found, 2))
+            if len(head) > 1:
+                pieces = itertools.chain(head, found)
+                break
+            if split_to is not None and levels[li] <= split_to and head:
+                pieces = head
+                break
+            li += 1
+        if li >= len(levels):
+            out: list[Atom] = []
+            self._windows_into(a, b, budget, strength, kind, barrier, block, out)
+            yield from out
+            return
+        level = levels[li]
+        atom_level = Level.PARAGRAPH if level == Level.BLOCK else level
+        deeper = split_to is not None and level > split_to
+        src = iter(pieces)
+        idx = -1
+        while batch := list(itertools.islice(src, 512)):
+            # `fits`, with the table estimates of a batch of pieces taken at once
+            estimates = self.estimate_many(batch).tolist()
+            for (s, e), est in zip(batch, estimates):
+                idx += 1
+                st = strength if idx == 0 else atom_level
+                if not deeper and (est <= budget - SLACK or (est <= budget + 2 * SLACK + 8
+                                                              and self.count(s, e) <= budget)):
+                    yield Atom(s, e, st, kind, atom_level, barrier, block=block)
+                    continue
+                yield from self._refine_piece(s, e, levels, li, st, kind, budget, barrier, block,
+                                              split_to if deeper else None)
+
+    def _refine_piece(self, s: int, e: int, levels: list[Level], li: int, st: int, kind: str, budget: int,
+                      barrier: bool, block: Block | None, split_to: Level | None) -> Iterator[Atom]:
+        """Atoms of one piece of level `levels[li]` that needs splitting further."""
+        if e - s > ITER_SPAN:
+            yield from self._refine_iter(s, e, levels, li + 1, st, kind, budget, barrier, block, split_to)
+            return
+        out: list[Atom] = []
+        self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out, split_to)
+        yield from out
+
+    def _split_iter(self, level: Level, a: int, b: int, block: Block | None, kind: str
+                    ) -> Iterator[tuple[int, int]]:
+        if level == Level.BLOCK:
+            return iter(self._split(level, a, b, block, kind))
+        return self.splitters.iter(level, a, b, prose=(kind == "text"))
+
+    def _on_clusters_iter(self, pieces: Iterable[tuple[int, int]], b: int) -> Iterator[tuple[int, int]]:
+        """`_on_clusters` one piece at a time."""
+        g = self.graphemes
+        prev_end = -1
+        for s, e in pieces:
+            if not g.is_boundary(s):
+                s = g.floor(s)
+            if not g.is_boundary(e):
+                e = min(g.ceil(e), max(b, e))
+            s = max(s, prev_end)
+            if e <= s:
+                continue
+            yield s, e
+            prev_end = e
 
     def _windows_into(self, a: int, b: int, budget: int, strength: int, kind: str, barrier: bool,
                       block: Block | None, out: list[Atom]) -> None:
@@ -351,7 +431,7 @@ class Packer:
         return out
 
     # ------------------------------------------------------------------ packing
-    def pack(self, atoms: list[Atom], path: tuple[str, ...], budget: int | None = None) -> list[Chunk]:
+    def pack(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int | None = None) -> list[Chunk]:
         """Pack one section's atoms into chunks.
 
         A chunk ends at the strongest boundary within its budget (see MIN_FILL); the
@@ -361,7 +441,8 @@ class Packer:
         the header repeated in the prefix.
 
         Args:
-            atoms: the section's atoms in order.
+            atoms: the section's atoms in order (a list, or an iterator: they are taken
+                as the packing reaches them, see `_pack_run`).
             path: the section's heading path (the `headings` of its chunks).
             budget: token budget (default: the packer's).
 
@@ -370,31 +451,47 @@ class Packer:
         """
         budget = budget if budget is not None else self.budget
         out: list[Chunk] = []
-        run: list[Atom] = []
-        i = 0
-        while i < len(atoms):
-            a = atoms[i]
+        src = iter(atoms)
+        table: list[Atom] = []  # a big table met at the end of a run
+        while True:
+            # Heading atoms before a big table go with it; otherwise they open a run of
+            # atoms, packed up to the next big table.
+            lead: list[Atom] = []
+            a = next(src, None)
+            while a is not None and a.kind == "heading":
+                lead.append(a)
+                a = next(src, None)
+            if a is None:
+                if lead:
+                    out.extend(self._pack_run(lead, path, budget))
+                return out
             if a.kind == "bigtable":
-                lead = run if run and all(x.kind == "heading" for x in run) else []
-                if run and not lead:
-                    out.extend(self._pack_run(run, path, budget))
-                run = []
                 assert a.block is not None  # a big table atom carries its table block
                 out.extend(self._pack_table(a.block, lead, path, budget))
-            else:
-                run.append(a)
-            i += 1
-        if run:
-            out.extend(self._pack_run(run, path, budget))
-        return out
+                continue
 
-    def _prefix(self, path: tuple[str, ...], atoms: list[Atom], nhead: int, i: int, k: int) -> tuple[str, int]:
+            def run(first: Atom = a, lead: list[Atom] = lead) -> Iterator[Atom]:
+                yield from lead
+                yield first
+                for x in src:
+                    if x.kind == "bigtable":
+                        table.append(x)
+                        return
+                    yield x
+
+            out.extend(self._pack_run(run(), path, budget))
+            if table:
+                block = table.pop().block
+                assert block is not None
+                out.extend(self._pack_table(block, [], path, budget))
+
+    def _prefix(self, path: tuple[str, ...], atoms: Sequence[Atom], nhead: int, i: int, k: int) -> tuple[str, int]:
         """Breadcrumb for a chunk of atoms i..k; headings whose lines open the body are left out."""
         skip = [len(x.block.headings) - 1 for x in atoms[i:min(k + 1, nhead)] if x.block is not None]
         return self.breadcrumb(self.breadcrumb_parts(path, skip))
 
     @staticmethod
-    def _kind(atoms: list[Atom], i: int, k: int) -> str:
+    def _kind(atoms: Sequence[Atom], i: int, k: int) -> str:
         kinds = {x.kind for x in atoms[i:k + 1] if x.kind != "heading"}
         if not kinds:
             return "text"
@@ -402,48 +499,89 @@ class Packer:
             return kinds.pop()
         return "mixed"
 
-    def _pack_run(self, atoms: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
+    def _pack_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
+        """Pack a run of atoms (no big table among them) into chunks.
+
+        The atoms are taken as the packing reaches them and dropped once behind it: a
+        chunk is chosen among the atoms within its budget from its start, so only those
+        (and the chunk's own) are held, however many atoms the run has. Indices below
+        are the run's (`base` is the run index of `win[0]`).
+        """
+        import numpy as np
+
         out: list[Chunk] = []
-        atoms = list(atoms)
+        src = iter(atoms)
+        win: list[Atom] = []  # the run's atoms base .. base + len(win)
+        te: list[int] = []  # per atom of `win`: document tokens before its end
+        after: list[int] = []  # per atom of `win`: strength of the boundary after it
+        base = 0
+        done = False
+        search = self._search
+        last = Level.SECTION + 1  # after the run's last atom
+
+        def pull(count: int = 256) -> None:
+            nonlocal done
+            new = list(itertools.islice(src, count))
+            if len(new) < count:
+                done = True
+            if not new:
+                return
+            if win:
+                after[-1] = new[0].strength
+            win.extend(new)
+            ends = np.fromiter((x.end for x in new), dtype=np.int64, count=len(new))
+            te.extend(search(ends).tolist())
+            after.extend(x.strength for x in new[1:])
+            after.append(last)  # until the next atom arrives
+
+        def has(k: int) -> bool:  # atom k exists (taken from the source if needed)
+            while k >= base + len(win) and not done:
+                pull()
+            return k < base + len(win)
+
         nhead = 0
-        while nhead < len(atoms) and atoms[nhead].kind == "heading":
-            nhead += 1
+        while True:
+            while nhead < len(win) and win[nhead].kind == "heading":
+                nhead += 1
+            if nhead < len(win) or done:
+                break
+            pull()
 
-        def arrays():
-            n = len(atoms)
-            import numpy as np
+        def prefix(i: int, k: int | None = None) -> tuple[str, int]:
+            """`_prefix` of a chunk of atoms i..k (k None: the run's last), run indices."""
+            stop = nhead if k is None else min(k + 1, nhead)
+            skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
+            return self.breadcrumb(self.breadcrumb_parts(path, skip))
 
-            ends = np.fromiter((x.end for x in atoms), dtype=np.int64, count=n)
-            te = self._search(ends).tolist()
-            after = [atoms[j + 1].strength for j in range(n - 1)] + [Level.SECTION + 1]
-            return n, te, after
-
-        n, te, after = arrays()
         i = 0
         carry: int | None = None
-        while i < n:
-            atom = atoms[i]
+        while has(i):
+            r = i - base
+            atom = win[r]
             if atom.oversize:
                 # One grapheme cluster over the body budget: alone, without prefix (it is
                 # flagged only when it is over the whole budget too).
                 a0 = self.snap_start(atom.start)
                 cnt = self.count(a0, atom.end)
-                out.append(Chunk(a0, atom.end, "", path, self._kind(atoms, i, i), cnt, budget, cnt > budget))
+                out.append(Chunk(a0, atom.end, "", path, self._kind(win, r, r), cnt, budget, cnt > budget))
                 carry = None
                 i += 1
                 continue
             cs = self.snap_start(carry if carry is not None else atom.start)
-            prefix, ptoks = self._prefix(path, atoms, nhead, i, n - 1)
+            prefix_text, ptoks = prefix(i)
             body_budget = budget - ptoks
             tcs = self.tokens_before(cs)
-            j = bisect.bisect_right(te, tcs + body_budget + SLACK, i) - 1
+            reach = tcs + body_budget + SLACK
+            while not done and te[-1] <= reach:
+                pull()
+            j = bisect.bisect_right(te, reach, r) - 1
             chosen = None
-            if j >= i:
-                cands = list(range(i, j + 1))
+            if j >= r:
+                cands = list(range(r, j + 1))
                 while cands:
                     k = self._choose(cands, after, te, tcs + self.min_fill * body_budget)
-                    pre = self._prefix(path, atoms, nhead, i, k)[0] if k < nhead else prefix
-                    cnt = self.count(cs, atoms[k].end, pre)
+                    pre = prefix(i, k + base)[0] if k + base < nhead else prefix_text
+                    cnt = self.count(cs, win[k].end, pre)
                     if cnt <= budget:
                         chosen = (k, pre, cnt)
                         break
@@ -457,16 +595,22 @@ class Packer:
                 a0 = self.snap_start(atom.start)
                 cnt = self.count(a0, atom.end)
                 if cnt <= budget:
-                    out.append(Chunk(a0, atom.end, "", path, self._kind(atoms, i, i), cnt, budget))
+                    out.append(Chunk(a0, atom.end, "", path, self._kind(win, r, r), cnt, budget))
                     i += 1
                     continue
-                atoms[i:i + 1] = self._split_atom(atom, budget)
-                n, te, after = arrays()
+                win[r:r + 1] = self._split_atom(atom, budget)
+                ends = np.fromiter((x.end for x in win), dtype=np.int64, count=len(win))
+                te[:] = search(ends).tolist()
+                after[:] = [x.strength for x in win[1:]] + [last]
                 continue
             k, pre, cnt = chosen
-            out.append(Chunk(cs, atoms[k].end, pre, path, self._kind(atoms, i, k), cnt, budget))
-            carry = self._overlap_start(atoms, i, k, cs) if (self.overlap and k + 1 < n) else None
-            i = k + 1
+            out.append(Chunk(cs, win[k].end, pre, path, self._kind(win, r, k), cnt, budget))
+            carry = self._overlap_start(win, r, k, cs) if (self.overlap and has(k + base + 1)) else None
+            i = k + base + 1
+            if i - base > 4096:  # drop the atoms behind
+                d = i - base
+                del win[:d], te[:d], after[:d]
+                base = i
         return out
 
     @staticmethod
@@ -540,13 +684,18 @@ class Packer:
                  if s > cs and (s == 0 or text[s - 1].isspace())]
         return self._first_within_overlap(words, cs, ce, tce)
 
-    def _hard_line_starts(self, block: Block) -> list[int]:
+    def _hard_line_starts(self, block: Block) -> Sequence[int]:
         """Starts of the block's hard lines (soft wraps of prose left out), computed once per block."""
         key = (block.start, block.end)
         starts = self._line_cache.get(key)
         if starts is None:
-            starts = [s for s, _e in split_lines(self.text, block.start, block.end,
-                                                 prose=block.kind != BlockKind.CODE)]
+            if len(self._line_cache) >= 256:  # the overlaps look back at the last few blocks only
+                self._line_cache.clear()
+            prose = block.kind != BlockKind.CODE
+            if block.end - block.start > ITER_SPAN:  # 8 bytes a line, not a list
+                starts = array("q", (s for s, _e in iter_split_lines(self.text, block.start, block.end, prose)))
+            else:
+                starts = [s for s, _e in split_lines(self.text, block.start, block.end, prose=prose)]
             self._line_cache[key] = starts
         return starts
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from chunkctl.chunking.packer import Atom, Packer
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, sections
@@ -20,32 +22,39 @@ def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split
         split_to: split every text block down to this level even when it fits (sentence packing).
         levels: split levels for text blocks (default: by block kind).
     """
+    return list(iter_section_atoms(packer, sec, budget, split_to, levels))
+
+
+def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, split_to: Level | None = None,
+                       levels=None) -> Iterator[Atom]:
+    """`section_atoms` one at a time, as `Packer.pack` takes them (a huge block is split as it is packed)."""
     budget = budget if budget is not None else packer.budget
     _, ptoks = packer.breadcrumb(packer.breadcrumb_parts(sec.path))
     body_budget = max(1, budget - ptoks)
-    atoms: list[Atom] = []
     prev_heading = False
-    estimates = packer.estimate_many([(b.start, b.end) for b in sec.blocks]).tolist()
-    for b, est in zip(sec.blocks, estimates):
-        strength = Level.GLUE if prev_heading else Level.BLOCK
-        if b.kind == BlockKind.HEADING:
-            atoms.append(Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b))
-            prev_heading = True
-            continue
-        text_block = b.kind not in (BlockKind.CODE, BlockKind.TABLE)
-        if split_to is not None and text_block:
-            atoms.extend(packer.block_atoms(b, strength, body_budget, levels=levels, split_to=split_to))
-        else:
-            atoms.extend(packer.block_atoms(b, strength, body_budget, estimate=est))
-        prev_heading = False
-    return atoms
+    blocks = sec.blocks
+    for lo in range(0, len(blocks), 4096):  # table estimates a batch of blocks at a time
+        batch = blocks[lo:lo + 4096]
+        estimates = packer.estimate_many([(b.start, b.end) for b in batch]).tolist()
+        for b, est in zip(batch, estimates):
+            strength = Level.GLUE if prev_heading else Level.BLOCK
+            if b.kind == BlockKind.HEADING:
+                yield Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b)
+                prev_heading = True
+                continue
+            text_block = b.kind not in (BlockKind.CODE, BlockKind.TABLE)
+            if split_to is not None and text_block:
+                yield from packer.iter_block_atoms(b, strength, body_budget, levels=levels, split_to=split_to)
+            else:
+                yield from packer.iter_block_atoms(b, strength, body_budget, estimate=est)
+            prev_heading = False
 
 
 def pack_sections(packer: Packer, secs: list[Section], budget: int | None = None, **kw) -> list[Chunk]:
     """Pack each section on its own (a heading always starts a new chunk)."""
     out: list[Chunk] = []
     for sec in secs:
-        out.extend(packer.pack(section_atoms(packer, sec, budget, **kw), sec.path, budget))
+        out.extend(packer.pack(iter_section_atoms(packer, sec, budget, **kw), sec.path, budget))
     return out
 
 

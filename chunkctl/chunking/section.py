@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from chunkctl.chunking.packer import Packer
-from chunkctl.chunking.recursive import section_atoms
+from collections.abc import Iterable, Iterator
+
+from chunkctl.chunking.packer import Atom, Packer
+from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, sections
 from chunkctl.model import Chunk
@@ -79,13 +81,19 @@ def pack_merged(packer: Packer, secs: list[Section]) -> list[Chunk]:
     """Pack sections, some of them merged: inside a merged one, a heading is the strongest cut."""
     out: list[Chunk] = []
     for sec in secs:
-        atoms = section_atoms(packer, sec)
+        atoms = iter_section_atoms(packer, sec)
         if getattr(sec, "merged", False):
-            seen_body = False
-            for a in atoms:
-                if a.kind == "heading" and seen_body:
-                    a.strength = Level.SECTION
-                if a.kind != "heading":
-                    seen_body = True
+            atoms = _headings_cut(atoms)
         out.extend(packer.pack(atoms, sec.path))
     return out
+
+
+def _headings_cut(atoms: Iterable[Atom]) -> Iterator[Atom]:
+    """A heading after body text is the strongest boundary (as the atoms pass)."""
+    seen_body = False
+    for a in atoms:
+        if a.kind == "heading" and seen_body:
+            a.strength = Level.SECTION
+        if a.kind != "heading":
+            seen_body = True
+        yield a

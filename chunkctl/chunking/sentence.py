@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
-from chunkctl.chunking.recursive import section_atoms
+from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import sections
 from chunkctl.model import Chunk
@@ -25,16 +27,16 @@ def chunk_sentence(doc, tokenizer, config, table) -> Chunked:
     packer = Packer(doc, tokenizer, config, table)
     out: list[Chunk] = []
     for sec in sections(doc.blocks):
-        atoms = section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
-        _flatten(atoms)
-        out.extend(packer.pack(atoms, sec.path))
+        atoms = iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
+        out.extend(packer.pack(_flatten(atoms), sec.path))
     return Chunked(out)
 
 
-def _flatten(atoms: list[Atom]) -> None:
-    """Make every boundary between two text atoms a plain sentence boundary."""
+def _flatten(atoms: Iterable[Atom]) -> Iterator[Atom]:
+    """Make every boundary between two text atoms a plain sentence boundary (as the atoms pass)."""
     prev = None
     for a in atoms:
         if prev is not None and a.kind == "text" and prev.kind == "text" and a.strength > Level.SENTENCE:
             a.strength = Level.SENTENCE
         prev = a
+        yield a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from typing import Any
 
 from chunkctl.loaders.decode import decode
@@ -34,8 +35,106 @@ def _parser():
         md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
         # Inline parsing is not needed for block spans; skipping it halves the parse time.
         md.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)
+        for rule in list(md.block.ruler.__rules__):
+            if rule.name == "table":
+                md.block.ruler.at("table", _compact_table(rule.fn), {"alt": list(rule.alt)})
+            elif rule.name in ("fence", "code", "html_block", "paragraph"):
+                md.block.ruler.at(rule.name, _no_content(rule.fn), {"alt": list(rule.alt)})
         _MD = md
     return _MD
+
+
+class _TableSink(list):
+    """Takes the place of the token list while markdown-it's table rule runs and keeps only
+    what `build_markdown_blocks` reads: the table's open and close tokens, the header row's
+    line span and cell texts, and the first line of each body row (an array, 8 bytes a row).
+
+    The rule sets a token's fields just after pushing it, so each token is read when the
+    next one arrives (and the last one by `finish`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: Any = None
+        self.open: Any = None
+        self.close: Any = None
+        self.in_head = False
+        self.head: list[int] | None = None
+        self.cells: list[str] = []
+        self.rows = array("q")
+
+    def append(self, token: Any) -> None:
+        if self.last is not None:
+            self._take(self.last)
+        self.last = token
+
+    def _take(self, tok: Any) -> None:
+        t = tok.type
+        if t == "tr_open":
+            if self.in_head:
+                self.head = tok.map
+            elif tok.map:
+                self.rows.append(tok.map[0])
+        elif t == "inline":
+            if self.in_head:
+                self.cells.append(tok.content)
+        elif t == "thead_open":
+            self.in_head = True
+        elif t == "thead_close":
+            self.in_head = False
+        elif t == "table_open" and self.open is None:
+            self.open = tok
+        elif t == "table_close":
+            self.close = tok
+
+    def finish(self, tokens: list) -> None:
+        if self.last is not None:
+            self._take(self.last)
+        self.open.meta["chunkctl"] = (self.head, self.cells, self.rows)
+        tokens.append(self.open)
+        tokens.append(self.close)
+
+
+def _no_lines(begin: int, end: int, indent: int, keep_last_lf: bool) -> str:
+    return ""
+
+
+def _no_content(rule):
+    """A markdown-it block rule whose token gets no `content` (code, HTML and paragraph
+    text are read from the document by their line spans): the rule's copy of a long
+    block's lines is never made."""
+
+    def without_content(state, start_line: int, end_line: int, silent: bool) -> bool:
+        if silent:
+            return rule(state, start_line, end_line, silent)
+        state.getLines = _no_lines
+        try:
+            return rule(state, start_line, end_line, silent)
+        finally:
+            del state.getLines
+
+    return without_content
+
+
+def _compact_table(rule):
+    """markdown-it's GFM table rule, emitting a table as two tokens (see `_TableSink`):
+    its tokens (about five a cell) held about 80 bytes of memory a byte of table."""
+
+    def table(state, start_line: int, end_line: int, silent: bool) -> bool:
+        if silent:
+            return rule(state, start_line, end_line, silent)
+        tokens = state.tokens
+        sink = _TableSink()
+        state.tokens = sink
+        try:
+            found = rule(state, start_line, end_line, silent)
+        finally:
+            state.tokens = tokens
+        if found:
+            sink.finish(tokens)
+        return found
+
+    return table
 
 
 def clean_heading(text: str) -> str:
@@ -120,7 +219,7 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
         of `text[start:]`: lines markdown-it drops (link reference definitions) become
         paragraph blocks.
     """
-    line_starts = [0]
+    line_starts = array("q", [0])  # 8 bytes a line (a list of ints takes about 36)
     line_starts.extend(m.end() for m in _NEWLINE.finditer(text))
     n_lines = len(line_starts)
     base_line = bisect.bisect_left(line_starts, start)
@@ -162,6 +261,22 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
             s, e = span(tok.map, keep_indent=(t == "code_block"))
             lang = tok.info.strip().split()[0] if tok.info.strip() else ""
             raw.append((BlockKind.CODE, s, e, {"language": lang.lower()[:40]}))
+        elif t == "table_open" and "chunkctl" in tok.meta:  # a table from `_compact_table`
+            s, e = span(tok.map)
+            head, cells, row_lines = tok.meta["chunkctl"]
+            head_span = span([head[0], head[1] + 1]) if head else None
+            row_spans = tuple(span([r, r + 1]) for r in row_lines)
+            del row_lines
+            cell_texts = [clean_heading(c) for c in cells]
+            if head_span is not None and row_spans:
+                raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
+                                                     "meta": {"header_cells": cell_texts}}))
+            else:
+                raw.append((BlockKind.TABLE, s, e, {"header": head_span or (s, e), "rows": (),
+                                                     "meta": {"header_cells": cell_texts}}))
+            del row_spans
+            i += 2
+            continue
         elif t == "table_open":
             s, e = span(tok.map)
             header = None

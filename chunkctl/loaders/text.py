@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
+from collections.abc import Container, Iterable
 
 from chunkctl.loaders.decode import decode
 from chunkctl.loaders.headings import wiki_headings
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
-from chunkctl.text.lines import paragraph_spans
+from chunkctl.text.lines import iter_paragraph_spans
 
 # A paragraph separator: a line break followed by one or more blank lines, or a form feed.
 PARA_SEP = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+|[^\S\r\n\f]*\f[^\S\r\n\f]*")
@@ -97,7 +99,18 @@ def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
     return keep
 
 
-def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[int, int, str]]:
+class _Starts:
+    """Sorted offsets, 8 bytes each, with `in` by binary search."""
+
+    def __init__(self, offsets: Iterable[int]):
+        self.offsets = array("q", offsets)
+
+    def __contains__(self, x: object) -> bool:
+        k = bisect.bisect_left(self.offsets, x)  # type: ignore[call-overload]
+        return k < len(self.offsets) and self.offsets[k] == x
+
+
+def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tuple[int, int, str]]:
     """Numbered-clause heading lines of a plain text.
 
     A candidate is a line of at most 80 characters that starts with a clause number
@@ -178,8 +191,11 @@ def find_clause_headings(text: str, para_starts: set[int]) -> dict[int, tuple[in
 
 def build_text_blocks(text: str) -> list[Block]:
     """Typed blocks of a plain text: paragraphs, with clause and MediaWiki heading lines as headings."""
-    paras = paragraph_spans(text)
-    heads = find_clause_headings(text, {a for a, _ in paras})
+    # Paragraph starts 8 bytes each (a list of spans and a set of starts took ~200 bytes a
+    # paragraph, a lot in a file of one-word paragraphs); the spans are found again below.
+    starts = _Starts(a for a, _ in iter_paragraph_spans(text))
+    heads = find_clause_headings(text, starts)
+    del starts
     for s, (e, level, title) in wiki_headings(text).items():
         heads.setdefault(s, (e, level, title))
     blocks: list[Block] = []
@@ -194,7 +210,7 @@ def build_text_blocks(text: str) -> list[Block]:
         path.append((level, title))
         blocks.append(Block(BlockKind.HEADING, s, e, level=level, headings=tuple(t for _, t in path)))
 
-    for a, b in paras:
+    for a, b in iter_paragraph_spans(text):
         pos = a
         while hi < len(head_starts) and head_starts[hi] < a:
             hi += 1

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Iterator
 
 # A paragraph break: a line break followed by one or more blank lines.
 _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+")
@@ -22,8 +24,7 @@ def _blank_pattern(text: str, a: int, b: int) -> re.Pattern:
     has_lf = text.find("\n", a, b) >= 0
     if not has_lf:
         return _BLANK_CR
-    seg = text[a:b]
-    if seg.count("\r") == seg.count("\r\n") == seg.count("\n"):
+    if text.count("\r", a, b) == text.count("\r\n", a, b) == text.count("\n", a, b):
         return _BLANK_CRLF
     return _BLANK_ANY
 
@@ -53,3 +54,29 @@ def paragraph_spans(text: str, a: int = 0, b: int | None = None) -> list[tuple[i
                 out.append((start, start + len(text[start:s].rstrip())))
         pos = max(pos, e)
     return out
+
+
+def iter_paragraph_spans(text: str, a: int = 0, b: int | None = None) -> Iterator[tuple[int, int]]:
+    """`paragraph_spans` one at a time, without lists or copies of the range (for long ranges)."""
+    if b is None:
+        b = len(text)
+    seps: Iterator[tuple[int, int]] = (m.span() for m in _blank_pattern(text, a, b).finditer(text, a, b))
+    if text.find("\f", a, b) >= 0:
+        seps = heapq.merge(seps, (m.span() for m in _FF.finditer(text, a, b)))
+    pos = a
+    for s, e in seps:
+        if s > pos:
+            m = _NONSPACE.search(text, pos, s)
+            if m is not None:
+                end = s
+                while text[end - 1].isspace():
+                    end -= 1
+                yield m.start(), end
+        pos = max(pos, e)
+    if b > pos:
+        m = _NONSPACE.search(text, pos, b)
+        if m is not None:
+            end = b
+            while text[end - 1].isspace():
+                end -= 1
+            yield m.start(), end

@@ -5,11 +5,12 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterator
 from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import paragraph_spans
+from chunkctl.text.lines import iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -137,12 +138,22 @@ _WS = re.compile(r"\s+")
 _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
 _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
+_NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
+_COPY_LIMIT = 1 << 16
+"""Spans longer than this many characters are trimmed without copying them."""
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
 
 
 def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
     """`[a, b)` without leading and trailing white space, or None when nothing is left."""
+    if b - a > _COPY_LIMIT:  # no copies of a long span (same result)
+        m = _NON_WS.search(text, a, b)
+        if m is None:
+            return None
+        while text[b - 1].isspace():
+            b -= 1
+        return m.start(), b
     seg = text[a:b]
     s = seg.lstrip()
     if not s:
@@ -165,6 +176,21 @@ def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int,
         if t:
             out.append(t)
     return out
+
+
+def _iter_split_by(pattern: re.Pattern, text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
+    """`_split_by` one piece at a time."""
+    pos = a
+    for m in pattern.finditer(text, a, b):
+        if m.start() > pos:
+            t = trimmed(text, pos, m.start())
+            if t:
+                yield t
+        pos = max(pos, m.end())
+    if pos < b:
+        t = trimmed(text, pos, b)
+        if t:
+            yield t
 
 
 def split_paragraphs(text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -209,6 +235,51 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
     return out
 
 
+def line_wrap(text: str, a: int, b: int) -> int | None:
+    """The wrap width `split_lines` finds in prose `text[a:b]` (its widest line), or None
+    when it keeps every line break (fewer than two lines, or no width of 30-200 columns)."""
+    wrap = -1
+    lines = 0
+    for s, e in _iter_split_by(_LINE_SEP, text, a, b):
+        lines += 1
+        wrap = max(wrap, e - _line_start(text, a, s))
+    return wrap if lines >= 2 and 30 <= wrap <= 200 else None
+
+
+def iter_split_lines(text: str, a: int, b: int, prose: bool = True) -> Iterator[tuple[int, int]]:
+    """`split_lines` one line at a time (two passes over the range: the widest line, then
+    the lines), without lists of the range's lines."""
+    wrap = line_wrap(text, a, b) if prose else None
+    if wrap is None:
+        yield from _iter_split_by(_LINE_SEP, text, a, b)
+        return
+    cur: tuple[int, int] | None = None
+    prev_width = 0
+    for s, e in _iter_split_by(_LINE_SEP, text, a, b):
+        width = e - _line_start(text, a, s)
+        if cur is None:
+            cur = (s, e)
+            prev_width = width
+            continue
+        ps, pe = cur
+        m = _NON_WS_RUN.match(text, s, e)
+        first_word = (m.end() - s) if m else e - s
+        soft = (
+            prev_width + 1 + first_word > wrap
+            and not _SENT_END.search(text, max(ps, pe - 8), pe)
+            and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
+            and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
+        )
+        if soft:
+            cur = (ps, e)
+        else:
+            yield cur
+            cur = (s, e)
+        prev_width = width
+    if cur is not None:
+        yield cur
+
+
 _LINE_BREAK_REV = regex.compile(r"[\r\n]", flags=regex.REVERSE)
 
 
@@ -232,38 +303,56 @@ def split_words(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return _split_by(_WS, text, a, b)
 
 
+PY_WINDOW = 1 << 16
+"""Characters of Python parsed at a time in a longer code block (`_python_starts_long`)."""
+_PY_TOP = re.compile(r"(?<=[\r\n])(?:(?:async[ \t]+)?def|class)\b|(?<=[\r\n])@")
+_PY_LINE = re.compile(r"\r\n|\r|\n")
+_LINE_ANY = regex.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # str.splitlines' breaks
+_LINE_ANY_REV = regex.compile(_LINE_ANY.pattern, flags=regex.REVERSE)
+_FENCE_END = re.compile(r"\s*[`~]*\s*")
+
+
 def split_python(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """Top-level statements of a Python code block (a fenced block: fence lines stay with their neighbours).
 
     Pieces start at each top-level `def`/`class` (decorators included); everything
     else stays with the preceding piece. Code that does not parse gives one piece.
+    A block longer than PY_WINDOW characters is parsed a window at a time (same pieces;
+    the syntax tree of the whole would take about 130 bytes a character).
     """
-    seg = text[a:b]
-    lines = seg.splitlines(keepends=True)
-    offset = 0
-    fence_open = 0
-    body = seg
-    if lines and (lines[0].lstrip().startswith("```") or lines[0].lstrip().startswith("~~~")):
-        fence_open = len(lines[0])
-        body = seg[fence_open:]
-        if lines[-1].strip().strip("`~") == "" and len(lines) > 1:
-            body = body[: len(body) - len(lines[-1])]
-    offset = a + fence_open
-    try:
-        tree = ast.parse(body.replace("\r\n", "\n").replace("\r", "\n"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [(a, b)]
-    starts = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            line = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            starts.append(line)
-    if not starts:
-        return [(a, b)]
-    line_offsets = [0]
-    for m in re.finditer(r"\r\n|\r|\n", body):
-        line_offsets.append(m.end())
-    cuts = sorted({offset + line_offsets[ln - 1] for ln in starts if 1 < ln <= len(line_offsets)})
+    if b - a > PY_WINDOW:
+        body_start, body_end = _python_body(text, a, b)
+        found = _python_starts_long(text, body_start, body_end)
+        if found is None:
+            return [(a, b)]
+        cuts = found
+    else:
+        seg = text[a:b]
+        lines = seg.splitlines(keepends=True)
+        offset = 0
+        fence_open = 0
+        body = seg
+        if lines and (lines[0].lstrip().startswith("```") or lines[0].lstrip().startswith("~~~")):
+            fence_open = len(lines[0])
+            body = seg[fence_open:]
+            if lines[-1].strip().strip("`~") == "" and len(lines) > 1:
+                body = body[: len(body) - len(lines[-1])]
+        offset = a + fence_open
+        try:
+            tree = ast.parse(body.replace("\r\n", "\n").replace("\r", "\n"))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return [(a, b)]
+        starts = []
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                line = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                starts.append(line)
+        if not starts:
+            return [(a, b)]
+        line_offsets = [0]
+        for m in re.finditer(r"\r\n|\r|\n", body):
+            line_offsets.append(m.end())
+        cuts = sorted({offset + line_offsets[ln - 1] for ln in starts if 1 < ln <= len(line_offsets)})
     out = []
     pos = a
     for c in cuts:
@@ -274,6 +363,73 @@ def split_python(text: str, a: int, b: int) -> list[tuple[int, int]]:
     t = trimmed(text, pos, b)
     if t:
         out.append(t)
+    return out
+
+
+def _python_body(text: str, a: int, b: int) -> tuple[int, int]:
+    """The code of the block `text[a:b]` without its fence lines, as `split_python` takes it
+    (lines as `str.splitlines` counts them), found without copying the block."""
+    m = _LINE_ANY.search(text, a, b)
+    first_end = m.end() if m else b
+    m = _NON_WS.search(text, a, first_end)
+    if m is None or not text.startswith(("```", "~~~"), m.start()):
+        return a, b
+    m = _LINE_ANY_REV.search(text, a, b)
+    if m is not None and m.end() == b:  # the block ends with a line break: its last line ends there
+        m = _LINE_ANY_REV.search(text, a, m.start())
+    last_start = m.end() if m is not None else a
+    if last_start > a and _FENCE_END.fullmatch(text, last_start, b):
+        return first_end, last_start
+    return first_end, b
+
+
+def _python_starts_long(text: str, lo: int, hi: int) -> list[int] | None:
+    """Offsets of the lines that start top-level `def`/`class` statements (decorators
+    included) in the Python code `text[lo:hi]`, except its first line; None when the code
+    does not parse. Sorted.
+
+    Parsed in windows of about PY_WINDOW characters that end where a line opens with
+    `def`, `class`, `async` or `@`. Such a line may fall inside a string or brackets;
+    then the window does not parse and is doubled until it does. Windows that each parse
+    are whole statements, so the code parses exactly when every window does, and its
+    top-level statements are theirs (`ast.parse` checks grammar only).
+    """
+    lines: list[int] = []  # line numbers (1 = the first line of the code)
+    x, line0 = lo, 0
+    while x < hi:
+        size = PY_WINDOW
+        while True:
+            m = _PY_TOP.search(text, x + size, hi) if hi - x > size else None
+            y = m.start() if m is not None else hi
+            seg = text[x:y].replace("\r\n", "\n").replace("\r", "\n")
+            try:
+                tree = ast.parse(seg)
+                break
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                if y >= hi:
+                    return None
+                size *= 2
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                lines.append(line0 + min([node.lineno] + [d.lineno for d in node.decorator_list]))
+        del tree
+        line0 += seg.count("\n")
+        del seg
+        x = y
+    if not lines:
+        return None
+    want = sorted({ln for ln in lines if ln > 1})
+    out: list[int] = []
+    k = 0
+    line = 1
+    for m in _PY_LINE.finditer(text, lo, hi):
+        line += 1
+        while k < len(want) and want[k] < line:
+            k += 1
+        if k == len(want):
+            break
+        if want[k] == line:
+            out.append(m.end())
     return out
 
 
@@ -300,3 +456,25 @@ class Splitters:
         if level == Level.DEFINITION:
             return split_python(t, a, b)
         raise ValueError(f"no splitter for level {level!r}")
+
+    def iter(self, level: Level, a: int, b: int, prose: bool = True) -> Iterator[tuple[int, int]]:
+        """`split` one piece at a time: for a range over ITER_SPAN characters the pieces are
+        found as they are taken (a one-line word list of 50 MB is millions of pieces)."""
+        if b - a <= ITER_SPAN or level == Level.DEFINITION:
+            return iter(self.split(level, a, b, prose))
+        t = self.text
+        if level == Level.PARAGRAPH:
+            return iter_paragraph_spans(t, a, b)
+        if level == Level.LINE:
+            return iter_split_lines(t, a, b, prose)
+        if level == Level.SENTENCE:
+            return self.sentences.iter_spans(t, a, b)
+        if level == Level.CLAUSE:
+            return _iter_split_by(_CLAUSE_SEP, t, a, b)
+        if level == Level.WORD:
+            return _iter_split_by(_WS, t, a, b)
+        raise ValueError(f"no splitter for level {level!r}")
+
+
+ITER_SPAN = 1 << 16
+"""Ranges longer than this many characters are split lazily (`Splitters.iter`)."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ctypes
+import itertools
 import re
+from collections.abc import Iterator
 
 from chunkctl.errors import MissingExtraError
 
@@ -20,6 +22,12 @@ _LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])
 _CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
 _LETTER = re.compile(r"[^\W\d_]")
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)+$")
+_NON_WS = re.compile(r"\S")
+
+SPAN_WINDOW = 1 << 17
+"""Characters segmented at a time in a longer range (a paragraph without line breaks)."""
+SPAN_MARGIN = 1 << 12
+"""Characters at the end of a window whose sentence cuts are left to the next window."""
 
 
 def _is_abbreviation(word: str) -> bool:
@@ -103,10 +111,51 @@ class SentenceSplitter:
 
         The spans are in order, do not overlap, and together cover every non-white-space
         character of the range (text the segmenter skips is attached to a neighbour).
+        A range longer than SPAN_WINDOW characters is segmented window by window
+        (`_window_cuts`), so the segmenter's buffers (about 18 bytes a byte) stay small.
         """
+        if end - start > SPAN_WINDOW:
+            return list(self.iter_spans(text, start, end))
         chunk = text[start:end]
         if not chunk or chunk.isspace():
             return []
+        n = len(chunk)
+        cuts = self._cuts(chunk, chunk.lower() != chunk)
+        out: list[tuple[int, int]] = []
+        prev = 0
+        for c in sorted(cuts) + [n]:
+            if c <= prev:
+                continue
+            if c < n:
+                # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
+                end = c
+                while end > prev and chunk[end - 1].isspace():
+                    end -= 1
+                lo = max(prev, end - 12)
+                nl = max(chunk.rfind("\n", lo, end), chunk.rfind("\r", lo, end))
+                line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
+                if line >= 0 and not _LETTER.search(chunk, line, end):
+                    continue
+            seg = chunk[prev:c]
+            lead = len(seg) - len(seg.lstrip())
+            body = len(seg.rstrip())
+            if body > lead:
+                out.append((start + prev + lead, start + prev + body))
+            prev = c
+        return out
+
+    def iter_spans(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+        """`spans` one sentence at a time (a long range is segmented window by window)."""
+        if end - start <= SPAN_WINDOW:
+            return iter(self.spans(text, start, end))
+        return self._build(text, start, end, self._window_cuts(text, start, end))
+
+    def _cuts(self, chunk: str, cased: bool) -> set[int]:
+        """Cut points between the sentences of `chunk` (offsets in it): the segmenter's, fixed up.
+
+        `cased`: the text capitalizes sentences somewhere (for a window of a long range,
+        whether the whole range does).
+        """
         raw = self._raw(chunk)
         n = len(chunk)
         # Cut points between sentences; spans are rebuilt from them so nothing is lost.
@@ -114,7 +163,6 @@ class SentenceSplitter:
         # continues the previous one ("a.m. on", "approx. 4.5").
         # (Only in text that capitalizes sentences somewhere: all-lower-case text, such as
         # normalized corpora, would lose every sentence end to this rule.)
-        cased = chunk.lower() != chunk
         cuts = {a for a, _ in raw[1:]
                 if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit())}
         # Fix-up 2: an end before a capital that the segmenter missed, unless an
@@ -138,28 +186,61 @@ class SentenceSplitter:
         for m in _CJK_END.finditer(chunk):
             if m.end() < n:
                 cuts.add(m.end())
-        out: list[tuple[int, int]] = []
-        prev = 0
-        for c in sorted(cuts) + [n]:
+        return cuts
+
+    def _window_cuts(self, text: str, start: int, end: int) -> Iterator[int]:
+        """Cut points (absolute, sorted) of a long range, segmented SPAN_WINDOW characters at a time.
+
+        Cuts in the last SPAN_MARGIN characters of a window are dropped; the next window
+        starts at the last cut kept (a sentence start, as in one pass), or SPAN_MARGIN
+        before the window's end when the window kept none (a sentence longer than the
+        window). The segmenter decides from a few words around a cut, so these are the
+        cuts of one pass (checked on War and Peace as one 1.5 MB line, and in
+        tests/test_memory_bounds.py); ranges this long occur only in text without
+        paragraph or line breaks.
+        """
+        cased = False
+        for i in range(start, end, SPAN_WINDOW):
+            piece = text[i:min(end, i + SPAN_WINDOW)]
+            if piece.lower() != piece:
+                cased = True
+                break
+        w0 = start
+        while True:
+            w1 = min(end, w0 + SPAN_WINDOW)
+            found = sorted(w0 + c for c in self._cuts(text[w0:w1], cased))
+            if w1 == end:
+                yield from found
+                return
+            limit = w1 - SPAN_MARGIN
+            kept = [c for c in found if c <= limit]
+            yield from kept
+            w0 = kept[-1] if kept else limit
+
+    @staticmethod
+    def _build(text: str, start: int, end: int, cuts: Iterator[int]) -> Iterator[tuple[int, int]]:
+        """Trimmed spans between sorted absolute `cuts` in `[start, end)` (fix-up 4 as in `spans`),
+        without copying long stretches of the text."""
+        prev = start
+        for c in itertools.chain(cuts, (end,)):
             if c <= prev:
                 continue
-            if c < n:
-                # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
-                end = c
-                while end > prev and chunk[end - 1].isspace():
-                    end -= 1
-                lo = max(prev, end - 12)
-                nl = max(chunk.rfind("\n", lo, end), chunk.rfind("\r", lo, end))
+            if c < end:
+                e = c
+                while e > prev and text[e - 1].isspace():
+                    e -= 1
+                lo = max(prev, e - 12)
+                nl = max(text.rfind("\n", lo, e), text.rfind("\r", lo, e))
                 line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
-                if line >= 0 and not _LETTER.search(chunk, line, end):
+                if line >= 0 and not _LETTER.search(text, line, e):
                     continue
-            seg = chunk[prev:c]
-            lead = len(seg) - len(seg.lstrip())
-            body = len(seg.rstrip())
-            if body > lead:
-                out.append((start + prev + lead, start + prev + body))
+            m = _NON_WS.search(text, prev, c)
+            if m is not None:
+                e = c
+                while text[e - 1].isspace():
+                    e -= 1
+                yield m.start(), e
             prev = c
-        return out
 
     def quick_starts(self, text: str, start: int, end: int) -> list[int]:
         """Sentence starts in `text[start:end]` by rule alone (no segmenter call): a fast subset.

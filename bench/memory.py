@@ -1,0 +1,196 @@
+"""Peak memory of `chunkctl chunk` on the worst input shapes, as a multiple of the file size.
+
+Each shape is written to a temporary folder outside the project (one file of about
+`--mb` MB) and chunked by the CLI in a fresh process:
+
+    chunkctl chunk FILE --jobs 1 --file-timeout 0 -o /dev/null   (in the main process)
+    chunkctl chunk FILE -o /dev/null                             (the default: one worker process)
+
+The peak is the largest resident set of any process of the run (the CLI or its
+worker), read from `getrusage(RUSAGE_CHILDREN).ru_maxrss` of a small parent that
+waits for the CLI (workers are waited for by the CLI, so their peaks count too). The
+start-up of the same command on a one-line file is measured the same way and
+subtracted: "x file" = (peak - start-up) / file size. Nothing here is a test.
+
+    python bench/memory.py                    # every shape, 50 MB, both modes
+    python bench/memory.py --mb 20 --only line-letters --only table-md
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+# `python -m chunkctl` of this checkout, or of the folder in $CHUNKCTL_SRC (to compare two trees).
+CLI = [sys.executable, "-m", "chunkctl"]
+
+_PEAK = ("import resource, subprocess, sys, time\n"
+         "t0 = time.perf_counter()\n"
+         "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+         "sys.stderr.buffer.write(r.stderr[-2000:])\n"
+         "rc = r.returncode\n"
+         "print(rc, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+
+
+def _prose_seed() -> str:
+    p = CORPUS / "txt" / "war-and-peace-bom-cr-3mb.txt"
+    if p.is_file():
+        return p.read_bytes()[3:].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    words = ("the of and to in a is that for it as was with be by on not he this are or his from at which "
+             "but have an they you were her she there been one all we their has would when if so no").split()
+    rng = random.Random(7)
+    paras = []
+    for _ in range(2000):
+        sents = [" ".join(rng.choice(words) for _ in range(rng.randint(6, 24))).capitalize() + "."
+                 for _ in range(rng.randint(2, 8))]
+        paras.append(" ".join(sents))
+    return "\n\n".join(paras) + "\n"
+
+
+def _repeat(path: Path, size: int, make_piece: Callable[[int], str], head: str = "", tail: str = "") -> None:
+    """Write `head`, pieces from `make_piece(i)` until about `size` bytes, then `tail`."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(head)
+        i = 0
+        while fh.tell() < size - len(tail):
+            fh.write(make_piece(i))
+            i += 1
+        fh.write(tail)
+
+
+def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
+    """{name: (file, what it is)} of the worst shapes, each about `size` bytes."""
+    rng = random.Random(14)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    shapes: dict[str, tuple[Path, str]] = {}
+
+    def add(name: str, file: str, what: str, writer: Callable[[Path], None]) -> None:
+        p = folder / file
+        writer(p)
+        shapes[name] = (p, what)
+
+    block = 1 << 16
+    add("line-letters", "line-letters.txt", "one line of random lowercase letters, no space",
+        lambda p: _repeat(p, size, lambda i: "".join(rng.choices(letters, k=block))))
+    add("line-base64", "line-base64.txt", "one line of base64 (letters, digits, + and /), no space",
+        lambda p: _repeat(p, size, lambda i: base64.b64encode(rng.randbytes(3 * block // 4)).decode()))
+    prose = _prose_seed()
+    paras = prose.split("\n\n")
+    add("prose", "prose.txt", "ordinary prose (War and Peace, repeated)",
+        lambda p: _repeat(p, size, lambda i: paras[i % len(paras)] + "\n\n"))
+    add("prose-one-line", "prose-one-line.txt", "the same prose as one line (no line break at all)",
+        lambda p: _repeat(p, size, lambda i: " ".join(paras[i % len(paras)].split()) + " ", tail="\n"))
+    words = prose.split()
+    plain = [w.strip(".,;:!?\"'()[]-").lower() for w in words]
+    plain = [w for w in plain if w.isalpha()]
+    add("words-one-line", "words-one-line.txt", "words and single spaces only: no punctuation, no line break",
+        lambda p: _repeat(p, size, lambda i: " ".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
+                          + " ", tail="\n"))
+    add("word-per-line", "word-per-line.txt", "one word per line, no blank line",
+        lambda p: _repeat(p, size, lambda i: "\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
+                          + "\n"))
+    add("tiny-paragraphs", "tiny-paragraphs.txt", "a word per paragraph (blank lines between)",
+        lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
+                          + "\n\n"))
+    add("table-md", "table.md", "Markdown: one pipe table (4 columns)",
+        lambda p: _repeat(p, size, lambda i: f"| {i} | {words[i % len(words)]} | {words[(3 * i) % len(words)]} "
+                                             f"| {' '.join(words[i % 5000:i % 5000 + 6])} |\n",
+                          head="# Table\n\n| n | word | other | text |\n| --- | --- | --- | --- |\n"))
+    code_lines = [f"    value_{k} = compute(item, {k}) + offset  # step {k}\n" for k in range(50)]
+    add("code-md", "code.md", "Markdown: one fenced code block (no language)",
+        lambda p: _repeat(p, size, lambda i: f"def function_{i}(item, offset):\n" + "".join(code_lines[:i % 40 + 5])
+                          + "    return value_4\n\n", head="# Code\n\n```\n", tail="```\n"))
+    add("python-md", "python.md", "Markdown: one fenced ```python block",
+        lambda p: _repeat(p, size, lambda i: f"def function_{i}(item, offset):\n" + "".join(code_lines[:i % 40 + 5])
+                          + "    return value_4\n\n", head="# Code\n\n```python\n", tail="```\n"))
+    add("table-html", "table.html", "HTML: one <table> (4 columns)",
+        lambda p: _repeat(p, size, lambda i: f"<tr><td>{i}</td><td>{words[i % len(words)]}</td>"
+                                             f"<td>{words[(3 * i) % len(words)]}</td>"
+                                             f"<td>{' '.join(words[i % 5000:i % 5000 + 6])}</td></tr>\n",
+                          head="<html><body><h1>Table</h1><table>\n<tr><th>n</th><th>word</th><th>other</th>"
+                               "<th>text</th></tr>\n", tail="</table></body></html>\n"))
+    return shapes
+
+
+MODES = {"jobs1": ["--jobs", "1", "--file-timeout", "0"], "worker": []}
+
+
+def peak(file: Path, mode: str, extra: list[str] | None = None) -> tuple[float, float, int]:
+    """(peak RSS in MB of the largest process, seconds, exit code) of one CLI run."""
+    args = [*CLI, "chunk", str(file), "--quiet", "-o", os.devnull, *MODES[mode], *(extra or [])]
+    env = dict(os.environ)
+    src = os.environ.get("CHUNKCTL_SRC")
+    env["PYTHONPATH"] = src or str(ROOT)
+    p = subprocess.run([sys.executable, "-c", _PEAK, *args], capture_output=True, text=True, env=env, cwd="/")
+    try:
+        rc, secs, kb = p.stdout.split()
+        if rc != "0":
+            sys.stderr.write(p.stderr[-2000:])
+        return int(kb) / 1024, float(secs), int(rc)
+    except ValueError:
+        sys.stderr.write(p.stderr[-2000:])
+        return float("nan"), float("nan"), p.returncode
+
+
+def measure(mb: float, only: list[str] | None = None, modes: tuple[str, ...] = ("jobs1", "worker"),
+            log: Callable[[str], None] | None = None, extra: list[str] | None = None) -> tuple[str, dict]:
+    """Run every shape (or those in `only`) and return (Markdown table, raw figures)."""
+    size = int(mb * 1e6)
+    rows = []
+    raw: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="chunkctl-mem-") as tmp:
+        folder = Path(tmp)
+        tiny = folder / "tiny.txt"
+        tiny.write_text("Start-up only.\n")
+        base = {m: peak(tiny, m, extra)[0] for m in modes}
+        shapes = make_shapes(folder, size) if not only else {
+            k: v for k, v in make_shapes(folder, size).items() if k in only}
+        for name, (file, what) in shapes.items():
+            fmb = file.stat().st_size / 1e6
+            row = [name, what, f"{fmb:.1f}"]
+            raw[name] = {"mb": fmb}
+            for m in modes:
+                pk, secs, rc = peak(file, m, extra)
+                mult = (pk - base[m]) / fmb
+                raw[name][m] = (pk, mult, secs, rc)
+                row += [f"{pk:.0f}", f"{mult:.1f}" + ("" if rc == 0 else f" (exit {rc})"), f"{secs:.1f}"]
+                if log:
+                    log(f"  {name} {m}: {pk:.0f} MB peak, {mult:.1f}x, {secs:.1f} s, exit {rc}")
+            rows.append(row)
+    headers = ["shape", "what", "MB"]
+    for m in modes:
+        label = "--jobs 1" if m == "jobs1" else "worker"
+        headers += [f"{label} peak MB", f"{label} x file", f"{label} s"]
+    out = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    starts = ", ".join(f"{'--jobs 1' if m == 'jobs1' else 'worker'} {base[m]:.0f} MB" for m in modes)
+    return (f"Peak resident memory per input shape (largest process of the run; start-up on a one-line file, "
+            f"subtracted in \"x file\": {starts}):\n\n" + "\n".join(out)), raw
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=float, default=50, help="size of each generated file (MB)")
+    ap.add_argument("--only", action="append", help="run only these shapes")
+    ap.add_argument("--mode", action="append", choices=sorted(MODES), help="jobs1 and/or worker (default both)")
+    ap.add_argument("--args", default="", help="more chunkctl options, e.g. '--strategy sentence'")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    text, _ = measure(args.mb, args.only, tuple(args.mode or MODES),
+                      log=lambda s: print(s, file=sys.stderr, flush=True), extra=args.args.split())
+    print(text)
+    print(f"\n({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

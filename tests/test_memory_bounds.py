@@ -1,0 +1,283 @@
+"""Bounded memory (issue 14, point 7): long pieces tokenized in windows, long ranges split lazily, same records.
+
+Every memory-saving path has a switch (a size threshold); with the thresholds made
+huge, the code takes the old whole-range path. The records must not depend on which
+path ran. Nothing here measures time or resident memory; one test bounds the memory
+Python traces.
+"""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+import chunkctl.chunking.packer as packer_mod
+import chunkctl.loaders.markdown as markdown
+import chunkctl.text.segment as segment
+import chunkctl.text.sentences as sentences
+import chunkctl.tokenizers as tokenizers
+from chunkctl.text import lines
+from chunkctl.tokenizers import get_tokenizer
+
+HUGE = 1 << 40
+
+
+def whole_starts(tok, text: str) -> np.ndarray:
+    """The token table of one `encode` of the whole text (what `Tokenizer.table` must equal)."""
+    ids = np.asarray(tok.encoding.encode_ordinary(text), dtype=np.int64)
+    return np.concatenate(([0], np.cumsum(tok._lead_bytes()[ids])))
+
+
+def old_paths(monkeypatch) -> None:
+    """Turn every bounded-memory path off: the whole-range code runs, as before them."""
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", HUGE)
+    monkeypatch.setattr(segment, "ITER_SPAN", HUGE)
+    monkeypatch.setattr(packer_mod, "ITER_SPAN", HUGE)
+    monkeypatch.setattr(segment, "PY_WINDOW", HUGE)
+    monkeypatch.setattr(segment, "_COPY_LIMIT", HUGE)
+    monkeypatch.setattr(sentences, "SPAN_WINDOW", HUGE)
+
+
+def records(text: str, fmt: str, **kw) -> list[tuple]:
+    return [(r["start"], r["end"], r["prefix"], r["n_tokens"], r["kind"], r["oversize"])
+            for r in chunkctl.chunk_text(text, format=fmt, **kw)]
+
+
+def _letters(rng: random.Random, n: int, alphabet: str = "abcdefghijklmnopqrstuvwxyz") -> str:
+    return "".join(rng.choices(alphabet, k=n))
+
+
+def _inputs() -> dict[str, tuple[str, str]]:
+    rng = random.Random(14)
+    words = "the of and to in a is that for it as was with be by on not he this are or his from at".split()
+    prose = " ".join(rng.choice(words).capitalize() + " " + " ".join(rng.choices(words, k=12)) + "."
+                     for _ in range(3000))
+    code = "".join(f"def f{i}(x):\n    y = x + {i}\n    return y\n\n" for i in range(4000))
+    table = "| n | word | text |\n| --- | --- | --- |\n" + "".join(
+        f"| {i} | {rng.choice(words)} | {' '.join(rng.choices(words, k=6))} |\n" for i in range(4000))
+    return {
+        "letters": ("txt", "Intro line.\n\n" + _letters(rng, 200_000) + "\n\nOutro."),
+        "mixed case": ("txt", _letters(rng, 120_000, "abcdefghijABCDEFGHIJ")),
+        "cjk": ("txt", _letters(rng, 80_000, "日本語中文字漢字東京京都大阪")),
+        "base64": ("txt", _letters(rng, 200_000, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")),
+        "dashes": ("txt", "Rule:\n" + "-" * 90_000 + "\nend"),
+        "words on one line": ("txt", " ".join(rng.choices(words, k=40_000))),
+        "prose on one line": ("txt", prose),
+        "word per line": ("txt", "\n".join(rng.choices(words, k=40_000))),
+        "code block": ("md", "# Code\n\n```\n" + code + "```\n"),
+        "python block": ("md", "# Code\n\n```python\n" + code + "```\n"),
+        "table": ("md", "# Table\n\n" + table),
+    }
+
+
+INPUTS = _inputs()
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_bounded_paths_give_the_records_of_the_whole_range_paths(name, monkeypatch):
+    fmt, text = INPUTS[name]
+    settings_list = [{}, {"chunk_size": 128, "overlap": 16}, {"strategy": "sentence"}, {"strategy": "fixed"}]
+    new = [records(text, fmt, **kw) for kw in settings_list]
+    old_paths(monkeypatch)
+    old = [records(text, fmt, **kw) for kw in settings_list]
+    assert new == old
+
+
+@pytest.mark.parametrize("family", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("name", ["letters", "mixed case", "cjk", "dashes"])
+def test_windowed_token_table_equals_one_encode(family, name):
+    tok = get_tokenizer(family)
+    text = INPUTS[name][1]
+    assert any(long for _a, _b, long in tok._ranges(text))  # the windowed path runs
+    assert np.array_equal(tok.table(text).starts, whole_starts(tok, text))
+
+
+def test_long_white_space_and_symbol_runs(monkeypatch):
+    """Runs the pre-tokenizer splits specially (white space before a word, symbols before line breaks)."""
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", 256)
+    monkeypatch.setattr(tokenizers, "BPE_WINDOW", 512)
+    for family in ("cl100k_base", "o200k_base"):
+        tok = get_tokenizer(family)
+        for text in ["a" + " " * 3000 + "b", "x\n" + "\t " * 2000 + "\n\ny", "!" + "/\n" * 900 + "end",
+                     "'s" + "b" * 3000, " 'll" + "Q" * 3000 + "'re", "1" * 3000 + "a" * 3000, "é" * 3000,
+                     "e\u0301" * 1500 + "x"]:
+            assert np.array_equal(tok.table(text).starts, whole_starts(tok, text)), (family, text[:20])
+
+
+RUN = st.text(alphabet=st.sampled_from("aabcxyzAZé日本🚀-= \n1'"), min_size=0, max_size=40)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), alphabet=st.sampled_from(["ab", "a", "abc", "xyz", "aA", "日本", "é",
+                                                                   "abcdefghijklmnopqrstuvwxyz", "-=", " "]),
+       size=st.integers(300, 6000), head=RUN, tail=RUN, family=st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_windowed_counts_are_exact_on_long_unbroken_runs(seed, alphabet, size, head, tail, family, monkeypatch):
+    """Small windows, so a run of a few thousand characters is stitched many times (periodic runs
+    such as "abab" included): the table is one encode's, and every span count is exact."""
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", 128)
+    monkeypatch.setattr(tokenizers, "BPE_WINDOW", 256)
+    rng = random.Random(seed)
+    text = head + "".join(rng.choices(alphabet, k=size)) + tail
+    tok = get_tokenizer(family)
+    table = tok.table(text)
+    assert np.array_equal(table.starts, whole_starts(tok, text))
+    for _ in range(20):
+        a = rng.randrange(len(text))
+        b = min(len(text), a + rng.randrange(1, 600))
+        assert table.count(a, b) == len(tok.encode(text[a:b]))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([16, 48, 200]),
+       alphabet=st.sampled_from(["ab", "abcdefghijklmnopqrstuvwxyz", "日本語", "a b", "-"]))
+def test_chunks_of_long_runs_stay_within_the_budget(seed, size, alphabet, monkeypatch):
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", 128)
+    monkeypatch.setattr(tokenizers, "BPE_WINDOW", 256)
+    rng = random.Random(seed)
+    text = "".join(rng.choices(alphabet, k=4000))
+    enc = get_tokenizer().encoding
+    for r in chunkctl.chunk_text(text, format="txt", chunk_size=size, overlap=size // 8):
+        assert r["n_tokens"] == len(enc.encode_ordinary(r["text"]))
+        assert r["n_tokens"] <= size or r["oversize"]
+
+
+def test_no_shared_boundary_falls_back_to_one_merge(monkeypatch):
+    """Windows that never share a boundary (forced here): the rest of the piece is merged at once."""
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", 256)
+    monkeypatch.setattr(tokenizers, "BPE_WINDOW", 512)
+    real = np.intersect1d
+    calls = [0]
+
+    def flaky(a, b, **kw):
+        calls[0] += 1
+        if calls[0] > 3:  # a few stitches succeed, then none does
+            return real(a[:0], b[:0], **kw)
+        return real(a, b, **kw)
+
+    monkeypatch.setattr(np, "intersect1d", flaky)
+    tok = get_tokenizer()
+    text = _letters(random.Random(3), 20_000)
+    assert np.array_equal(tok.table(text).starts, whole_starts(tok, text))
+    assert calls[0] > 3
+
+
+def test_lazy_splitters_equal_the_list_splitters():
+    rng = random.Random(5)
+    base = INPUTS["prose on one line"][1]
+    texts = [base, base.replace(". ", ".\n"), base.replace(". ", ".\r\n\r\n"), base.replace(". ", ".\f"),
+             "\n".join(base[i:i + 70] for i in range(0, len(base), 70))]
+    for text in texts:
+        for _ in range(10):
+            a = rng.randrange(len(text))
+            b = min(len(text), a + rng.randrange(1, 150_000))
+            assert list(lines.iter_paragraph_spans(text, a, b)) == lines.paragraph_spans(text, a, b)
+            for prose in (True, False):
+                assert list(segment.iter_split_lines(text, a, b, prose)) == segment.split_lines(text, a, b, prose)
+            assert list(segment._iter_split_by(segment._WS, text, a, b)) == segment.split_words(text, a, b)
+            assert segment.trimmed(text, a, b) == segment.trimmed(text[:b], a, b)
+
+
+def test_windowed_sentences_cover_the_text_in_order(monkeypatch):
+    monkeypatch.setattr(sentences, "SPAN_WINDOW", 2000)
+    monkeypatch.setattr(sentences, "SPAN_MARGIN", 300)
+    text = INPUTS["prose on one line"][1][:60_000]
+    spans = sentences.SentenceSplitter().spans(text, 0, len(text))
+    assert all(a < b <= c for (a, b), (c, _d) in zip(spans, spans[1:]))
+    assert "".join("".join(text[a:b].split()) for a, b in spans) == "".join(text.split())
+    monkeypatch.setattr(sentences, "SPAN_WINDOW", HUGE)
+    assert spans == sentences.SentenceSplitter().spans(text, 0, len(text))
+
+
+@pytest.mark.parametrize("window", [64, 400, 5000])
+def test_python_parsed_in_windows_gives_the_same_pieces(window, monkeypatch):
+    rng = random.Random(window)
+    units = ["def f{i}(x):\n    return x\n\n", "class C{i}:\n    def m(self):\n        pass\n\n",
+             "@dec\ndef g{i}():\n    pass\n", "@dec\n\ndef h{i}():\n    pass\n", "async def a{i}():\n    pass\n",
+             "s{i} = '''\ndef fake():\n    pass\n'''\n", "t{i} = (1,\ndef_x,\n)\n", "v{i} = 1 + \\\n2\n", "x{i} = 1\n"]
+    for trial in range(40):
+        body = "".join(rng.choice(units).format(i=i) for i in range(rng.randrange(1, 200)))
+        if trial % 5 == 0:
+            body += "def broken(:\n"
+        nl = rng.choice(["\n", "\r\n", "\r"])
+        block = ("```python\n" + body + "```" if trial % 2 else body).replace("\n", nl)
+        text = "before\n" + block + "\nafter"
+        a, b = len("before\n"), len(text) - len("\nafter")
+        monkeypatch.setattr(segment, "PY_WINDOW", HUGE)
+        whole = segment.split_python(text, a, b)
+        monkeypatch.setattr(segment, "PY_WINDOW", window)
+        assert segment.split_python(text, a, b) == whole
+
+
+def test_compact_markdown_tables_give_the_same_blocks(monkeypatch):
+    from markdown_it import MarkdownIt
+
+    text = ("# T\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n| 3 |\n\n- item\n\n  | x | y |\n  |---|---|\n  | 5 | 6 |\n\n"
+            "> | q | r |\n> |---|---|\n> | 7 | 8 |\n\n| only | header |\n|---|---|\n\ntext | with | pipes\n\n"
+            "```\ncode\n```\n\n<div>\nhtml\n</div>\n\n    indented\n\npara\ngraph\n\nSetext\n===\n")
+    compact = markdown.build_markdown_blocks(text)
+    plain = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    plain.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)
+    monkeypatch.setattr(markdown, "_MD", plain)
+    plain_blocks = markdown.build_markdown_blocks(text)
+    assert plain_blocks == compact
+    assert [b.meta for b in plain_blocks[0]] == [b.meta for b in compact[0]]
+    assert any(b.kind.value == "table" and b.rows for b in compact[0])
+
+
+def test_the_encoder_never_gets_a_long_piece_at_once():
+    """tiktoken's merge of one piece holds ~50 bytes a byte (not traced by Python): no call
+    gets more than a window of a long piece, or a range of ordinary text."""
+    tok = get_tokenizer()
+    rng = random.Random(2)
+    text = "Start. " + _letters(rng, 1_000_000) + " " + "-" * 300_000 + "\n" + " ".join(["word"] * 200_000)
+    sizes: list[int] = []
+    enc = tok.encoding
+
+    def spy(fn):
+        def call(piece, *a, **kw):
+            sizes.append(len(piece))
+            return fn(piece, *a, **kw)
+        return call
+
+    single, numpy_ = enc._encode_single_piece, tok._encode_np
+    enc._encode_single_piece, tok._encode_np = spy(single), spy(numpy_)
+    try:
+        starts = tok.table(text).starts
+    finally:
+        del enc._encode_single_piece
+        tok._encode_np = numpy_
+    assert len(starts) - 1 == len(enc.encode_ordinary(text))
+    assert max(sizes) <= max(4 * tokenizers.BPE_WINDOW, 2 * tokenizers.TABLE_PIECE + 1)
+
+
+@pytest.mark.parametrize("shape,size", [("letters", 1_000_000), ("words", 400_000)])
+def test_traced_memory_of_a_long_line_stays_within_8x(shape, size):
+    """Python-traced peak (numpy arrays included; tiktoken's own memory is not traced) of
+    chunking a long line and writing its records, after a warm-up: at most 8x the text,
+    plus the fixed working buffers of the windows (a few megabytes)."""
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders import load_bytes
+    from chunkctl.pipeline.document import process_document, serialize
+
+    rng = random.Random(1)
+    if shape == "letters":
+        text = _letters(rng, size)
+    else:
+        text = " ".join(rng.choices("the of and to in a is that for it as was with be by".split(), k=size // 4))
+    config = ChunkConfig()
+    doc = load_bytes(text.encode(), "line.txt", "txt", config)
+    serialize(process_document(load_bytes(b"warm up. " * 100, "w.txt", "txt", config), config).records)
+    tracemalloc.start()
+    try:
+        lines, n, _tokens = serialize(process_document(doc, config).records)
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n > 50 and len(lines) > len(text)
+    assert peak <= 8 * len(text) + 8_000_000, f"{peak / len(text):.1f}x"
