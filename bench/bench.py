@@ -447,6 +447,42 @@ def section_tiny(repeats: int) -> str:
             + table(["run", "seconds", "× one process", "CPU seconds (all processes)"], rows))
 
 
+def section_hf(enc, repeats: int) -> str:
+    """A Hugging Face WordPiece tokenizer.json (built here, BERT-style, 30k vocabulary trained on the
+    corpus; nothing downloaded) beside tiktoken cl100k: counting and `recursive` chunking."""
+    try:
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    except ImportError:
+        return "Hugging Face tokenizer.json: skipped (pip install 'chunkctl[hf]')"
+    import chunkctl
+
+    docs = [t for fmt in ("txt", "md") for _, t in texts_of(fmt)]
+    mb = sum(len(t.encode("utf-8")) for t in docs) / 1e6
+    tk = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tk.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tk.train_from_iterator(docs, trainers.WordPieceTrainer(vocab_size=30_000, show_progress=False,
+                                                           special_tokens=["[UNK]", "[CLS]", "[SEP]"]))
+    tk.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", tk.token_to_id("[CLS]")), ("[SEP]", tk.token_to_id("[SEP]"))])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "tokenizer.json")
+        tk.save(path)
+        hf = chunkctl.get_tokenizer(path)
+        rows = []
+        for name, spec, count in (("tiktoken cl100k_base", "cl100k_base", lambda t: len(enc.encode_ordinary(t))),
+                                  ("HF WordPiece tokenizer.json", path, hf.count)):
+            t_count = timed(lambda count=count: [count(t) for t in docs], repeats)
+            t_chunk = timed(lambda spec=spec: [chunkctl.chunk_text(t, format="txt", chunk_size=SIZE, overlap=OVERLAP,
+                                                                   tokenizer=spec) for t in docs], repeats)
+            rows.append([name, f"{mb / t_count:.1f}", f"{mb / t_chunk:.1f}", f"{t_chunk / t_count:.2f}"])
+        base = float(rows[0][2])
+        rows = [r + [f"{base / float(r[2]):.2f}"] for r in rows]
+    return (f"Tokenizers: one count of each txt/md corpus text, then `recursive` chunking with that tokenizer "
+            f"({mb:.1f} MB, {SIZE}/{OVERLAP}):\n\n"
+            + table(["tokenizer", "count MB/s", "chunk MB/s", "chunk × own count", "chunk time × tiktoken"], rows))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="one repeat, no 100 MB corpus")
@@ -466,6 +502,7 @@ def main() -> None:
         "jobs": lambda: section_jobs(repeats),
         "cli": lambda: section_cli(repeats),
         "tiny": lambda: section_tiny(repeats),
+        "hf": lambda: section_hf(enc, repeats),
         "memory": lambda: section_memory(args.quick),
     }
     for name, fn in sections.items():

@@ -97,7 +97,8 @@ class ChunkConfig:
             registry lives above this module.
         chunk_size: token budget of a chunk, prefix included (with `levels`: the smallest level).
         overlap: tokens shared by consecutive chunks at most; an int or "15%".
-        tokenizer: encoding name, model name or path of a `.tiktoken` file.
+        tokenizer: encoding name, model name, or path of a `.tiktoken` file or of a Hugging
+            Face `tokenizer.json`.
         tokenizer_pattern: pre-tokenizer regex for a local `.tiktoken` file.
         context: what goes in `prefix`: "none", "headings" or "title+headings".
         encoding: force the text encoding of txt/md/html files (None: detect).
@@ -113,6 +114,10 @@ class ChunkConfig:
         keep_boilerplate: html: keep navigation, headers, footers, asides.
         password: pdf: password for encrypted files.
         extras: options of optional features (llm, ...), part of the fingerprint.
+        count_special_tokens: with a Hugging Face `tokenizer.json` as `tokenizer`, count the
+            tokens the model adds to every input ([CLS], [SEP]) in each chunk's size. Kept in
+            `tokenizer` too (as "PATH+special", what `get_tokenizer` reads); left out of
+            `to_dict` when false, so fingerprints made before the option stay the same.
     """
 
     strategy: str = "recursive"
@@ -132,8 +137,10 @@ class ChunkConfig:
     keep_boilerplate: bool = False
     password: str | None = field(default=None, repr=False)
     extras: dict[str, Any] = field(default_factory=dict)
+    count_special_tokens: bool = False
 
     def __post_init__(self) -> None:
+        self._fold_special_tokens()
         if not isinstance(self.strategy, str) or not self.strategy:
             raise ConfigError(f"--strategy must be a strategy name, got {self.strategy!r}")
         if isinstance(self.levels, str):
@@ -170,6 +177,25 @@ class ChunkConfig:
         if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
             raise ConfigError(f"--parent-chunk-size ({self.parent_chunk_size}) must be larger than --chunk-size ({self.chunk_size})")
 
+    def _fold_special_tokens(self) -> None:
+        """Put `count_special_tokens` into `tokenizer` (`get_tokenizer` takes only the name).
+
+        The flag decides: a "+special" already on `tokenizer` (a copy made with `replace`)
+        is removed first and put back only when the flag is set.
+        """
+        suffix = "+special"  # chunkctl.tokenizers.SPECIAL_SUFFIX (config imports no tokenizer code)
+        flag = self.count_special_tokens
+        if not isinstance(flag, bool):
+            raise ConfigError(f"--count-special-tokens must be true or false, got {flag!r}")
+        name = self.tokenizer
+        if not isinstance(name, str):
+            return
+        base = name[:-len(suffix)] if name.endswith(suffix) else name
+        if flag and not (base.lower().endswith(".json") or "/" in base or "\\" in base):
+            raise ConfigError(f"--count-special-tokens counts the tokens a Hugging Face model adds ([CLS], [SEP]): "
+                              f"give --tokenizer the path of its tokenizer.json, not {base!r}")
+        object.__setattr__(self, "tokenizer", base + suffix if flag else base)
+
     @property
     def overlap_tokens(self) -> int:
         """The overlap in tokens (always an int once the config is built)."""
@@ -185,6 +211,8 @@ class ChunkConfig:
         """All fields as a JSON-ready dict (the password is left out)."""
         d = asdict(self)
         d.pop("password", None)
+        if not d["count_special_tokens"]:
+            del d["count_special_tokens"]
         if d.get("levels") is not None:
             d["levels"] = list(d["levels"])
         return d

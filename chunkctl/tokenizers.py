@@ -641,20 +641,33 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
 
     Args:
         spec: "cl100k_base", "o200k_base", "p50k_base", "r50k_base", a model name
-            tiktoken knows (e.g. "gpt-4o"), or a path to a `.tiktoken` file.
+            tiktoken knows (e.g. "gpt-4o"), a path to a `.tiktoken` file, or a path to a
+            Hugging Face `tokenizer.json` (`HFTokenizer`; needs `chunkctl[hf]`), with
+            SPECIAL_SUFFIX appended to count the model's added tokens too.
         pattern: pre-tokenizer regex for a local file; by default the pattern of the
             encoding its file name names (`o200k` in the name: o200k's, else cl100k's).
 
     Raises:
         TokenizerError: unknown name, no verified offline copy, unreadable file.
+        MissingExtraError: a tokenizer.json without the `tokenizers` package.
     """
+    special = spec.endswith(SPECIAL_SUFFIX)
+    if special:
+        spec = spec[:-len(SPECIAL_SUFFIX)]
+    path = Path(spec).expanduser()
+    looks_like_file = spec.endswith((".tiktoken", ".json")) or os.sep in spec or "/" in spec
+    if looks_like_file and not path.is_file():
+        raise TokenizerError(f"tokenizer file {spec} not found (chunkctl never downloads a tokenizer: give the path "
+                             f"of a local .tiktoken file or of a Hugging Face tokenizer.json)")
+    if special or (looks_like_file and _is_json(path)):
+        if not looks_like_file:
+            raise TokenizerError(f"--count-special-tokens counts a Hugging Face model's added tokens: give "
+                                 f"--tokenizer the path of its tokenizer.json, not {spec!r}")
+        return _load_hf(spec, path, special, pattern)
+
     import tiktoken
 
-    path = Path(spec).expanduser()
-    looks_like_file = spec.endswith(".tiktoken") or os.sep in spec or "/" in spec
     if looks_like_file:
-        if not path.is_file():
-            raise TokenizerError(f"tokenizer file {spec} not found")
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -682,7 +695,8 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         except KeyError:
             raise TokenizerError(
                 f"unknown tokenizer {spec!r}: use cl100k_base, o200k_base, p50k_base, r50k_base, "
-                f"a model name such as gpt-4o, or the path of a .tiktoken file"
+                f"a model name such as gpt-4o, or the path of a local .tiktoken file or Hugging Face tokenizer.json "
+                f"(never downloaded)"
             ) from None
         if name not in _PATTERNS:
             raise TokenizerError(f"tokenizer {spec!r} ({name}) is not supported offline; pass a .tiktoken file")
@@ -702,6 +716,18 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
     if pattern is not None:
         _check_pattern(enc, pattern)
     return Tokenizer(name, enc, name if pattern is None else None)
+
+
+def _is_json(path: Path) -> bool:
+    """True when `path` names a `.json` file or one whose first non-blank byte opens a JSON object
+    (a `.tiktoken` file is base64 lines, which never start with `{`)."""
+    if path.suffix.lower() == ".json":
+        return True
+    try:
+        with path.open("rb") as f:
+            return f.read(64).lstrip().startswith(b"{")
+    except OSError:
+        return False
 
 
 _PATTERN_SAMPLE = "Hello, world! It's 2026: naïve café, 東京タワー 🚀 \n\t  x = f(y) + 3.14\r\n\nend."
@@ -725,3 +751,119 @@ def _check_pattern(enc, pattern: str) -> None:
     if not ok:
         raise TokenizerError(f"--tokenizer-pattern {pattern!r}: tokenizing a sample text with it loses or "
                              f"breaks text (the pattern must match every character, as the encodings' own do)")
+
+
+# ------------------------------------------------------------------ Hugging Face tokenizer.json
+SPECIAL_SUFFIX = "+special"
+"""Appended to `ChunkConfig.tokenizer` (and to `meta.tokenizer`) by `--count-special-tokens`:
+the counts then include the tokens the model's post-processor adds ([CLS], [SEP], <s>, </s>)."""
+
+_HF_MODELS = ("WordPiece", "BPE", "Unigram", "WordLevel")
+
+
+class HFTokenizer(Tokenizer):
+    """A Hugging Face `tokenizer.json` (the `tokenizers` library), read offline, counted exactly.
+
+    `count(text)` is `len(encode(text).ids)` of the whole string, without the model's
+    added tokens, or with them (`add_special_tokens=True`) when `special` is set, so a
+    chunk's `n_tokens` is what the embedder sees before it would truncate. Truncation and
+    padding stored in the file are switched off. There are no safe split points
+    (`_safe` is None): `TokenTable.count` encodes every span it is asked about whole, so
+    every count is exact whatever the normalizer and pre-tokenizer do; the table (token
+    starts from the encoder's character offsets) only gives estimates and cut targets.
+    """
+
+    def __init__(self, name: str, hf: Any, special: bool):
+        self.name = name
+        self.encoding = hf
+        self.special = special
+        self._safe = None
+        self._safe_rev = None
+        self._family = None
+        self._hf_encode = hf.encode
+
+    def _enc(self, text: str, special: bool) -> Any:
+        try:
+            return self._hf_encode(text, add_special_tokens=special)
+        except (UnicodeEncodeError, TypeError, ValueError):  # lone surrogates: as tiktoken does, replace them
+            fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return self._hf_encode(fixed, add_special_tokens=special)
+
+    def count(self, text: str) -> int:
+        """Exact tokens of `text` as the model encodes it (with its added tokens when `special`)."""
+        if not text:
+            return 0
+        return len(self._enc(text, self.special).ids)
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text`, as `count` counts them."""
+        return list(self._enc(text, self.special).ids) if text else []
+
+    def table(self, text: str) -> TokenTable:
+        """Token starts of `text` from the encoder's character offsets, without added tokens.
+
+        The text is encoded in ranges of about TABLE_PIECE characters cut after a line
+        break or a space, so a table is an estimate near those cuts (exact counts never
+        read it: see the class).
+        """
+        import numpy as np
+
+        n_text = len(text)
+        parts: list[Any] = [np.zeros(1, dtype=np.int64)]
+        pos = 0
+        while pos < n_text:
+            end = min(n_text, pos + TABLE_PIECE)
+            if end < n_text:
+                cut = max(text.rfind("\n", pos + TABLE_PIECE // 2, end), text.rfind(" ", pos + TABLE_PIECE // 2, end))
+                if cut > pos:
+                    end = cut + 1
+            offs = self._enc(text[pos:end], False).offsets
+            if offs:
+                parts.append(np.fromiter((o[0] for o in offs), dtype=np.int64, count=len(offs)) + pos)
+            pos = end
+        starts = np.concatenate(parts)
+        starts = starts[1:] if len(starts) > 1 else starts[:0]
+        starts = np.clip(np.maximum.accumulate(starts), 0, n_text) if len(starts) else starts
+        if len(starts):
+            starts[0] = 0  # white space before the first token belongs to it, as in tiktoken's tables
+        dtype = np.int32 if n_text < 2**31 - 1 else np.int64
+        table = np.empty(len(starts) + 1, dtype=dtype)
+        table[:-1] = starts
+        table[-1] = n_text
+        return TokenTable(self, text, table)
+
+
+def _load_hf(spec: str, path: Path, special: bool, pattern: str | None) -> HFTokenizer:
+    """A Hugging Face `tokenizer.json` at `path` (never downloaded); see `HFTokenizer`."""
+    import json
+
+    from chunkctl.errors import MissingExtraError
+
+    if pattern is not None:
+        raise TokenizerError("--tokenizer-pattern applies to .tiktoken files; a tokenizer.json has its own "
+                             "pre-tokenizer")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TokenizerError(f"tokenizer file {spec}: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        raise TokenizerError(f"tokenizer file {spec}: not JSON (a Hugging Face tokenizer.json was expected)") from None
+    model = doc.get("model") if isinstance(doc, dict) else None
+    kind = model.get("type") if isinstance(model, dict) else None
+    if kind not in _HF_MODELS:
+        raise TokenizerError(f"tokenizer file {spec}: not a Hugging Face tokenizer.json (model.type is {kind!r}, "
+                             f"expected one of {', '.join(_HF_MODELS)})")
+    try:
+        from tokenizers import Tokenizer as HFTok
+    except ImportError:
+        raise MissingExtraError("--tokenizer with a tokenizer.json file", "hf", "tokenizers") from None
+    try:
+        hf = HFTok.from_str(data.decode("utf-8"))
+    except Exception as exc:  # the Rust side raises Exception subclasses on a bad file
+        raise TokenizerError(f"tokenizer file {spec}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+    hf.no_truncation()
+    hf.no_padding()
+    sha = hashlib.sha256(data).hexdigest()[:12]
+    return HFTokenizer(f"hf:{spec}#{sha}{SPECIAL_SUFFIX if special else ''}", hf, special)

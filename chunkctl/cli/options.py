@@ -107,10 +107,12 @@ CHUNK_OPTIONS = [
     opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
     opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
         "percentage of --chunk-size."),
-    opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, or a "
-        ".tiktoken file.", autocompletion=complete_tokenizer),
+    opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, a "
+        ".tiktoken file, or a Hugging Face tokenizer.json file.", autocompletion=complete_tokenizer),
     opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "
         ".tiktoken file."),
+    opt("count_special_tokens", bool, False, "--count-special-tokens", help="tokenizer.json: count the tokens the "
+        "model adds to every input ([CLS], [SEP]) in the budget."),
     opt("context", str, "headings", "--context", help=f"What goes in prefix: {', '.join(CONTEXT_MODES)}.",
         autocompletion=complete_context),
     opt("no_breadcrumbs", bool, False, "--no-breadcrumbs", help="Same as --context none."),
