@@ -298,3 +298,19 @@ def test_token_count_is_exact_next_to_letters_tiktoken_does_not_know():
     tok = chunkctl.get_tokenizer("cl100k_base")
     recs = chunkctl.chunk_text(text, format="txt", chunk_size=300, overlap=0)
     assert [r["n_tokens"] for r in recs] == [tok.count(r["text"]) for r in recs]
+
+
+# A Prepend character (U+110BD, UAX #29 GB9b) binds the space after it: trimming white
+# space from a chunk's end must not cut that cluster (found by the generated test above).
+PREPEND_SPACE = {"txt": "\U00020080\U000110bd the.\n", "md": "# T\n\n\U00020080\U000110bd the.\n",
+                 "html": "<html><head><title>the</title></head><body><p>\U00020080\U000110bd the.</p></body></html>"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("strategy", STRATEGY_NAMES)
+def test_trimmed_edges_keep_a_prepend_cluster_whole(strategy, fmt):
+    text, source = PREPEND_SPACE[fmt], f"doc.{fmt}"
+    for size, overlap in [(4, 0), (6, 0), (8, 0), (8, 2), (16, 0)]:
+        recs = chunkctl.chunk_text(text, format=fmt, source=source, strategy=strategy, chunk_size=size,
+                                   overlap=overlap)
+        check_contract(recs, document_text(text, fmt, source, recs), fmt, source, strategy)

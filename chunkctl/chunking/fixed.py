@@ -43,7 +43,7 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         if oversize and prefix:  # the breadcrumb yields first: the window may fit without it
             prefix = ""
             e, oversize, n = packer.window_end(s, n_text, size, prefix, target=target)
-        body_end = s + len(text[s:e].rstrip())
+        body_end = g.rstrip_end(s, e)
         if body_end <= s:
             body_end = e
         n = packer.count(s, body_end, prefix)
@@ -53,7 +53,9 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
             if oversize and prefix:
                 prefix = ""
                 e, oversize, _ = packer.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
-            body_end = max(s + len(text[s:e].rstrip()), min(e, s + 1))
+            body_end = g.rstrip_end(s, e)
+            if body_end <= s:
+                body_end = min(e, g.next(s))
             n = packer.count(s, body_end, prefix)
         out.append(Chunk(s, body_end, prefix, path, index.kind_of(s, body_end), n, size, oversize))
         if not text[e:].strip():

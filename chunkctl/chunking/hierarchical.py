@@ -9,11 +9,13 @@ from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.section import merge_small, pack_merged
 from chunkctl.chunking.sections import sections
 from chunkctl.model import Block, BlockKind, Chunk
+from chunkctl.text.segment import Graphemes
 
 
 def clip_blocks(blocks: list[Block], start: int, end: int, text: str) -> list[Block]:
     """The blocks of `[start, end)`, cut to it (a table keeps its header span and the rows inside)."""
     out = []
+    clusters = Graphemes(text)  # cut edges stay on grapheme-cluster boundaries
     for b in blocks:
         if b.end <= start or b.start >= end or b.kind == BlockKind.FRONT_MATTER:
             continue
@@ -21,9 +23,7 @@ def clip_blocks(blocks: list[Block], start: int, end: int, text: str) -> list[Bl
             out.append(b)
             continue
         s, e = max(b.start, start), min(b.end, end)
-        seg = text[s:e]
-        lead = len(seg) - len(seg.lstrip())
-        s, e = s + lead, s + len(seg.rstrip())
+        s, e = clusters.lstrip_start(s, e), clusters.rstrip_end(s, e)
         if e <= s:
             continue
         if b.kind == BlockKind.TABLE:

@@ -249,7 +249,7 @@ class Packer:
             pos = a
             for i, (_s, _e) in enumerate(rows):
                 nxt = rows[i + 1][0] if i + 1 < len(rows) else b
-                seg_end = pos + len(self.text[pos:nxt].rstrip())
+                seg_end = self.graphemes.rstrip_end(pos, nxt)
                 if seg_end > pos:
                     out.append((pos, seg_end))
                 pos = nxt
@@ -425,7 +425,7 @@ class Packer:
                 break
             pos = self.graphemes.floor(pos)
             e, oversize, _n = self.window_end(pos, b, budget)
-            body_end = pos + len(text[pos:e].rstrip())
+            body_end = self.graphemes.rstrip_end(pos, e)
             out.append((pos, body_end if body_end > pos else e, oversize))
             pos = e
         return out

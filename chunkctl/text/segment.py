@@ -122,6 +122,24 @@ class Graphemes:
         bounds = self._run(i)
         return bounds[bisect.bisect_left(bounds, i)]
 
+    def rstrip_end(self, s: int, e: int) -> int:
+        """The end of `text[s:e]` without trailing white space, on a cluster boundary (characters).
+
+        `str.rstrip` alone can cut a cluster: a Prepend character (U+110BD) binds the
+        space after it, so the end then moves forward to the boundary (at most `e`).
+        """
+        k = s + len(self.text[s:e].rstrip())
+        return k if self.is_boundary(k) else min(self.ceil(k), e)
+
+    def lstrip_start(self, s: int, e: int) -> int:
+        """The start of `text[s:e]` without leading white space, on a cluster boundary (characters).
+
+        A space followed by a combining mark is one cluster: the start then moves back
+        to the boundary (at least `s`).
+        """
+        k = e - len(self.text[s:e].lstrip())
+        return k if self.is_boundary(k) else max(self.floor(k), s)
+
     def next(self, i: int) -> int:
         """End of the cluster that starts at boundary i."""
         t = self.text
