@@ -21,6 +21,7 @@ _INT, _NUM, _STR, _BOOL = (int,), (int, float), (str,), (bool,)
 KEYS: dict[str, tuple[type, ...]] = {
     # chunking (ChunkConfig)
     "strategy": _STR, "chunk_size": _INT, "overlap": (int, str), "tokenizer": _STR, "tokenizer_pattern": _STR,
+    "count_special_tokens": _BOOL,
     "context": _STR, "encoding": _STR, "min_chunk_tokens": _INT, "parent_chunk_size": _INT, "levels": (list, str),
     "sentence_splitter": _STR, "breakpoint_percentile": _NUM, "content_type": _STR, "main_content": _BOOL,
     "keep_boilerplate": _BOOL,
