@@ -232,8 +232,9 @@ def test_a_file_that_kills_its_worker_fails_alone_on_a_cluster_of_worker_process
     assert [o for o in out if not isinstance(o, TaskFailure)] == [n.upper() for n, a in items if a == "ok"]
     failure = out[6]
     assert isinstance(failure, TaskFailure) and failure.kind == "crashed"
-    # Dask's default allowed-failures (3): four workers (restarted by their nannies) died
-    assert failure.message.startswith("the worker process died (4 Dask workers died while running it, the last tcp://")
+    # Dask's default allowed-failures (3): four workers (restarted by their nannies) died under
+    # it, then four more in chunkctl's lone retry; the files beside it were all kept
+    assert failure.message.startswith("the worker process died (8 Dask workers died while running it, the last tcp://")
     cluster.wait_for_workers(2)
 
 

@@ -50,7 +50,7 @@ def build_tree(root: Path) -> tuple[set[str], set[str]]:
     (outside / "secret.txt").write_text("outside the tree\n")
     (root / "h-out.txt").symlink_to(outside / "secret.txt")  # skipped with a warning, not an error
     (root / "loop").symlink_to(root, target_is_directory=True)
-    bad.add(str(root / "loop"))
+    bad.add("loop")
     (root / "i-broken.md").symlink_to(root / "nowhere.md")
     bad.add("i-broken.md")
     os.mkfifo(root / "j-pipe.txt")

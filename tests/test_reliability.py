@@ -318,3 +318,15 @@ def test_sigterm_at_any_moment_says_what_is_on_disk(tmp_path):
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
         outcomes.add((proc.returncode, disk == new))
     assert len(outcomes) >= 2  # the signals did land at different moments
+
+
+def test_a_link_loop_is_named_like_the_files_beside_it(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "d").mkdir(parents=True)
+    (repo / "d" / "a.md").write_text("# A\n\nText.\n")
+    (repo / "d" / "up").symlink_to("..", target_is_directory=True)
+    errs = tmp_path / "e.jsonl"
+    p = _cli("chunk", repo, "--errors", errs, "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 1
+    assert "chunkctl: error: d/up: symbolic-link loop; not followed" in p.stderr.decode()
+    assert [e["source"] for e in parse_jsonl(errs.read_bytes())] == ["d/up"]

@@ -280,15 +280,16 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                     full = os.path.join(dirpath, d)
                     if os.path.islink(full):
                         # A loop links back to this folder or one above it; two links to
-                        # the same folder elsewhere are just two views of it.
+                        # the same folder elsewhere are just two views of it. Both are
+                        # named like the files beside them (relative, as their sources).
                         target = os.path.realpath(full)
+                        rel = d if rel_dir == "." else f"{rel_dir}/{d}"
+                        rel = source_name(prefix + rel.replace(os.sep, "/"))
                         if _inside(real, target):
-                            problems.append(InputProblem(source_name(full), "LinkLoop",
-                                                        "symbolic-link loop; not followed"))
+                            problems.append(InputProblem(rel, "LinkLoop", "symbolic-link loop; not followed"))
                             continue
                         if not follow_links and not _inside(target, real_root):
-                            rel = d if rel_dir == "." else f"{rel_dir}/{d}"
-                            outside.append(source_name(prefix + rel.replace(os.sep, "/")))
+                            outside.append(rel)
                             continue
                     keep.append(d)
                 dirnames[:] = keep

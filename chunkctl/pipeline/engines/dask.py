@@ -230,10 +230,12 @@ def _map(runner: _Runner, items: Sequence[T], weight: Callable[[T], float]) -> I
         i, future, w = pending[0]
         runner.settle([future])
         kind, value = runner.outcome(future)
-        if kind == "lost" or (kind == "killed" and _deaths(value) == 1):
-            # A worker that dies with allowed-failures 0 fails every item it held at
-            # once. Run this one again alone, nothing else running, so that only an item
-            # that itself kills workers fails; the same for a result that was lost.
+        if kind in ("lost", "killed"):
+            # A worker that dies fails every item it held (at once with allowed-failures
+            # 0; after that many + 1 deaths under a scheduler's own setting, which an
+            # item beside a killer can reach too). Run this one again alone, nothing else
+            # running, so that only an item that itself kills workers fails; the same
+            # for a result that was lost.
             runner.settle([f for _, f, _ in list(pending)[1:]])
             deaths = _deaths(value) if kind == "killed" else 0
             retry = runner.submit(items[i])
@@ -244,8 +246,6 @@ def _map(runner: _Runner, items: Sequence[T], weight: Callable[[T], float]) -> I
             elif kind == "lost":
                 value = TaskFailure("error", f"its result could not be fetched from the Dask workers "
                                              f"({value.__class__.__name__}: {value})")
-        elif kind == "killed":  # the scheduler already tried it on several workers
-            value = _crashed(value, _deaths(value), runner.remote)
         pending.popleft()
         load -= w
         yield value
