@@ -282,20 +282,7 @@ class Packer:
 
     def _on_clusters(self, pieces: list[tuple[int, int]], b: int) -> list[tuple[int, int]]:
         """Pieces moved onto grapheme-cluster boundaries (a splitter may cut "。" from a ZWJ after it)."""
-        g = self.graphemes
-        out: list[tuple[int, int]] = []
-        prev_end = -1
-        for s, e in pieces:
-            if not g.is_boundary(s):
-                s = g.floor(s)
-            if not g.is_boundary(e):
-                e = min(g.ceil(e), max(b, e))
-            s = max(s, prev_end)
-            if e <= s:
-                continue
-            out.append((s, e))
-            prev_end = e
-        return out
+        return list(self._on_clusters_iter(pieces, b))
 
     def _refine_iter(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
                      barrier: bool, block: Block | None, split_to: Level | None = None) -> Iterator[Atom]:

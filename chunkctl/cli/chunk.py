@@ -295,7 +295,7 @@ class SummaryReport:
         """
         if not self.path:
             return
-        from chunkctl.atomic import temp_file
+        from chunkctl.output.checks import probe_folder
 
         path, real = self.path, os.path.realpath(self.path)
         if os.path.isdir(real):
@@ -305,16 +305,7 @@ class SummaryReport:
                 raise ConfigError(f"--summary-json {path} is also the {flag} file")
         if os.path.exists(real) and any(i.path and os.path.realpath(i.path) == real for i in inputs):
             raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
-        folder = os.path.dirname(real)
-        while not os.path.exists(folder) and os.path.dirname(folder) != folder:
-            folder = os.path.dirname(folder)
-        try:
-            fd, tmp = temp_file(folder, "probe")
-        except OSError as exc:
-            raise ConfigError(f"--summary-json {path}: cannot write in {folder} ({exc.strerror or exc})") from None
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        probe_folder("--summary-json", path, os.path.dirname(real))
 
     def exit(self, code: int, status: str | None = None) -> typer.Exit:
         """Write the summary (when asked for and the run started) and return the exit to raise.

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import orjson
 
 from chunkctl.contract.validate import RecordChecker, Violation
-from chunkctl.output.flavours import to_records
+from chunkctl.output.flavours import jsonl_lines, to_records
 
 
 @dataclass
@@ -77,13 +75,6 @@ class ChunkStats:
         return [(i * step, min(top, (i + 1) * step), c) for i, c in enumerate(counts)]
 
 
-def _lines(stream: IO[bytes]) -> Iterator[bytes]:
-    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
-    if head == b"\x1f\x8b":
-        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
-    yield from stream
-
-
 def read_stats(stream: IO[bytes]) -> ChunkStats:
     """Read JSONL records (gzip-compressed or not) and gather their statistics and violations.
 
@@ -92,7 +83,7 @@ def read_stats(stream: IO[bytes]) -> ChunkStats:
     """
     st = ChunkStats()
     checker = RecordChecker()
-    for i, line in enumerate(_lines(stream), 1):
+    for i, line in enumerate(jsonl_lines(stream), 1):
         if not line.strip():
             continue
         try:

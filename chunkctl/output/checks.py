@@ -77,8 +77,15 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
                     raise ConfigError(f"--errors {errors} is also where --output-dir writes {key}")
 
 
-def _probe_folder(flag: str, path: str, folder: str) -> None:
-    """Raise ConfigError unless a file can be created in `folder` or, when it is missing, its nearest parent."""
+def probe_folder(flag: str, path: str, folder: str) -> None:
+    """Raise ConfigError unless a file can be created in `folder` or, when it is missing, its nearest parent.
+
+    A temporary file is created there and removed (a real write, so a read-only file
+    system or a full quota shows, which permission bits alone would not tell).
+
+    Raises:
+        ConfigError: one line naming `flag`, `path` and the reason.
+    """
     import contextlib
 
     from chunkctl.atomic import temp_file
@@ -118,8 +125,8 @@ def check_writable(output: str | None, output_dir: str | None, errors: str | Non
             if not os.access(target, os.W_OK):
                 raise ConfigError(f"{flag} {path}: not writable")
             continue
-        _probe_folder(flag, path, os.path.dirname(target))
+        probe_folder(flag, path, os.path.dirname(target))
     if output_dir:
         if os.path.exists(output_dir) and not os.path.isdir(output_dir):
             raise ConfigError(f"--output-dir {output_dir}: is a file, not a folder")
-        _probe_folder("--output-dir", output_dir, output_dir)
+        probe_folder("--output-dir", output_dir, output_dir)

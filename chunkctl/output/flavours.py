@@ -8,9 +8,10 @@ store-safe form of `flat_metadata` (docs/records.md#flat-metadata).
 
 from __future__ import annotations
 
+import gzip
 import io
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 import orjson
 
@@ -218,3 +219,15 @@ def to_records(objs: Iterable[dict[str, Any]], flavour: str) -> list[dict[str, A
         else:
             raise ValueError(f"unknown output format {flavour!r} (known: {', '.join(FLAVOURS)})")
     return out
+
+
+def jsonl_lines(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of a JSONL run as written (bytes), gunzipped when the stream starts with gzip's magic bytes.
+
+    For readers of a run's output (`stats`, `view --records`): a `.gz` name is not
+    needed, standard input works too.
+    """
+    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+    if head == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+    yield from stream

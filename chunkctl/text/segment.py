@@ -216,6 +216,22 @@ def split_paragraphs(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return paragraph_spans(text, a, b)
 
 
+def _soft_break(text: str, a: int, b: int, ps: int, pe: int, s: int, e: int, prev_width: int, wrap: int) -> bool:
+    """Whether the break between the line (so far) `[ps, pe)` and the line `[s, e)` is soft (see split_lines).
+
+    `prev_width` is the width of the line before the break (characters from its line
+    start), `wrap` the span's wrap width; `[a, b)` is the span.
+    """
+    m = _NON_WS_RUN.match(text, s, e)
+    first_word = (m.end() - s) if m else e - s
+    return (
+        prev_width + 1 + first_word > wrap
+        and not _SENT_END.search(text, max(ps, pe - 8), pe)
+        and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
+        and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
+    )
+
+
 def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:
     """Lines of `text[a:b]`; for prose, soft line breaks (hard-wrapped text) are not boundaries.
 
@@ -237,15 +253,7 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
     prev_width = widths[0]
     for (s, e), width in zip(lines[1:], widths[1:]):
         ps, pe = out[-1]
-        m = _NON_WS_RUN.match(text, s, e)
-        first_word = (m.end() - s) if m else e - s
-        soft = (
-            prev_width + 1 + first_word > wrap
-            and not _SENT_END.search(text, max(ps, pe - 8), pe)
-            and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
-            and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
-        )
-        if soft:
+        if _soft_break(text, a, b, ps, pe, s, e, prev_width, wrap):
             out[-1] = (ps, e)
         else:
             out.append((s, e))
@@ -280,15 +288,7 @@ def iter_split_lines(text: str, a: int, b: int, prose: bool = True) -> Iterator[
             prev_width = width
             continue
         ps, pe = cur
-        m = _NON_WS_RUN.match(text, s, e)
-        first_word = (m.end() - s) if m else e - s
-        soft = (
-            prev_width + 1 + first_word > wrap
-            and not _SENT_END.search(text, max(ps, pe - 8), pe)
-            and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
-            and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
-        )
-        if soft:
+        if _soft_break(text, a, b, ps, pe, s, e, prev_width, wrap):
             cur = (ps, e)
         else:
             yield cur

@@ -39,6 +39,21 @@ def _is_abbreviation(word: str) -> bool:
     return w in ABBREVIATIONS or bool(_INITIALS.match(word.rstrip("'\"”’)]")))
 
 
+
+def _ends_list_marker(text: str, prev: int, c: int) -> bool:
+    """Fix-up 4: the piece `text[prev:c]` ends with a list marker ("24. 18.", "(a)") opening a line, not a sentence.
+
+    True when the last line of the piece (up to 12 characters back, white space at the
+    end left out) holds no letter: the cut at `c` is then dropped.
+    """
+    end = c
+    while end > prev and text[end - 1].isspace():
+        end -= 1
+    lo = max(prev, end - 12)
+    nl = max(text.rfind("\n", lo, end), text.rfind("\r", lo, end))
+    line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
+    return line >= 0 and not _LETTER.search(text, line, end)
+
 class SentenceSplitter:
     """Finds sentence spans in a span of text.
 
@@ -126,16 +141,8 @@ class SentenceSplitter:
         for c in sorted(cuts) + [n]:
             if c <= prev:
                 continue
-            if c < n:
-                # fix-up 4: "24. 18." or "(a)" opening a line is a list marker, not a sentence
-                end = c
-                while end > prev and chunk[end - 1].isspace():
-                    end -= 1
-                lo = max(prev, end - 12)
-                nl = max(chunk.rfind("\n", lo, end), chunk.rfind("\r", lo, end))
-                line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
-                if line >= 0 and not _LETTER.search(chunk, line, end):
-                    continue
+            if c < n and _ends_list_marker(chunk, prev, c):
+                continue
             seg = chunk[prev:c]
             lead = len(seg) - len(seg.lstrip())
             body = len(seg.rstrip())
@@ -225,15 +232,8 @@ class SentenceSplitter:
         for c in itertools.chain(cuts, (end,)):
             if c <= prev:
                 continue
-            if c < end:
-                e = c
-                while e > prev and text[e - 1].isspace():
-                    e -= 1
-                lo = max(prev, e - 12)
-                nl = max(text.rfind("\n", lo, e), text.rfind("\r", lo, e))
-                line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
-                if line >= 0 and not _LETTER.search(text, line, e):
-                    continue
+            if c < end and _ends_list_marker(text, prev, c):
+                continue
             m = _NON_WS.search(text, prev, c)
             if m is not None:
                 e = c

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -12,7 +11,7 @@ import orjson
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
 from chunkctl.model import Document
-from chunkctl.output.flavours import to_records
+from chunkctl.output.flavours import jsonl_lines, to_records
 from chunkctl.pipeline.document import chunk_records, load
 from chunkctl.pipeline.inputs import InputFile
 from chunkctl.view.data import DocumentView, mismatch
@@ -36,13 +35,6 @@ class RecordFile:
         return sum(len(v) for v in self.by_source.values())
 
 
-def _lines(stream: IO[bytes]) -> Iterator[bytes]:
-    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
-    if head == b"\x1f\x8b":
-        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
-    yield from stream
-
-
 def read_records(stream: IO[bytes]) -> RecordFile:
     """Read JSONL records (gzip-compressed or not; any `--flavour`) and group them by `source`.
 
@@ -53,7 +45,7 @@ def read_records(stream: IO[bytes]) -> RecordFile:
         OSError, EOFError: the stream cannot be read (a truncated gzip file).
     """
     out = RecordFile()
-    for i, line in enumerate(_lines(stream), 1):
+    for i, line in enumerate(jsonl_lines(stream), 1):
         if not line.strip():
             continue
         try:
