@@ -226,13 +226,21 @@ class _Writer:
         self.blocks: list[Block] = []
         self.page_has_text = False
         self.table: _OpenTable | None = None
+        self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
 
     def _put(self, s: str) -> None:
         self.parts.append(s)
         self.pos += len(s)
 
     def new_page(self) -> None:
-        self._put("\f")
+        # After a table the form feed opens a line of its own: a Markdown parser reads a
+        # form feed inside a line as cell text, not a row end, and drops the row after it
+        # (a continuation's rows follow it; close_table adds a blank line for other blocks).
+        if self.table is not None and not self.parts[-1].endswith("\f"):
+            self._table_break = len(self.parts)
+            self._put("\n\f")
+        else:
+            self._put("\f")
         self.page_has_text = False
 
     def _gap(self) -> None:
@@ -244,6 +252,11 @@ class _Writer:
         t = self.table
         if t is None:
             return
+        k = self._table_break
+        if k is not None and k < len(self.parts) and all(p == "\f" for p in self.parts[k + 1:]):
+            self.parts[k] = "\n\n\f"  # a blank line ends the table before the next page's block
+            self.pos += 1
+        self._table_break = None
         self.blocks.append(Block(BlockKind.TABLE, t.start, t.end, headings=t.headings, header=t.header,
                                  rows=tuple(t.rows), meta={"header_cells": t.cells, "columns": len(t.cells),
                                                             "pages": t.pages}))
@@ -262,7 +275,7 @@ class _Writer:
     def table_block(self, table: Table, headings: tuple[str, ...], page: int) -> None:
         t = self.table
         if t is not None and table.continues:
-            # Continuation on the next page: rows follow the form feed.
+            # Continuation on the next page: rows follow the form feed (see new_page).
             first = True
             for row in table.rows:
                 if not first:
