@@ -1,9 +1,11 @@
-"""Bytes -> str for text formats: BOM, strict UTF-8, declared charset, detection, cp1252; no newline translation."""
+"""Bytes -> str for text formats: BOM, BOM-less UTF-16/32, strict UTF-8, declared charset, detection, cp1252; no newline translation."""
 
 from __future__ import annotations
 
 import codecs
+import unicodedata
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from chunkctl.errors import LoaderError
 
@@ -15,13 +17,23 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-# Single-byte Latin code pages a detector may answer for Western text; when it does
-# and cp1252 decodes the bytes without control characters, cp1252 wins (docs/records.md#decoding).
-_LATIN_SINGLE_BYTE = {
-    "cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "latin_1", "iso8859_1", "iso8859_2", "iso8859_3",
-    "iso8859_4", "iso8859_9", "iso8859_10", "iso8859_13", "iso8859_14", "iso8859_15", "iso8859_16",
-    "mac_roman", "mac_latin2", "cp850", "cp437", "cp858",
-}
+# Code pages detection may choose freely (Windows and ISO pages of living languages, the
+# CJK multi-byte encodings, UTF-16/32). Any other page chardet knows (hp-roman8, the mac-*
+# and DOS pages, iso8859-3/4/10/13/14/16, KOI8 variants but koi8-r/u, EBCDIC) is chosen
+# only when no common page decodes the bytes plausibly (docs/records.md#decoding).
+COMMON_CODECS = frozenset(codecs.lookup(name).name for name in (
+    "cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 cp874 tis-620 koi8-r koi8-u "
+    "latin-1 iso8859-2 iso8859-5 iso8859-6 iso8859-7 iso8859-8 iso8859-9 iso8859-15 "
+    "gb18030 gbk gb2312 big5 big5hkscs cp950 cp932 shift_jis shift_jis_2004 euc_jp euc_jis_2004 "
+    "iso2022_jp iso2022_jp_2 iso2022_jp_2004 iso2022_jp_ext cp949 euc_kr "
+    "utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be ascii utf-8").split())
+# Western single-byte pages whose text cp1252 usually is (chardet may rank them a hair above
+# cp1252 for short Western prose: "élèves" read as cp1250 "élčves").
+_LATIN_SINGLE_BYTE = frozenset(codecs.lookup(name).name for name in "cp1250 cp1254 cp1257 iso8859-2 iso8859-9 iso8859-15".split())
+CP1252_MARGIN = 0.8
+"""cp1252 wins over another Latin single-byte page with at least this share of its confidence."""
+SAMPLE_CHARS = 65536
+"""Characters of each reading that `detect` checks for plausibility (the whole file must decode)."""
 
 
 # Encoding labels as browsers read them (WHATWG Encoding Standard, "Encodings" table):
@@ -89,12 +101,58 @@ def canonical(name: str) -> str:
     return codecs.lookup(name).name
 
 
-def is_binary(data: bytes) -> bool:
-    """True when the first 8 KiB hold a NUL byte and there is no UTF-16/32 byte-order mark."""
+def utf16_without_bom(data: bytes) -> str | None:
+    """The codec of BOM-less UTF-16/32 text, recognised from where its NUL bytes fall, else None.
+
+    Text in UTF-16 has a NUL byte in most code units of Latin text (every second byte:
+    even offsets for big-endian, odd for little-endian), UTF-32 in three bytes of four.
+    The first 8 KiB must then decode strictly in that codec to characters text holds:
+    no NUL, no C0/C1 control but white space, no unassigned or private-use code point.
+
+    Args:
+        data: the file's bytes (only the first 8 KiB are looked at).
+
+    Returns:
+        "utf-32-le", "utf-32-be", "utf-16-le", "utf-16-be" or None.
+    """
     head = data[:8192]
     if b"\x00" not in head:
+        return None
+    for codec, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2), ("utf-16-be", 2)):
+        body = head[:len(head) - len(head) % width]
+        units = len(body) // width
+        if not units:
+            continue
+        # where the NULs must be: the high bytes of each unit
+        high = range(1, width) if codec.endswith("le") else range(0, width - 1)
+        nul_high = sum(body[i::width].count(0) for i in high)
+        nul_all = body.count(0)
+        if nul_high < 0.9 * nul_all or nul_high < units * (width - 1) * 0.25:
+            continue
+        try:
+            text = body.decode(codec)
+        except UnicodeDecodeError:
+            # the 8 KiB cut may fall inside a surrogate pair
+            try:
+                text = body[:-width].decode(codec)
+            except UnicodeDecodeError:
+                continue
+        if "\x00" not in text and not _has_controls(text) and not _has_unassigned(text):
+            return codec
+    return None
+
+
+def is_binary(data: bytes) -> bool:
+    """True when the first 8 KiB hold a NUL byte and the file is not UTF-16/32 text.
+
+    UTF-16/32 text starts with a byte-order mark, or without one has its NUL bytes where
+    those encodings put them (`utf16_without_bom`).
+    """
+    if b"\x00" not in data[:8192]:
         return False
-    return not any(data.startswith(bom) for bom, _ in _BOMS if bom != codecs.BOM_UTF8)
+    if any(data.startswith(bom) for bom, _ in _BOMS if bom != codecs.BOM_UTF8):
+        return False
+    return utf16_without_bom(data) is None
 
 
 def _has_controls(text: str) -> bool:
@@ -106,32 +164,183 @@ def _has_controls(text: str) -> bool:
     return False
 
 
-def _detect(data: bytes) -> str | None:
-    """charset-normalizer's best guess (canonical name), with the cp1252 preference rule."""
-    from charset_normalizer import from_bytes
+def _has_unassigned(text: str) -> bool:
+    """True when `text` holds unassigned, private-use or surrogate code points."""
+    return any(unicodedata.category(ch) in ("Cn", "Co", "Cs") for ch in set(text) if ord(ch) > 0x7F)
 
-    best = from_bytes(data).best()
-    if best is None:
+
+_SCRIPT_GROUPS = {"LATIN": "Latin", "CYRILLIC": "Cyrillic", "GREEK": "Greek", "HEBREW": "Hebrew",
+                  "ARABIC": "Arabic", "THAI": "Thai"}
+# Signs that no language writes between two letters of one word ("pi±tek" is cp1250 read
+# for ISO-8859-2 Polish "piątek"). Apostrophes, quotes (Arabic "لـ«الصباح»"), the middle
+# dot (Catalan l·l) and hyphens are not among them.
+_IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™")
+
+
+def _script(ch: str) -> str | None:
+    """The alphabetic script of a non-ASCII letter (Latin, Cyrillic, Greek, Hebrew, Arabic, Thai), else None."""
+    try:
+        return _SCRIPT_GROUPS.get(unicodedata.name(ch).split(" ", 1)[0])
+    except ValueError:
         return None
-    guess = canonical(best.encoding)
-    if guess in _LATIN_SINGLE_BYTE and guess != "cp1252":
+
+
+def implausible(text: str) -> str | None:
+    """Why `text` cannot be what a person wrote (a wrong code page's reading of it), or None.
+
+    Three signs of a wrong single-byte reading: C0/C1 control characters (other than
+    white space), a word whose letters come from two alphabets ("Pצydהn", Latin-1
+    Finnish read as ISO-8859-8), and a sign between two letters of a word ("pi±tek").
+
+    Returns:
+        a short reason, or None when nothing is wrong.
+    """
+    if _has_controls(text):
+        return "control characters"
+    if _has_unassigned(text):
+        return "unassigned code points"
+    word_script: str | None = None  # the alphabet of the word being read, once it has a letter of one
+    in_word = sign_pending = False
+    for ch in text:
+        if ch.isalpha():
+            script = "Latin" if ch.isascii() else _script(ch)
+            if sign_pending and script:
+                return "a sign inside a word"
+            if script and word_script and script != word_script:
+                return f"a word mixing {word_script} and {script} letters"
+            word_script = script or word_script
+            in_word = script is not None  # words of letters of an alphabet (not CJK, which has none)
+            sign_pending = False
+        elif in_word and ch in _IN_WORD_SIGNS:
+            sign_pending = True
+        else:
+            word_script = None
+            in_word = sign_pending = False
+    return None
+
+
+def _sparse_foreign(text: str) -> bool:
+    """True when a reading puts a few letters of a non-Latin alphabet into Latin text.
+
+    French "à 13h36" read as cp1251 gives "а 13h36": Cyrillic letters under 15% of the
+    letters, the rest ASCII. Such a reading loses to a plausible Latin one.
+    """
+    letters = foreign = 0
+    for ch in text:
+        if ch.isalpha():
+            letters += 1
+            if not ch.isascii() and _script(ch) not in (None, "Latin"):
+                foreign += 1
+    return 0 < foreign < 0.15 * letters
+
+
+def detect(data: bytes) -> str | None:
+    """The codec of bytes that are neither UTF-8 nor declared, as Python names it, or None.
+
+    chardet (7.x) ranks every encoding it knows for the bytes, with a language for each;
+    candidates are taken in its order when they decode strictly to plausible text
+    (`implausible`), with two preferences over chardet's own first choice:
+
+    - a common code page (`COMMON_CODECS`) over any rare one (hp-roman8, mac-*, DOS and
+      EBCDIC pages, ISO-8859-3/4/10/13/14/16, ...), which is taken only when no common
+      page reads the bytes plausibly;
+    - cp1252 over another Latin single-byte page (cp1250 for Latin-1 French, for example)
+      when chardet gives it at least `CP1252_MARGIN` of that page's confidence.
+
+    ISO-8859-1 is answered as cp1252 (as browsers read it, and the same text wherever
+    ISO-8859-1 has printable characters).
+
+    Args:
+        data: the file's bytes (chardet reads at most its first 200,000).
+
+    Returns:
+        a canonical Python codec name, or None when nothing decodes plausibly.
+    """
+    import chardet
+
+    ranked: list[tuple[str, float]] = []
+    for answer in chardet.detect_all(bytes(data), ignore_threshold=True):
+        name = answer.get("encoding")
+        if not name:
+            continue
         try:
-            if not _has_controls(data.decode("cp1252")):
-                return "cp1252"
-        except UnicodeDecodeError:
-            pass
-    return guess
+            codec = canonical(name)
+        except LookupError:
+            continue
+        if codec == "iso8859-1":
+            codec = "cp1252"
+        if all(codec != c for c, _ in ranked):
+            ranked.append((codec, float(answer.get("confidence") or 0.0)))
+    plausible: list[tuple[str, float]] = []
+    readings: dict[str, str] = {}
+    for codec, confidence in ranked:
+        try:
+            text = data.decode(codec)[:SAMPLE_CHARS]
+        except (UnicodeDecodeError, LookupError):
+            continue
+        if implausible(text) is None:
+            plausible.append((codec, confidence))
+            readings[codec] = text
+    common = [c for c in plausible if c[0] in COMMON_CODECS]
+    sparse = {c for c, _ in common if _sparse_foreign(readings[c])}
+    if len(sparse) < len(common):
+        common = [c for c in common if c[0] not in sparse]
+    if not common:
+        return plausible[0][0] if plausible else None
+    best, confidence = common[0]
+    # a tie (bytes both read the same way but for a few letters): the Windows page, as files are written
+    tied = [c for c, conf in common if conf >= confidence - 1e-9 and c.startswith("cp125")]
+    if tied:
+        best = tied[0]
+    if best in _LATIN_SINGLE_BYTE:
+        cp1252 = next((c for c in common if c[0] == "cp1252"), None)
+        if cp1252 is not None and cp1252[1] >= CP1252_MARGIN * confidence:
+            return "cp1252"
+    return best
+
+
+class Decoded(NamedTuple):
+    """A decoded file: its text, the codec, and how the codec was found."""
+
+    text: str
+    """The text, one leading BOM removed, no newline translation."""
+    encoding: str
+    """Canonical Python codec name that decodes the raw bytes to `text` (BOM aside), for `meta.encoding`."""
+    detected: bool
+    """True when the codec was guessed (detection, BOM-less UTF-16/32, the cp1252 fallback), not declared."""
+
+    @property
+    def warning(self) -> str | None:
+        """The one-line warning a guessed encoding gets (without the file name), else None."""
+        if not self.detected:
+            return None
+        return f"encoding not declared; decoded as {self.encoding} (detected)"
 
 
 def decode(data: bytes, source: str, forced: str | None = None,
            declared: str | Iterable[str] | None = None) -> tuple[str, str]:
+    """Decode file bytes to text without newline translation: `decode_bytes` without how the codec was found.
+
+    Returns:
+        (text, encoding), as `decode_bytes`.
+
+    Raises:
+        as `decode_bytes`.
+    """
+    found = decode_bytes(data, source, forced, declared)
+    return found.text, found.encoding
+
+
+def decode_bytes(data: bytes, source: str, forced: str | None = None,
+                 declared: str | Iterable[str] | None = None) -> Decoded:
     """Decode file bytes to text without newline translation.
 
-    Order: a forced encoding (strict, nothing else tried) > byte-order mark >
-    strict UTF-8 > `declared` (e.g. HTML meta charsets, each strict, in order, read
-    as browsers read labels: `codec_for_label`) > charset-normalizer > cp1252. One
-    leading BOM is removed from the text. A declaration that lies (says gb2312 about
-    UTF-8 bytes) loses to strict UTF-8; one that does not decode is passed over.
+    Order: a forced encoding (strict, nothing else tried, no binary check) >
+    byte-order mark > BOM-less UTF-16/32 from its NUL pattern > strict UTF-8 >
+    `declared` (e.g. HTML meta charsets, each strict, in order, read as browsers
+    read labels: `codec_for_label`) > detection (`detect`) > cp1252. One leading BOM
+    is removed from the text. A declaration that lies (says gb2312 about UTF-8
+    bytes) loses to strict UTF-8; one that does not decode is passed over.
 
     Args:
         data: the file's bytes.
@@ -141,14 +350,13 @@ def decode(data: bytes, source: str, forced: str | None = None,
             declaration first, or None.
 
     Returns:
-        (text, encoding): the decoded text and the canonical codec name that decodes
-        the raw bytes to it (BOM aside), for `meta.encoding`.
+        the text, the canonical codec name (for `meta.encoding`), and whether the codec
+        was guessed rather than declared (BOM, UTF-8, `declared`, `forced`).
 
     Raises:
-        LoaderError: binary file, unknown forced encoding, or bytes that do not decode.
+        LoaderError: binary file (NUL bytes, not UTF-16/32; never with `forced`), unknown
+            forced encoding, or bytes that do not decode.
     """
-    if is_binary(data):
-        raise LoaderError(source, "binary file (NUL bytes in the first 8 KiB); not a text document")
     enc: str | None
     if forced:
         try:
@@ -161,15 +369,24 @@ def decode(data: bytes, source: str, forced: str | None = None,
             raise LoaderError(
                 source, f"cannot decode as {enc} at byte {exc.start} (0x{data[exc.start]:02x}); "
                         f"try --encoding cp1252 or leave --encoding out to detect it") from None
-        return _strip_bom(text), enc
+        return Decoded(_strip_bom(text), enc, False)
     for bom, enc in _BOMS:
         if data.startswith(bom):
             try:
-                return _strip_bom(data.decode(enc)), enc
+                return Decoded(_strip_bom(data.decode(enc)), enc, False)
             except UnicodeDecodeError as exc:
                 raise LoaderError(source, f"starts with a {enc} byte-order mark but does not decode at byte {exc.start}") from None
+    if b"\x00" in data[:8192]:
+        enc = utf16_without_bom(data)
+        if enc is None:
+            raise LoaderError(source, "binary file (NUL bytes in the first 8 KiB); not a text document")
+        try:
+            return Decoded(data.decode(enc), enc, True)
+        except UnicodeDecodeError as exc:
+            raise LoaderError(source, f"looks like {enc} without a byte-order mark but does not decode at "
+                                      f"byte {exc.start}; pass --encoding") from None
     try:
-        return data.decode("utf-8"), "utf-8"
+        return Decoded(data.decode("utf-8"), "utf-8", False)
     except UnicodeDecodeError:
         pass
     for label in [declared] if isinstance(declared, str) else (declared or ()):
@@ -177,10 +394,10 @@ def decode(data: bytes, source: str, forced: str | None = None,
         if enc is None or enc == "utf-8":
             continue
         try:
-            return data.decode(enc), enc
+            return Decoded(data.decode(enc), enc, False)
         except UnicodeDecodeError:
             continue
-    guess = _detect(data)
+    guess = detect(data)
     for enc in (guess, "cp1252"):
         if not enc:
             continue
@@ -188,7 +405,7 @@ def decode(data: bytes, source: str, forced: str | None = None,
             text = data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
-        return text, enc
+        return Decoded(text, enc, True)
     raise LoaderError(source, "cannot decode: not UTF-8 and no encoding detected; pass --encoding")
 
 

@@ -7,7 +7,7 @@ import re
 from array import array
 from collections.abc import Container, Iterable
 
-from chunkctl.loaders.decode import decode
+from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import wiki_headings
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
@@ -241,10 +241,14 @@ def load_text(data: bytes, source: str, config) -> Document:
     Raises:
         LoaderError: binary or undecodable file.
     """
-    text, encoding = decode(data, source, forced=config.encoding)
+    decoded = decode_bytes(data, source, forced=config.encoding)
+    text, encoding = decoded.text, decoded.encoding
     blocks = [as_pipe_table(text, b) for b in build_text_blocks(text)]
     meta = {
         "title": None,  # the registry gives the file stem
         "encoding": encoding,
     }
-    return Document(source=source, format="txt", text=text, blocks=blocks, meta=meta)
+    doc = Document(source=source, format="txt", text=text, blocks=blocks, meta=meta)
+    if decoded.warning:
+        doc.warnings.append(decoded.warning)
+    return doc
