@@ -7,7 +7,7 @@ import re
 from array import array
 from typing import Any
 
-from chunkctl.loaders.decode import decode
+from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import split_at_headings, wiki_headings
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
@@ -397,7 +397,8 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     Raises:
         LoaderError: binary or undecodable file.
     """
-    text, encoding = decode(data, source, forced=config.encoding)
+    decoded = decode_bytes(data, source, forced=config.encoding)
+    text, encoding = decoded.text, decoded.encoding
     fm_end, fm, warning = parse_front_matter(text)
     blocks, first_h1 = build_markdown_blocks(text, fm_end)
     if fm_end:
@@ -419,6 +420,8 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     if fm:
         meta["front_matter"] = fm
     doc = Document(source=source, format="md", text=text, blocks=blocks, meta=meta)
+    if decoded.warning:
+        doc.warnings.append(decoded.warning)
     if warning:
         doc.warnings.append(warning)
     return doc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chunkctl.errors import LoaderError, MissingExtraError
-from chunkctl.loaders.decode import decode
+from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
 from chunkctl.loaders.html.render import RawBlock, Renderer
@@ -130,7 +130,8 @@ def load_html(data: bytes, source: str, config) -> Document:
         MissingExtraError: `main_content` without trafilatura installed.
     """
     declared = declared_charsets(data) if not config.encoding else None
-    html, encoding = decode(data, source, forced=config.encoding, declared=declared)
+    decoded = decode_bytes(data, source, forced=config.encoding, declared=declared)
+    html, encoding = decoded.text, decoded.encoding
     try:
         text, blocks, facts, warnings = render_html(html, config.keep_boilerplate, config.main_content)
     except RecursionError:
@@ -142,5 +143,7 @@ def load_html(data: bytes, source: str, config) -> Document:
     if facts["lang"]:
         meta["lang"] = facts["lang"]
     doc = Document(source=source, format="html", text=text, blocks=blocks, meta=meta)
+    if decoded.warning:
+        doc.warnings.append(decoded.warning)
     doc.warnings.extend(warnings)
     return doc
