@@ -7,9 +7,10 @@ from typing import Any
 from chunkctl.errors import LoaderError, MissingExtraError
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.html.charset import declared_charsets
+from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
 from chunkctl.loaders.html.render import RawBlock, Renderer
-from chunkctl.loaders.html.select import content_root, node_attrs, parse
+from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
@@ -95,12 +96,20 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         a = node_attrs(html_node)
         lang = (a.get("lang") or a.get("xml:lang") or "").strip()
         facts["lang"] = lang or None
+    renderer = Renderer(keep_boilerplate or main_content)
+    root = None
     if main_content:
         tree = parse(_main_content_html(html))
         root = tree.body or tree.root
+    elif keep_boilerplate or tree.body is None:
+        root = tree.body or tree.root
     else:
-        root = content_root(tree, keep_boilerplate)
-    raw = Renderer(keep_boilerplate or main_content).render(root) if root is not None else []
+        found = MainContent(tree.body).select(semantic_root(tree))
+        renderer.excluded = found.excluded
+        if found.title is not None:
+            renderer.render(found.title)
+        root = found.root
+    raw = renderer.render(root) if root is not None else []
     text, blocks, first_h1 = assemble(raw)
     facts["first_h1"] = first_h1
     return text, blocks, facts, warnings

@@ -71,6 +71,7 @@ class Renderer:
         self.frames: list[_Frame] = [_Frame(_FLOW, lines=self.para)]
         self.raw_depth = 0
         self.scoped = 0  # open sectioning elements (article, aside, main, nav, section)
+        self.excluded: set[int] = set()  # mem_ids of elements left out (main-content selection)
 
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
@@ -100,7 +101,13 @@ class Renderer:
 
     # -- the walk
     def render(self, root) -> list[RawBlock]:
-        """Raw blocks of the content under `root` (root itself included)."""
+        """Raw blocks of the content under `root` (root itself included); sectioning elements above `root`
+        count as open (a `header` inside a `section` stays the section's own)."""
+        p = root.parent
+        while p is not None:
+            if p.tag in SECTIONING:
+                self.scoped += 1
+            p = p.parent
         stack: list[tuple[Any, bool]] = [(root, False)]
         pop = stack.pop
         push = stack.append
@@ -126,6 +133,8 @@ class Renderer:
             attrs = node_attrs(node)
             if not self.keep and is_furniture(node, tag, attrs, self.scoped):
                 continue
+            if self.excluded and node.mem_id in self.excluded:
+                continue
             if not self._open(node, tag, attrs):
                 continue
             push((node, True))
@@ -136,6 +145,7 @@ class Renderer:
         while len(self.frames) > 1:  # frames left open by an unbalanced walk (never expected)
             self._close(self.frames[-1].node)
         self._flush()
+        self.scoped = 0
         return self.blocks
 
     def _open(self, node, tag: str, attrs: dict[str, Any]) -> bool:

@@ -34,20 +34,12 @@ def _outside_furniture(node) -> bool:
     return True
 
 
-def content_root(tree, keep_boilerplate: bool = False):
-    """The element whose content is the page's text.
+def semantic_root(tree):
+    """The element the page's markup names as its content, or None.
 
-    Rule: exactly one top-level `<article>` outside page furniture ->
-    that article; else the first `<main>` (or `role="main"`) -> it; else `<body>`.
-    With `keep_boilerplate` always `<body>`. Furniture inside the chosen element is
-    dropped later, while walking.
-
-    Returns:
-        a selectolax node (the document root when the page has no body).
+    Rule: exactly one top-level `<article>` outside page furniture -> that article;
+    else the first `<main>` (or `role="main"`) -> it; else None.
     """
-    body = tree.body or tree.root
-    if keep_boilerplate or body is None:
-        return body
     articles = [a for a in tree.css("article") if _outside_furniture(a)]
     top = []
     for a in articles:
@@ -62,10 +54,7 @@ def content_root(tree, keep_boilerplate: bool = False):
             top.append(a)
     if len(top) == 1:
         return top[0]
-    main = tree.css_first("main") or tree.css_first('[role="main"]')
-    if main is not None:
-        return main
-    return body
+    return tree.css_first("main") or tree.css_first('[role="main"]')
 
 
 def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:

@@ -1,0 +1,339 @@
+"""HTML main content: which part of a page is its article, found by scoring text density; no rendering, no tokens.
+
+The idea is Arc90 Readability's (as in Mozilla's Readability.js): paragraphs vote for
+the elements around them with their length and commas, link-heavy elements lose
+their votes, class and id names such as "content" or "comment" tilt the count; the
+best-scored element (with its siblings that score nearly as well) is the article.
+Boilerplate inside it (related-article lists, comment threads, share bars: link-dense
+or named so) is left out. The code is ours; the weights were tuned on
+scrapinghub/article-extraction-benchmark (bench/html_main.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS
+from chunkctl.loaders.html.select import is_furniture, node_attrs
+
+# Class/id names that mark content, or its surroundings.
+_POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|documentation",
+                       re.I)
+_NEGATIVE = re.compile(
+    r"comment|related|share|sharing|social|sidebar|widget|promo|sponsor|advert|(?:^|[\s_-])ads?(?:$|[\s_-])|"
+    r"banner|breadcrumb|footer|footnote-?ref|masthead|(?:^|[\s_-])menu|(?:^|[\s_-])nav|newsletter|subscribe|outbrain|taboola|"
+    r"recommend|teaser|popular|trending|more-?stories|read-?more|also-?read|tags?(?:$|[\s_-])|byline-?share|"
+    r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip", re.I)
+# Names of whole regions that are never the article (skipped before scoring, as Readability does),
+# unless the name also says content or the region holds the page's headline or code.
+_UNLIKELY = re.compile(
+    r"comment|disqus|related|sidebar|(?:^|[\s_-])share|social|outbrain|taboola|newsletter|recommend|"
+    r"breadcrumb|(?:^|[\s_-])menu|popular|trending|more-?stories|also-?read|read-?next|signup|popup|modal|"
+    r"(?:^|[\s_-])footer|(?:^|[\s_-])ad-|sponsor|promo", re.I)
+_MAYBE = re.compile(r"article|body|column|content|main|post-?text|story", re.I)
+_SAFE = "h1, pre, table, dl, article, main"
+# Elements whose text is a paragraph's (a div or section without block children counts too).
+_PARAGRAPHS = frozenset("p pre td blockquote dd li h2 h3 h4 h5 h6".split())
+_CONTAINERS = frozenset("div section article main td blockquote body center".split())
+_TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 3, "blockquote": 3,
+             "ol": -3, "ul": -3, "dl": -3, "li": -3, "form": -3, "th": -5, "address": -3}
+ASCEND = 2.0
+LINKS_UP = 0.2
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+# Elements pruning may leave out (blocks; never inline text of a paragraph).
+_PRUNABLE = frozenset("div section ul ol p table aside header figure center".split())
+# Content a documentation page never loses to pruning.
+_KEEP_TAGS = frozenset("pre table dl code".split())
+_COMMAS = re.compile(r"[,，、،;；]")
+
+
+@dataclass
+class _Stat:
+    """What the walk learnt of one element (characters are of collapsed text)."""
+
+    node: object
+    tag: str
+    order: int
+    parent: int | None
+    marks: str
+    chars: int = 0
+    link_chars: int = 0
+    commas: int = 0
+    blocks: int = 0          # block children
+    inline: int = 0          # characters of its own text and inline children
+    heads: int = 0           # headings below with text outside links
+    para: int = 0            # characters of the voting paragraphs below (itself included)
+    keep: int = 0            # pre/table/dl/code below
+    end: int = 0             # order of the last element below
+    score: float | None = None
+    children: list[int] = field(default_factory=list)
+
+
+def _marks(attrs: dict) -> str:
+    """The class and id names of an element; an id that reads like a slug of a heading's words is left out."""
+    cls = attrs.get("class") or ""
+    ident = attrs.get("id") or ""
+    if ident and len(re.split(r"[\s_-]+", ident)) <= 3:
+        return f"{ident} {cls}"
+    return cls
+
+
+def _class_weight(marks: str) -> int:
+    if not marks:
+        return 0
+    w = 0
+    if _NEGATIVE.search(marks):
+        w -= 25
+    if _POSITIVE.search(marks):
+        w += 25
+    return w
+
+
+@dataclass
+class Selection:
+    """The main content of a page.
+
+    Attributes:
+        root: the element to render (a selectolax node).
+        excluded: `mem_id`s of elements under `root` left out (boilerplate, weak siblings).
+        title: an `h1` outside `root` to render first (the article's headline), or None.
+    """
+
+    root: object
+    excluded: set[int]
+    title: object | None
+
+
+class MainContent:
+    """Scores the elements of one page (see the module doc) once; `select` then picks the main content.
+
+    Args:
+        body: the page's `<body>` (a selectolax node).
+    """
+
+    def __init__(self, body):
+        self.stats: dict[int, _Stat] = {}
+        self.unlikely: list[_Stat] = []  # regions skipped by name (with their order, to place them)
+        self.body_id = body.mem_id
+        self._walk(body)
+
+    def _walk(self, body) -> None:
+        stats = self.stats
+        stack: list[tuple[object, bool, int | None]] = [(body, False, None)]
+        open_ids: list[int] = []
+        in_link = 0
+        order = 0
+        while stack:
+            node, closing, parent = stack.pop()
+            if closing:
+                mid = open_ids.pop()
+                st = stats[mid]
+                st.end = order
+                if st.tag == "a":
+                    in_link -= 1
+                self._vote(st, open_ids)
+                if st.parent is not None:
+                    ps = stats[st.parent]
+                    ps.para += st.para
+                    ps.heads += st.heads + (st.tag in _HEADINGS and st.link_chars < st.chars)
+                    ps.chars += st.chars
+                    ps.link_chars += st.link_chars
+                    ps.commas += st.commas
+                    ps.keep += st.keep + (st.tag in _KEEP_TAGS)
+                    if st.tag in BLOCK_TAGS or st.blocks:
+                        ps.blocks += 1
+                    else:
+                        ps.inline += st.chars
+                    ps.children.append(mid)
+                continue
+            tag = node.tag
+            if tag == "-text":
+                if open_ids:
+                    t = node.text_content
+                    n = len(t.split()) and len(" ".join(t.split()))
+                    if n:
+                        st = stats[open_ids[-1]]
+                        st.chars += n
+                        st.inline += n
+                        st.commas += len(_COMMAS.findall(t))
+                        if in_link:
+                            st.link_chars += n
+                continue
+            if tag[0] == "-" or tag in ALWAYS_DROPPED:
+                continue
+            attrs = node_attrs(node)
+            if is_furniture(node, tag, attrs, 1):
+                continue
+            marks = _marks(attrs)
+            mid = node.mem_id
+            if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
+                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
+                self.unlikely.append(_Stat(node, tag, order, open_ids[-1] if open_ids else None, marks))
+                continue
+            stats[mid] = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
+            order += 1
+            open_ids.append(mid)
+            if tag == "a":
+                in_link += 1
+            stack.append((node, True, None))
+            child = node.last_child
+            while child is not None:
+                stack.append((child, False, None))
+                child = child.prev
+
+    def _vote(self, st: _Stat, open_ids: list[int]) -> None:
+        """A paragraph gives its score to up to five ancestors (full, half, then a third per level).
+
+        An element holding text of its own beside blocks (lines between `<br>`s) votes for itself too.
+        """
+        if st.chars < 25:
+            return
+        if st.link_chars > st.chars / 2:
+            return
+        chars = st.chars
+        voters = open_ids[-5:]
+        if st.tag in _PARAGRAPHS or (st.tag in _CONTAINERS and st.blocks == 0):
+            st.para = max(st.para, chars)
+        else:
+            if st.inline < 25 or st.tag not in _CONTAINERS:
+                return
+            chars = st.inline
+            st.para += chars
+            voters = [*open_ids[-4:], st.node.mem_id]  # type: ignore[attr-defined]
+        inc = 1 + st.commas * chars / st.chars + min(chars / 100, 3)
+        for level, aid in enumerate(reversed(voters)):
+            a = self.stats[aid]
+            if a.score is None:
+                a.score = _TAG_BASE.get(a.tag, 0)
+            a.score += inc if level == 0 else inc / 2 if level == 1 else inc / (level * 3)
+
+    def final(self, st: _Stat) -> float:
+        """An element's score after its links are discounted."""
+        if st.score is None or not st.chars:
+            return 0.0
+        weight = _class_weight(st.marks)
+        if weight > 0:  # a name says "content": worth less on a few words
+            weight *= min(1.0, st.chars / 500)
+        return (st.score + weight) * (1 - st.link_chars / st.chars)
+
+    def top(self) -> _Stat | None:
+        """The best-scored element, or None for a page without paragraphs."""
+        best, best_score = None, 0.0
+        for st in self.stats.values():
+            s = self.final(st)
+            if s > best_score:
+                best, best_score = st, s
+        return best
+
+    def inside(self, node_id: int, root_id: int) -> bool:
+        """True when element `node_id` is `root_id` or below it."""
+        a, r = self.stats[node_id], self.stats[root_id]
+        return r.order <= a.order <= r.end
+
+    def prune(self, root_id: int, top: _Stat | None) -> set[int]:
+        """Boilerplate under `root_id`: link-dense lists and blocks, and blocks named as comments, related, share...
+
+        Never an element holding code, a table or a definition list, the best-scored element or
+        a third of the root's text.
+        """
+        root = self.stats[root_id]
+        out = {u.node.mem_id for u in self.unlikely  # type: ignore[attr-defined]
+               if root.order <= u.order <= root.end}
+        top_id = top.node.mem_id if top is not None else None
+        stack = list(root.children)
+        while stack:
+            mid = stack.pop()
+            st = self.stats[mid]
+            if st.tag in _KEEP_TAGS:
+                continue
+            if st.keep or st.tag in ("h1", "h2", "h3", "h4", "h5", "h6") or (
+                    top_id is not None and self.inside(top_id, mid)) or (
+                    st.chars > root.chars / 3 and st.link_chars < st.chars / 4):
+                stack.extend(st.children)
+                continue
+            if st.tag not in _PRUNABLE:
+                stack.extend(st.children)
+                continue
+            density = st.link_chars / st.chars if st.chars else 0.0
+            weight = _class_weight(st.marks)
+            own = self.final(st)
+            if weight < 0 and (density > 0.25 or own < 20 or st.commas < 10):
+                out.add(mid)
+                continue
+            if density > 0.5 and st.tag != "p" and not st.heads and \
+                    st.chars < 2000:
+                out.add(mid)
+                continue
+            stack.extend(st.children)
+        return out
+
+    def select(self, semantic) -> Selection:
+        """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
+        element is inside it; else the best-scored element with its strong siblings; the page body when nothing
+        scores."""
+        top = self.top()
+        body = self.stats[self.body_id]
+        if top is None:
+            root = semantic if semantic is not None else body.node
+            rid = root.mem_id
+            return Selection(root, self.prune(rid, None) if rid in self.stats else set(), None)
+        root_st = top
+        excluded: set[int] = set()
+        sem_id = semantic.mem_id if semantic is not None else None
+        if sem_id is not None and sem_id in self.stats and (
+                self.inside(top.node.mem_id, sem_id) or self.inside(sem_id, top.node.mem_id)):
+            root_st = self.stats[sem_id]
+        else:
+            top = self._ascend(top, sem_id)
+            # the top element's parent, when its siblings carry content too
+            root_st, excluded = self._with_siblings(top)
+        rid = root_st.node.mem_id
+        excluded |= self.prune(rid, top)
+        return Selection(root_st.node, excluded, self._title(root_st))
+
+    def _ascend(self, top: _Stat, stop: int | None) -> _Stat:
+        """The highest ancestor of `top` whose paragraphs are at least twice `top`'s, with few links
+        (one section of a page of steps or chapters is not the whole article)."""
+        best = top
+        st = top
+        while st.parent is not None and st.parent != self.body_id and st.parent != stop:
+            st = self.stats[st.parent]
+            if st.para >= ASCEND * best.para and st.link_chars <= LINKS_UP * st.chars:
+                best = st
+        return best
+
+    def _with_siblings(self, top: _Stat) -> tuple[_Stat, set[int]]:
+        if top.parent is None:
+            return top, set()
+        parent = self.stats[top.parent]
+        best = self.final(top)
+        threshold = max(10.0, best * 0.2)
+        keep, drop = [], []
+        for cid in parent.children:
+            c = self.stats[cid]
+            if c is top:
+                keep.append(cid)
+                continue
+            s = self.final(c)
+            density = c.link_chars / c.chars if c.chars else 1.0
+            if s >= threshold or c.keep or (c.chars and density < 0.2 and (c.order < top.order or c.chars > 80)):
+                keep.append(cid)
+            else:
+                drop.append(cid)
+        if len(keep) == 1:
+            return top, set()
+        return parent, set(drop)
+
+    def _title(self, root: _Stat) -> object | None:
+        """The headline: the last `h1` before `root` when `root` holds none."""
+        rid = root.node.mem_id
+        title = None
+        for mid, st in self.stats.items():
+            if st.tag != "h1" or not st.chars:
+                continue
+            if self.inside(mid, rid):
+                return None
+            if st.order < root.order:
+                title = st.node
+        return title
