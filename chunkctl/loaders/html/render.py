@@ -28,7 +28,7 @@ class _Frame:
     """One open sink of the walk: where text goes until the element that opened it ends."""
 
     __slots__ = ("kind", "node", "lines", "level", "language", "block_kind", "lists", "row_starts",
-                 "grid", "cell", "cell_th", "cell_span", "caption", "in_head")
+                 "grid", "cell", "cell_th", "cell_span", "caption", "in_head", "in_foot")
 
     def __init__(self, kind: int, node=None, lines: Lines | None = None):
         self.kind = kind
@@ -45,6 +45,7 @@ class _Frame:
         self.cell_span = (1, 1)
         self.caption: Lines | None = None
         self.in_head = False
+        self.in_foot = False
 
 
 def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
@@ -267,13 +268,15 @@ class Renderer:
             return True
         assert f.grid is not None  # a table frame has its grid
         if tag == "tr":
-            f.grid.new_row(f.in_head)
+            f.grid.new_row(f.in_head, f.in_foot)
         elif tag in ("td", "th"):
             f.cell = Lines(one_line=True)
             f.cell_th = tag == "th"
             f.cell_span = (_int_attr(attrs, "rowspan", 1), _int_attr(attrs, "colspan", 1))
-        elif tag == "thead":
-            f.in_head = True
+        elif tag in ("thead", "tbody", "tfoot"):
+            f.grid.new_group()
+            f.in_head = tag == "thead"
+            f.in_foot = tag == "tfoot"
         elif tag == "caption":
             f.caption = Lines(one_line=True)
         return True
@@ -307,8 +310,9 @@ class Renderer:
             elif f.cell is not None:
                 if tag in BLOCK_TAGS:
                     f.cell.newline()
-            elif tag == "thead":
-                f.in_head = False
+            elif tag in ("thead", "tbody", "tfoot"):
+                f.grid.new_group()  # rows after the group (none in parsed HTML) start another
+                f.in_head = f.in_foot = False
             return
         assert f.lines is not None  # every frame but a table's has lines
         if f.kind == _LINES:

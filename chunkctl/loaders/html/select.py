@@ -81,12 +81,59 @@ def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
     return False
 
 
+# A table without header cells whose cells hold blocks is still data when it is a regular grid of short cells.
+MAX_BLOCK_CELL = 400  # characters of one cell's text
+
+
+def _cells(row) -> list:
+    return [c for c in row.iter() if c.tag in ("td", "th")]
+
+
+def _regular_grid(rows: list) -> bool:
+    """True when every row covers the same number of columns (colspan and rowspan counted)."""
+    pending: list[int] = []  # rows each column is still covered for, by a rowspan from above
+    widths = set()
+    for r in rows:
+        col = 0
+        width = 0
+        cells = _cells(r)
+        i = 0
+        while i < len(cells) or (col < len(pending) and pending[col] > 0):
+            if col < len(pending) and pending[col] > 0:
+                pending[col] -= 1
+                col += 1
+                width += 1
+                continue
+            a = node_attrs(cells[i])
+            i += 1
+            span = _span(a.get("colspan"))
+            down = _span(a.get("rowspan"))
+            for _ in range(span):
+                while len(pending) <= col:
+                    pending.append(0)
+                pending[col] = down - 1
+                col += 1
+                width += 1
+        widths.add(width)
+    return len(widths) == 1
+
+
+def _span(v) -> int:
+    try:
+        return max(1, min(int(str(v).strip() or 1), 1000))
+    except ValueError:
+        return 1
+
+
 def is_data_table(node, attrs: dict[str, Any]) -> bool:
     """True for a table of data; False for a layout table (a container of blocks).
 
     Layout: role presentation/none, a nested table, fewer than two rows or two columns
     (a one-cell table around a `<pre>` is a code listing), or no header cells
-    (`th`/`thead`) while cells hold blocks (paragraphs, lists, divs, headings, code).
+    (`th`/`thead`) while cells hold blocks (paragraphs, lists, divs, headings, code),
+    unless those cells make a regular grid (every row as wide) of short cells
+    (at most `MAX_BLOCK_CELL` characters, no headings or code): a comparison table
+    whose cells are paragraphs or lists is data.
     """
     role = (attrs.get("role") or "").strip().lower()
     if role in ("presentation", "none"):
@@ -96,8 +143,14 @@ def is_data_table(node, attrs: dict[str, Any]) -> bool:
     rows = node.css("tr")
     if len(rows) < 2:
         return False
-    if max(sum(1 for c in r.iter() if c.tag in ("td", "th")) for r in rows) < 2:
+    if max(len(_cells(r)) for r in rows) < 2:
         return False
     if node.css_first("th, thead") is not None:
         return True
-    return node.css_first(CELL_BLOCKS) is None
+    if node.css_first(CELL_BLOCKS) is None:
+        return True
+    if node.css_first("h1, h2, h3, h4, h5, h6, pre, form, nav") is not None:
+        return False
+    if any(len(c.text(deep=True).strip()) > MAX_BLOCK_CELL for r in rows for c in _cells(r)):
+        return False
+    return _regular_grid(rows)

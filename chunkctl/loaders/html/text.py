@@ -176,23 +176,34 @@ class TableGrid:
 
     rowspan and colspan are flattened the way pandas' `read_html` does: a spanned
     cell's text is repeated in every grid position it covers, so each rendered row
-    stands on its own (a chunk of rows keeps its values).
+    stands on its own (a chunk of rows keeps its values). As in browsers (HTML's table
+    model), a rowspan never reaches past its row group (`thead`, `tbody`, `tfoot`;
+    `rowspan="0"` runs to the group's end), and `tfoot` rows come last.
     """
 
-    __slots__ = ("rows", "head", "th_only", "th_first")
+    __slots__ = ("rows", "head", "th_only", "th_first", "group", "foot", "groups")
 
     def __init__(self) -> None:
         self.rows: list[list[tuple[str, int, int]]] = []
         self.head: list[bool] = []
         self.th_only: list[bool] = []
         self.th_first: list[bool] = []
+        self.group: list[int] = []
+        self.foot: list[bool] = []
+        self.groups = 0
 
-    def new_row(self, in_head: bool) -> None:
-        """Start a row (`in_head`: it belongs to `<thead>`)."""
+    def new_group(self) -> None:
+        """Start a row group (a `thead`, `tbody` or `tfoot`): rowspans stop at its end."""
+        self.groups += 1
+
+    def new_row(self, in_head: bool, in_foot: bool = False) -> None:
+        """Start a row (`in_head`: it belongs to `<thead>`; `in_foot`: to `<tfoot>`)."""
         self.rows.append([])
         self.head.append(in_head)
         self.th_only.append(True)
         self.th_first.append(False)
+        self.group.append(self.groups)
+        self.foot.append(in_foot)
 
     def add_cell(self, text: str, is_th: bool, rowspan: int = 1, colspan: int = 1) -> None:
         """Add the next cell of the current row (a row is started when none is open).
@@ -214,6 +225,9 @@ class TableGrid:
     def _grid(self) -> list[list[str]]:
         """The rows with spans flattened (rows of unequal length; empty rows kept)."""
         n = len(self.rows)
+        group_end = [n] * n  # one past the last row of each row's group
+        for r in range(n - 2, -1, -1):
+            group_end[r] = group_end[r + 1] if self.group[r + 1] == self.group[r] else r + 1
         carry: dict[tuple[int, int], str] = {}
         grid = []
         for r, cells in enumerate(self.rows):
@@ -223,9 +237,10 @@ class TableGrid:
                 while (r, len(row)) in carry:
                     row.append(carry.pop((r, len(row))))
 
+            left = group_end[r] - r
             for text, rowspan, colspan in cells:
                 take_carried()
-                rows_down = (n - r) if rowspan <= 0 else min(rowspan, n - r)
+                rows_down = left if rowspan <= 0 else min(rowspan, left)
                 for _ in range(colspan):
                     if len(row) >= MAX_COLS:
                         break
@@ -254,7 +269,8 @@ class TableGrid:
             ([], 0, []) for a table without cells.
         """
         grid = self._grid()
-        keep = [i for i, r in enumerate(grid) if r]
+        keep = [i for i, r in enumerate(grid) if r and not self.foot[i]]
+        keep += [i for i, r in enumerate(grid) if r and self.foot[i]]
         if not keep:
             return [], 0, []
         rows = [grid[i] for i in keep]
