@@ -30,7 +30,7 @@ _NEGATIVE = re.compile(
 _UNLIKELY = re.compile(
     r"comment|disqus|related|sidebar|(?:^|[\s_-])share|social|outbrain|taboola|newsletter|recommend|"
     r"breadcrumb|(?:^|[\s_-])menu|popular|trending|more-?stories|also-?read|read-?next|signup|popup|modal|"
-    r"(?:^|[\s_-])footer|(?:^|[\s_-])ad-|sponsor|promo", re.I)
+    r"(?:^|[\s_-])footer|(?:^|[\s_-])ad-|sponsor|promo|author-?bio|gallery|slideshow|carousel", re.I)
 _MAYBE = re.compile(r"article|body|column|content|main|post-?text|story", re.I)
 _SAFE = "h1, pre, table, dl, article, main"
 # Elements whose text is a paragraph's (a div or section without block children counts too).
@@ -40,7 +40,21 @@ _TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 
              "ol": -3, "ul": -3, "dl": -3, "li": -3, "form": -3, "th": -5, "address": -3}
 ASCEND = 2.0
 LINKS_UP = 0.2
+_NUMBERED = re.compile(r"(?:figure|fig\.|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+# Headings that open what follows an article (related stories, comments, share bars), in a few languages.
+_TAIL_HEADING = re.compile(
+    r"^\W*(?:related(?: articles| stories| posts| content| news| coverage| links)?|"
+    r"(?:you|we think you) (?:may|might|will|would) (?:also )?(?:like|enjoy|be interested)|more (?:from|stories|on|in|news|to explore)|"
+    r"read (?:more|next|also)|also read|recommended(?: for you| stories| articles| reading)?|most (?:popular|read|viewed|shared)|"
+    r"don'?t miss|latest (?:stories|news|articles|videos)|our latest stories|trending(?: now| stories)?|popular (?:posts|stories)|"
+    r"share this(?: article| story| post)?|like this|comments?|\d+ comments?|leave a (?:reply|comment)|join the (?:discussion|conversation)|"
+    r"about the author|sign up for|subscribe to|newsletter|"
+    r"você (?:pode|também pode) gostar|leia (?:também|mais)|veja também|mais lidas|notícias relacionadas|"
+    r"te puede interesar|noticias relacionadas|más noticias|lo más leído|à lire aussi|sur le même sujet|"
+    r"mehr zum thema|weitere artikel|ähnliche artikel|das könnte sie auch interessieren|"
+    r"související články|další články|mohlo by vás zajímat|"
+    r"相关(?:文章|阅读|新闻|推荐)|推荐阅读|热门(?:文章|推荐)|猜你喜欢)\W*$", re.I)
 # Elements pruning may leave out (blocks; never inline text of a paragraph).
 _PRUNABLE = frozenset("div section ul ol p table aside header figure center".split())
 # Content a documentation page never loses to pruning.
@@ -252,6 +266,10 @@ class MainContent:
                     st.chars > root.chars / 3 and st.link_chars < st.chars / 4):
                 stack.extend(st.children)
                 continue
+            if st.tag == "figure" and st.node.css_first("img, picture, video, iframe") is not None and \
+                    not _NUMBERED.match(st.node.text(deep=True).strip()):  # type: ignore[attr-defined]
+                out.add(mid)  # a photo and its caption (a numbered figure the text refers to stays)
+                continue
             if st.tag not in _PRUNABLE:
                 stack.extend(st.children)
                 continue
@@ -261,11 +279,44 @@ class MainContent:
             if weight < 0 and (density > 0.25 or own < 20 or st.commas < 10):
                 out.add(mid)
                 continue
-            if density > 0.5 and st.tag != "p" and not st.heads and \
-                    st.chars < 2000:
+            # in the best-scored element's own flow, a list of links is the text's (a changelog, a list of
+            # sources) unless it is nearly all links
+            limit = 0.8 if top_id is not None and st.parent == top_id else 0.5
+            nested = st.parent is not None and self.stats[st.parent].tag in ("li", "dd")  # a sub-list
+            if density > limit and st.tag != "p" and not st.heads and st.chars < 2000 and not nested:
                 out.add(mid)
                 continue
             stack.extend(st.children)
+        out |= self._tails(root)
+        return out
+
+    def _tails(self, root: _Stat) -> set[int]:
+        """Headings such as "Related articles" or "Comments" under `root`, with what follows them up to the
+        next heading (never code, tables or definition lists)."""
+        out: set[int] = set()
+        for mid, st in self.stats.items():
+            if st.tag not in _HEADINGS or not root.order < st.order <= root.end or st.chars > 60:
+                continue
+            if not _TAIL_HEADING.match(" ".join(st.node.text(deep=True).split())):  # type: ignore[attr-defined]
+                continue
+            # the heading, or the wrapper that holds nothing else
+            cur, cid = st, mid
+            for _ in range(3):
+                if cur.parent is None or cur.parent == root.node.mem_id:  # type: ignore[attr-defined]
+                    break
+                up = self.stats[cur.parent]
+                if up.chars != st.chars:
+                    break
+                cur, cid = up, cur.parent
+            out.add(cid)
+            if cur.parent is None:
+                continue
+            siblings = self.stats[cur.parent].children
+            for sid in siblings[siblings.index(cid) + 1:]:
+                sib = self.stats[sid]
+                if sib.keep or sib.tag in _KEEP_TAGS or sib.tag in _HEADINGS or sib.heads:
+                    break
+                out.add(sid)
         return out
 
     def select(self, semantic) -> Selection:
