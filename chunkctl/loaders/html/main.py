@@ -281,7 +281,7 @@ class MainContent:
                 continue
             # in the best-scored element's own flow, a list of links is the text's (a changelog, a list of
             # sources) unless it is nearly all links
-            limit = 0.8 if top_id is not None and st.parent == top_id else 0.5
+            limit = 0.95 if top_id is not None and st.parent == top_id else 0.5
             nested = st.parent is not None and self.stats[st.parent].tag in ("li", "dd")  # a sub-list
             if density > limit and st.tag != "p" and not st.heads and st.chars < 2000 and not nested:
                 out.add(mid)

@@ -1,0 +1,133 @@
+"""HTML main content by default: pages without article/main, headlines outside the article, related lists,
+comments and footers out; documentation content (tables, code, definition lists) never dropped."""
+
+from __future__ import annotations
+
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders import load_bytes
+from chunkctl.model import BlockKind
+
+PARA = ("The council met on Tuesday evening to discuss the new ferry timetable, which will add two crossings, "
+        "a later evening service, and a discount for residents who travel daily. ")
+
+
+def load(html: str, **options):
+    return load_bytes(html.encode("utf-8"), "page.html", "html", ChunkConfig(**options))
+
+
+def headings_of(doc, phrase: str) -> tuple[str, ...]:
+    for b in doc.blocks:
+        if phrase in doc.text[b.start:b.end]:
+            return b.headings
+    raise AssertionError(f"{phrase!r} not in the text")
+
+
+NAV = ("<div class='top'><ul>" + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(12))
+       + "</ul></div>")
+TEASERS = "".join(f"<div class='box'><h3><a href='/t{i}'>Teaser headline {i}</a></h3></div>" for i in range(4))
+RELATED = ("<div class='box2'><h2>Related articles</h2><ul>"
+           + "".join(f"<li><a href='/r{i}'>Another story number {i} about ferries</a></li>" for i in range(6))
+           + "</ul></div>")
+COMMENTS = ("<div id='comments'><h3>12 comments</h3>"
+            + "".join(f"<div class='c'><p>Reader {i}: {PARA}</p></div>" for i in range(8)) + "</div>")
+FOOT = "<div class='bottom'><p>Copyright 2024 The Island Paper. <a href='/privacy'>Privacy</a></p></div>"
+
+
+def test_page_without_article_or_main_keeps_only_the_post():
+    html = (f"<html><body>{NAV}{TEASERS}<div class='wrap'><div class='left'>"
+            f"<h1>Ferry timetable changes</h1><div class='txt'><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p></div>"
+            f"{RELATED}{COMMENTS}</div></div>{FOOT}</body></html>")
+    doc = load(html)
+    assert doc.text.startswith("Ferry timetable changes\n\n")
+    assert doc.text.count("The council met") == 3
+    for junk in ("Section 3", "Teaser headline", "Related articles", "Another story", "Reader 1", "comments",
+                 "Copyright"):
+        assert junk not in doc.text, junk
+    # the post's paragraphs are under its own title, never under a teaser or "Related articles"
+    assert headings_of(doc, "The council met") == ("Ferry timetable changes",)
+
+
+def test_everything_is_still_there_with_keep_boilerplate():
+    html = f"<body>{NAV}<h1>T</h1><div><p>{PARA}</p></div>{RELATED}{FOOT}</body>"
+    doc = load(html, keep_boilerplate=True)
+    assert "Section 3" in doc.text and "Another story number 2" in doc.text and "Copyright" in doc.text
+
+
+def test_headline_outside_the_article_is_kept_first():
+    html = (f"<body>{NAV}<div class='hdr'><h1>Storm closes the harbour</h1><p>By A. Writer</p></div>"
+            f"<article><p>{PARA}</p><p>{PARA}</p></article>{FOOT}</body>")
+    doc = load(html)
+    assert doc.blocks[0].kind == BlockKind.HEADING
+    assert doc.text.startswith("Storm closes the harbour\n\n")
+    assert headings_of(doc, "The council met") == ("Storm closes the harbour",)
+
+
+def test_comments_longer_than_the_post_do_not_win():
+    html = (f"<body><div class='post'><h1>Short post</h1><div class='entry'><p>{PARA}</p><p>{PARA}</p></div></div>"
+            f"<div class='comments-area'><ol class='comment-list'>"
+            + "".join(f"<li class='comment'><p>Reply {i}, {PARA}</p></li>" for i in range(15))
+            + "</ol></div></body>")
+    doc = load(html)
+    assert doc.text.count("The council met") == 2
+    assert "Reply 3" not in doc.text
+
+
+def test_tail_heading_in_another_language_ends_the_post():
+    html = (f"<body><div><h1>游记</h1><div class='c'><p>{PARA}</p><p>{PARA}</p></div>"
+            "<h2>相关文章</h2><ul>" + "".join(f"<li><a href='/x{i}'>另一篇文章 {i}</a></li>" for i in range(5))
+            + "</ul></div></body>")
+    doc = load(html)
+    assert "相关文章" not in doc.text and "另一篇文章" not in doc.text
+    assert headings_of(doc, "The council met") == ("游记",)
+
+
+DOC_PAGE = """<html><body>
+<nav><a href="/">Home</a> <a href="/guide">Guide</a></nav>
+<div class="sidebar"><ul>""" + "".join(f"<li><a href='/p{i}'>Page {i}</a></li>" for i in range(30)) + """</ul></div>
+<div class="document"><div class="body">
+<h1>Configuration reference</h1>
+<p>Every key can be set in the file or on the command line.</p>
+<h2>Keys</h2>
+<dl><dt>chunk_size</dt><dd>Tokens per chunk.</dd><dt>overlap</dt><dd>Tokens shared by neighbours.</dd></dl>
+<table><tr><th>Key</th><th>Default</th></tr><tr><td><a href="#a">chunk_size</a></td><td>512</td></tr>
+<tr><td><a href="#b">overlap</a></td><td>0</td></tr></table>
+<pre><code>chunkctl chunk docs/ --chunk-size 256</code></pre>
+<p>See also: <a href="/a">one</a>, <a href="/b">two</a>.</p>
+<ul><li><a href="/x">Changelog entry one</a></li><li><a href="/y">Changelog entry two</a></li></ul>
+</div></div>
+<div class="footer">Built with a generator. <a href="/src">Source</a></div>
+</body></html>"""
+
+
+def test_documentation_page_keeps_its_tables_code_and_definition_lists():
+    doc = load(DOC_PAGE)
+    kinds = [b.kind for b in doc.blocks]
+    assert BlockKind.TABLE in kinds and BlockKind.CODE in kinds
+    for phrase in ("Configuration reference", "Every key can be set", "chunk_size\n: Tokens per chunk.",
+                   "| chunk_size | 512 |", "chunkctl chunk docs/ --chunk-size 256", "See also: one, two."):
+        assert phrase in doc.text, phrase
+    assert "Page 7" not in doc.text and "Built with a generator" not in doc.text
+    # nothing of the content element is lost against the page taken whole
+    whole = load(DOC_PAGE, keep_boilerplate=True).text
+    start = whole.index("Configuration reference")
+    end = whole.index("See also: one, two.") + len("See also: one, two.")
+    assert whole[start:end] in doc.text
+
+
+def test_photo_captions_go_numbered_figures_stay():
+    html = (f"<article><h1>Report</h1><p>{PARA}</p>"
+            "<figure><img src='a.jpg'><figcaption>Ferry at dawn (Photo: Agency)</figcaption></figure>"
+            "<figure><img src='b.png'><figcaption>Figure 2. Crossings per month</figcaption></figure>"
+            f"<p>{PARA}</p></article>")
+    doc = load(html)
+    assert "Ferry at dawn" not in doc.text
+    assert "Figure 2. Crossings per month" in doc.text
+
+
+def test_link_list_inside_the_post_stays():
+    items = "".join(f"<li>Fixed <a href='/b{i}'>bug {i} in the tab strip when many windows are open</a></li>"
+                    for i in range(5))
+    html = f"<body>{NAV}<div class='entry'><h1>This week</h1><p>{PARA}</p><ul>{items}</ul><p>{PARA}</p></div></body>"
+    doc = load(html)
+    assert "bug 3 in the tab strip" in doc.text
+    assert "Section 3" not in doc.text
