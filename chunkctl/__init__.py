@@ -16,13 +16,13 @@ from typing import Any
 
 from chunkctl.__about__ import __version__
 from chunkctl.config import ChunkConfig
-from chunkctl.errors import ChunkctlError, ConfigError, LoaderError, TokenizerError
+from chunkctl.errors import ChunkctlError, ConfigError, DocumentWarning, LoaderError, TokenizerError
 from chunkctl.model import Block, BlockKind, Chunk, Document
 from chunkctl.tokenizers import get_tokenizer
 
 __all__ = [
     "__version__", "load", "chunk_file", "chunk_text", "chunk_paths", "Document", "Block", "BlockKind", "Chunk", "ChunkConfig",
-    "ChunkctlError", "ConfigError", "LoaderError", "TokenizerError", "get_tokenizer",
+    "ChunkctlError", "ConfigError", "DocumentWarning", "LoaderError", "TokenizerError", "get_tokenizer",
 ]
 
 
@@ -66,6 +66,10 @@ def chunk_file(path: str | Path, source: str | None = None, **options: Any) -> l
         TokenizerError: the tokenizer cannot be loaded.
         LLMError: a model call failed and llm_required=True (otherwise a failed call is a
             RuntimeWarning and the record is made without its context or summary).
+
+    Warns:
+        DocumentWarning: what the command line prints as a warning about the file, e.g.
+            "notes.txt: encoding not declared; decoded as cp1252 (detected)".
     """
     from chunkctl.pipeline import chunk_records
     from chunkctl.pipeline import load as _load
@@ -134,7 +138,9 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
 
     Yields:
         one dict per chunk, documents in input order. A model call that failed without
-        failing its file is a RuntimeWarning, as in `chunk_file`.
+        failing its file is a RuntimeWarning, as in `chunk_file`; each warning the
+        command line prints about a file ("<source>: encoding not declared; decoded as
+        cp1252 (detected)", ...) is a `DocumentWarning`.
 
     Raises:
         LoaderError: a path that is missing or outside `source_root`, or a file that
@@ -172,6 +178,8 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
         for res in results:
             if res.error and errors == "raise":
                 raise LoaderError(res.source, res.error.removeprefix(res.source + ": "))
+            for line in res.warnings:
+                warnings.warn(line, DocumentWarning, stacklevel=2)
             for failure in res.model_failures:
                 warnings.warn(failure, RuntimeWarning, stacklevel=2)
             for line in convert_lines(res.lines, flavour).splitlines():

@@ -43,3 +43,14 @@ class MissingExtraError(ChunkctlError):
         )
         self.feature = feature
         self.extra = extra
+
+
+class DocumentWarning(UserWarning):
+    """A per-file warning raised through Python's `warnings` by the library API.
+
+    The same lines `chunkctl chunk` prints as "warning:" (an encoding guessed rather
+    than declared, front matter ignored, messages of the libraries that read the file),
+    each "<source>: <message>". Silence them as any warning, e.g.
+    `warnings.filterwarnings("ignore", category=chunkctl.DocumentWarning)`, as `--quiet`
+    does on the command line.
+    """

@@ -127,7 +127,7 @@ def utf16_without_bom(data: bytes) -> str | None:
         high = range(1, width) if codec.endswith("le") else range(0, width - 1)
         nul_high = sum(body[i::width].count(0) for i in high)
         nul_all = body.count(0)
-        if nul_high < 0.9 * nul_all or nul_high < units * (width - 1) * 0.25:
+        if nul_high < 2 * (nul_all - nul_high) or nul_high < units * (width - 1) * 0.25:
             continue
         try:
             text = body.decode(codec)
@@ -213,6 +213,8 @@ def implausible(text: str) -> str | None:
             sign_pending = False
         elif in_word and ch in _IN_WORD_SIGNS:
             sign_pending = True
+        elif in_word and unicodedata.category(ch).startswith("M"):
+            continue  # a combining mark (Arabic and Hebrew vowel signs) belongs to its word
         else:
             word_script = None
             in_word = sign_pending = False
@@ -245,7 +247,9 @@ def detect(data: bytes) -> str | None:
       EBCDIC pages, ISO-8859-3/4/10/13/14/16, ...), which is taken only when no common
       page reads the bytes plausibly;
     - cp1252 over another Latin single-byte page (cp1250 for Latin-1 French, for example)
-      when chardet gives it at least `CP1252_MARGIN` of that page's confidence.
+      when chardet gives it at least `CP1252_MARGIN` of that page's confidence;
+    - a reading in one alphabet over one that puts a few letters of another into Latin
+      text (`_sparse_foreign`: French "à" read as Cyrillic "а").
 
     ISO-8859-1 is answered as cp1252 (as browsers read it, and the same text wherever
     ISO-8859-1 has printable characters).
@@ -282,11 +286,14 @@ def detect(data: bytes) -> str | None:
             plausible.append((codec, confidence))
             readings[codec] = text
     common = [c for c in plausible if c[0] in COMMON_CODECS]
-    sparse = {c for c, _ in common if _sparse_foreign(readings[c])}
-    if len(sparse) < len(common):
-        common = [c for c in common if c[0] not in sparse]
+    weak = {c for c, _ in common if _sparse_foreign(readings[c])}
+    if len(weak) < len(common):
+        common = [c for c in common if c[0] not in weak]
     if not common:
-        return plausible[0][0] if plausible else None
+        if plausible:
+            return plausible[0][0]
+        # nothing reads plausibly: chardet's first choice that decodes at all
+        return next((c for c, _ in ranked if _decodes(data, c)), None)
     best, confidence = common[0]
     # a tie (bytes both read the same way but for a few letters): the Windows page, as files are written
     tied = [c for c, conf in common if conf >= confidence - 1e-9 and c.startswith("cp125")]
@@ -297,6 +304,14 @@ def detect(data: bytes) -> str | None:
         if cp1252 is not None and cp1252[1] >= CP1252_MARGIN * confidence:
             return "cp1252"
     return best
+
+
+def _decodes(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    return True
 
 
 class Decoded(NamedTuple):

@@ -255,13 +255,19 @@ def chunk_records(doc: Document, config: ChunkConfig) -> list[dict[str, Any]]:
     """A loaded document's records as a list, through `process_document`.
 
     Model calls that failed without failing the document are reported as Python
-    warnings (RuntimeWarning), one per failure, since a list has nowhere to hold them.
+    warnings (RuntimeWarning), one per failure, since a list has nowhere to hold them;
+    the document's own warnings (`doc.warnings`, e.g. an encoding guessed rather than
+    declared) as `DocumentWarning`, "<source>: <warning>", as the command line prints them.
 
     Raises:
         as `process_document`.
     """
     import warnings
 
+    from chunkctl.errors import DocumentWarning
+
+    for line in doc.warnings:
+        warnings.warn(f"{doc.source}: {line}", DocumentWarning, stacklevel=3)
     out = process_document(doc, config)
     records = list(out.records)
     for failure in out.failures:
