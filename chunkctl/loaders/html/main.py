@@ -24,7 +24,8 @@ _NEGATIVE = re.compile(
     r"comment|related|share|sharing|social|sidebar|widget|promo|sponsor|advert|(?:^|[\s_-])ads?(?:$|[\s_-])|"
     r"banner|breadcrumb|footer|footnote-?ref|masthead|(?:^|[\s_-])menu|(?:^|[\s_-])nav|newsletter|subscribe|outbrain|taboola|"
     r"recommend|teaser|popular|trending|more-?stories|read-?more|also-?read|tags?(?:$|[\s_-])|byline-?share|"
-    r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip", re.I)
+    r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip|byline|dateline|timestamp|credit|"
+    r"caption|(?:^|[\s_-])(?:date|time|author|published)s?(?:$|[\s_-])", re.I)
 # Names of whole regions that are never the article (skipped before scoring, as Readability does),
 # unless the name also says content or the region holds the page's headline or code.
 _UNLIKELY = re.compile(
