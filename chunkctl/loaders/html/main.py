@@ -41,7 +41,7 @@ _TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 
              "ol": -3, "ul": -3, "dl": -3, "li": -3, "form": -3, "th": -5, "address": -3}
 ASCEND = 2.0
 LINKS_UP = 0.2
-_NUMBERED = re.compile(r"(?:figure|fig\.|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
+_NUMBERED = re.compile(r"(?:figure|fig\.?|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Headings that open what follows an article (related stories, comments, share bars), in a few languages.
 _TAIL_HEADING = re.compile(
