@@ -1,6 +1,7 @@
-"""PDF loader speed and memory: pages per second over ../shared/corpus/pdf in one process, peak RSS on the 352-page book.
+"""PDF loader speed and memory: pages per second over ../shared/corpus/pdf in one process, peak RSS on the 352-page book,
+and OCR pages per second and word accuracy on scanned pages drawn here (with chunkctl[ocr]).
 
-Run: .venv/bin/python bench/pdf_bench.py   (not a test: figures depend on the machine)
+Run: .venv/bin/python bench/pdf_bench.py [--only corpus|memory|ocr]   (not a test: figures depend on the machine)
 """
 
 from __future__ import annotations
@@ -62,8 +63,67 @@ def book_memory() -> None:
               f"at the end {peak / 1024:.0f} MB")
 
 
+def _scanned_pages(n: int) -> tuple[bytes, list[str]]:
+    """A PDF of n US-letter pages that are 200-dpi images of prose (11 pt DejaVu Sans), and the words drawn."""
+    import io
+    import textwrap
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    words = (ROOT / "README.md").read_text("utf-8").split()
+    words = [w for w in words if w.isascii() and w.strip("`*#|[]()<>") == w and len(w) < 20]
+    font = ImageFont.truetype("DejaVuSans.ttf", 31)
+    pages, drawn = [], []
+    pos = 0
+    for _ in range(n):
+        img = Image.new("L", (1700, 2200), 255)
+        draw = ImageDraw.Draw(img)
+        para = " ".join(words[pos:pos + 330])
+        pos += 330
+        for i, line in enumerate(textwrap.wrap(para, 80)[:38]):
+            draw.text((150, 150 + 50 * i), line, fill=0, font=font)
+            drawn.extend(line.split())
+        pages.append(img)
+    buf = io.BytesIO()
+    pages[0].save(buf, format="PDF", resolution=200.0, save_all=True, append_images=pages[1:])
+    return buf.getvalue(), drawn
+
+
+def ocr_speed(n: int = 6) -> None:
+    """OCR pages per second (engine start-up excluded) and word accuracy on n drawn scanned pages."""
+    import difflib
+    import tempfile
+
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders.pdf import ocr
+    from chunkctl.pipeline import load
+
+    if not ocr.available():
+        print("ocr: skipped (pip install 'chunkctl[ocr]')")
+        return
+    data, drawn = _scanned_pages(n)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scan.pdf"
+        path.write_bytes(data)
+        ocr._engine()  # model loading (about a second) is paid once per process
+        w0, c0 = time.perf_counter(), time.process_time()
+        doc = load(path, ChunkConfig(ocr="auto"))
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    got = doc.text.split()
+    match = difflib.SequenceMatcher(None, drawn, got, autojunk=False)
+    same = sum(b.size for b in match.get_matching_blocks())
+    print(f"ocr: {n} drawn pages (US letter, 200 dpi, 11 pt, {len(drawn)} words) in {wall:.1f} s wall, {cpu:.1f} s "
+          f"CPU -> {n / wall:.2f} pages/s; words read right, in order: {same}/{len(drawn)} "
+          f"({100 * same / len(drawn):.1f}%)")
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    corpus_speed()
-    book_memory()
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only in (None, "corpus"):
+        corpus_speed()
+    if only in (None, "memory"):
+        book_memory()
+    if only in (None, "ocr"):
+        ocr_speed()
     print(f"this process: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")

@@ -16,6 +16,8 @@ CONTEXT_MODES = ("none", "headings", "title+headings")
 RUN_ONLY_EXTRAS = frozenset({"llm_api_key_env", "llm_concurrency", "llm_timeout", "llm_retries", "llm_backoff",
                              "llm_http2", "llm_required", "llm_dry_run", "llm_cache", "cache_dir"})
 SENTENCE_SPLITTERS = ("blingfire", "pysbd")
+OCR_MODES = ("auto", "always", "never")
+"""`--ocr`: auto (pdf pages without a text layer, when chunkctl[ocr] is installed), always (every page), never."""
 
 
 def parse_overlap(value: int | str | None, chunk_size: int) -> int:
@@ -113,6 +115,9 @@ class ChunkConfig:
         main_content: html: keep only the main article.
         keep_boilerplate: html: keep navigation, headers, footers, asides.
         password: pdf: password for encrypted files.
+        ocr: pdf: when to read pages with OCR (`OCR_MODES`): "auto" reads pages without a
+            text layer when the extra chunkctl[ocr] is installed. Left out of `to_dict` at
+            "auto", so fingerprints made before the option stay the same.
         extras: options of optional features (llm, ...), part of the fingerprint.
         count_special_tokens: with a Hugging Face `tokenizer.json` as `tokenizer`, count the
             tokens the model adds to every input ([CLS], [SEP]) in each chunk's size. Kept in
@@ -138,6 +143,7 @@ class ChunkConfig:
     password: str | None = field(default=None, repr=False)
     extras: dict[str, Any] = field(default_factory=dict)
     count_special_tokens: bool = False
+    ocr: str = "auto"
 
     def __post_init__(self) -> None:
         self._fold_special_tokens()
@@ -172,6 +178,8 @@ class ChunkConfig:
             raise ConfigError(f"--min-chunk-tokens ({self.min_chunk_tokens}) must not exceed --chunk-size ({self.chunk_size})")
         if self.sentence_splitter not in SENTENCE_SPLITTERS:
             raise ConfigError(f"--sentence-splitter {self.sentence_splitter!r} is not one of: {', '.join(SENTENCE_SPLITTERS)}")
+        if self.ocr not in OCR_MODES:
+            raise ConfigError(f"--ocr {self.ocr!r} is not one of: {', '.join(OCR_MODES)}")
         if not 0 <= float(self.breakpoint_percentile) <= 100:  # (NaN fails too)
             raise ConfigError("--breakpoint-percentile must lie between 0 and 100")
         if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
@@ -213,6 +221,8 @@ class ChunkConfig:
         d.pop("password", None)
         if not d["count_special_tokens"]:
             del d["count_special_tokens"]
+        if d["ocr"] == "auto":
+            del d["ocr"]
         if d.get("levels") is not None:
             d["levels"] = list(d["levels"])
         return d

@@ -24,7 +24,7 @@ KEYS: dict[str, tuple[type, ...]] = {
     "count_special_tokens": _BOOL,
     "context": _STR, "encoding": _STR, "min_chunk_tokens": _INT, "parent_chunk_size": _INT, "levels": (list, str),
     "sentence_splitter": _STR, "breakpoint_percentile": _NUM, "content_type": _STR, "main_content": _BOOL,
-    "keep_boilerplate": _BOOL,
+    "keep_boilerplate": _BOOL, "ocr": _STR,
     # the run
     "jobs": _INT, "include": (list, str), "exclude": (list, str), "hidden": _BOOL, "follow_links": _BOOL,
     "max_file_size": (int, str), "file_timeout": _NUM, "flavour": _STR, "cache": _STR, "engine": _STR,

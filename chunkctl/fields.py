@@ -71,6 +71,10 @@ META_FIELDS: tuple[Field, ...] = (
                                       "html"),
     Field("page_label", "string", True, "pdf: the printed label of page_start (/PageLabels); null without labels"),
     Field("page_label_end", "string", True, "pdf: the printed label of page_end; null without labels"),
+    Field("ocr", "boolean", True, "pdf: true when some of the body's pages were read with OCR (--ocr), false "
+                                  "when none; null for formats without OCR"),
+    Field("ocr_confidence", "integer", True, "pdf OCR: the engine's confidence in the body's OCR text, percent "
+                                             "0-100 (its least sure page); null when ocr is not true"),
     Field("front_matter", "string", True, "md: the front matter as a JSON object in a string; null without"),
     Field("content_type", "string", True, "auto: legal, narrative, code or other; null for other strategies"),
     Field("parent_chunk_size", "integer", True, "hierarchical: the budget of the top level; null otherwise"),

@@ -180,6 +180,7 @@ def extract(
     main_content: Annotated[bool, typer.Option("--main-content", help="html: keep only the main article.")] = False,
     keep_boilerplate: Annotated[bool, typer.Option("--keep-boilerplate", help="html: keep page furniture.")] = False,
     password: Annotated[Optional[str], typer.Option("--password", help="pdf: password.")] = None,
+    ocr: Annotated[str, typer.Option("--ocr", help="pdf: auto, always or never (as for chunk).")] = "auto",
 ) -> None:
     """Print the document text that chunk offsets (start, end) index, as UTF-8.
 
@@ -196,7 +197,7 @@ def extract(
 
     try:
         config = ChunkConfig(encoding=encoding, main_content=main_content, keep_boilerplate=keep_boilerplate,
-                             password=password)
+                             password=password, ocr=ocr)
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     if file == "-":

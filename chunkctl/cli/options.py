@@ -13,7 +13,7 @@ import typer
 
 from chunkctl.chunking import get_strategy, strategy_names
 from chunkctl.cli.console import usage_error
-from chunkctl.config import CONTEXT_MODES, SENTENCE_SPLITTERS, ChunkConfig
+from chunkctl.config import CONTEXT_MODES, OCR_MODES, SENTENCE_SPLITTERS, ChunkConfig
 from chunkctl.configfile import parse_size
 from chunkctl.errors import ConfigError, MissingExtraError, TokenizerError
 from chunkctl.loaders import format_list
@@ -98,6 +98,7 @@ complete_flavour = _completer(_flavours)
 complete_context = _completer(_contexts)
 complete_sentence_splitter = _completer(lambda: [(s, "") for s in SENTENCE_SPLITTERS])
 complete_engine = _completer(lambda: [(e, "") for e in ENGINES])
+complete_ocr = _completer(lambda: [(m, "") for m in OCR_MODES])
 complete_content_type = _completer(lambda: [(c, "") for c in ("legal", "narrative", "code", "other")])
 
 
@@ -133,6 +134,8 @@ CHUNK_OPTIONS = [
     opt("keep_boilerplate", bool, False, "--keep-boilerplate", help="html: keep navigation, headers, footers and "
         "asides."),
     opt("password", Optional[str], None, "--password", help="pdf: password of encrypted files."),
+    opt("ocr", str, "auto", "--ocr", help="pdf: read pages with OCR: auto (pages without a text layer, when "
+        "chunkctl[ocr] is installed), always, never.", autocompletion=complete_ocr),
 ]
 RUN_OPTIONS = [
     opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). The output does not depend on it."),

@@ -24,7 +24,7 @@ from chunkctl.errors import ConfigError, OutputError
 
 SELECT_OPTIONS = [o for o in RUN_OPTIONS if o.name in ("quiet", "include", "exclude", "hidden", "follow_links",
                                                        "source_root")]
-LOADING = {"encoding", "main_content", "keep_boilerplate", "password"}
+LOADING = {"encoding", "main_content", "keep_boilerplate", "password", "ocr"}
 """Chunking options that also shape the document text, so they apply with --records too."""
 
 
@@ -76,7 +76,7 @@ def view_cmd(
         ignored = sorted(n for n in opts.given if n in {o.name for o in CHUNK_OPTIONS} - LOADING)
         if ignored:
             raise usage_error(f"--{ignored[0].replace('_', '-')} has no effect with --records: the records were "
-                              "already chunked (only --encoding, --main-content, --keep-boilerplate and --password "
+                              "already chunked (only --encoding, --main-content, --keep-boilerplate, --password and --ocr "
                               "apply)")
     if output == "-" or not output:
         raise usage_error("-o: give the HTML file to write (the page is not written to standard output)")

@@ -19,7 +19,7 @@ import orjson
 
 from chunkctl.chunking import chunk_document, get_strategy
 from chunkctl.config import ChunkConfig
-from chunkctl.errors import ChunkctlError, ConfigError, LoaderError
+from chunkctl.errors import ChunkctlError, ConfigError, LoaderError, MissingExtraError
 from chunkctl.loaders import LOADERS, format_for, load_bytes
 from chunkctl.model import Document
 from chunkctl.pipeline.finalize import iter_records
@@ -224,6 +224,11 @@ def prepare(config: ChunkConfig) -> None:
     """
     get_strategy(config.strategy).ready(config)
     get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+    if config.ocr == "always":
+        from chunkctl.loaders.pdf import ocr
+
+        if not ocr.available():
+            raise MissingExtraError("--ocr always", "ocr", ocr.PACKAGE)
     if config.sentence_splitter != "blingfire":
         from chunkctl.text.sentences import SentenceSplitter
 

@@ -90,6 +90,7 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
     paged = loader.paged if loader is not None else True
     ff = _page_index(text) if paged else []
     labels = doc.meta.get("page_labels")
+    ocr_conf = doc.meta.get("ocr_confidence")  # per page, 0-1 or None: loaders that can OCR (pdf)
     base_meta = document_meta(doc, config, tokenizer_name, paged)
     if doc_meta:
         base_meta.update(doc_meta)
@@ -113,6 +114,10 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
         if labels and ps is not None and pe is not None:
             meta["page_label"] = labels[ps - 1] if ps - 1 < len(labels) else None
             meta["page_label_end"] = labels[pe - 1] if pe - 1 < len(labels) else None
+        if isinstance(ocr_conf, list) and ps is not None and pe is not None:
+            read = [c for c in ocr_conf[ps - 1:pe] if c is not None]
+            meta["ocr"] = bool(read)
+            meta["ocr_confidence"] = round(100 * min(read)) if read else None
         if c.meta:
             meta.update(c.meta)
             if meta["context"] is not None and meta["context_truncated"] is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunkctl.errors import LoaderError
+from chunkctl.loaders.pdf import ocr
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_headings
@@ -56,7 +57,9 @@ def load_pdf(data: bytes, source: str, config) -> Document:
             raise LoaderError(source, "unreadable PDF: it has no pages")
         reader = PageReader()
         warnings: list[str] = []
-        pages = [_read_page(pdf, i, reader, warnings) for i in range(n)]
+        ocr_mode = getattr(config, "ocr", "auto")
+        ocr_conf: list[float | None] = [None] * n
+        pages = [_read_page(pdf, i, reader, warnings, ocr_mode, ocr_conf) for i in range(n)]
         outline = _outline(pdf)
         labels = _page_labels(pdf, n)
         meta_title = _metadata_title(pdf)
@@ -76,6 +79,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
 
 # -- opening ----------------------------------------------------------------------
 
+    meta["ocr_confidence"] = ocr_conf  # per page: OCR confidence 0-1, None for a page read from its text layer
 def _open(data: bytes, source: str, password: str | None):
     """Open the bytes with pdfium (which rebuilds broken cross-reference tables).
 
@@ -113,8 +117,10 @@ def _open(data: bytes, source: str, password: str | None):
         raise LoaderError(source, f"unreadable PDF: {exc}") from None
 
 
-def _read_page(pdf, i: int, reader: PageReader, warnings: list[str]) -> PageData:
-    """Read page i (0-based), find its tables, close it; never raises for a bad page."""
+def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: str = "never",
+               ocr_conf: list[float | None] | None = None) -> PageData:
+    """Read page i (0-based), find its tables, OCR it if `ocr_mode` says so (its confidence
+    goes to `ocr_conf[i]`), close it; never raises for a bad page."""
     import pypdfium2 as pdfium
 
     try:
@@ -138,11 +144,13 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str]) -> PageData
     finally:
         page.close()
     if pdata.too_many_edges:
+        if ocr_mode != "never":
+            _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
         warnings.append(f"page {i + 1} draws over {MAX_EDGES} ruling lines; tables were not looked for on it")
     pdata.text = ""
     pdata.edges = []
-    if not pdata.lines and not pdata.tables and not pdata.stray and pdata.has_images:
-        warnings.append(f"page {i + 1} has no text layer; OCR is not supported")
+    if ocr.no_text_layer(pdata):
+        warnings.append(ocr.missing_text_warning(ocr_mode, i + 1))
     return pdata
 
 
@@ -152,6 +160,17 @@ def _drop_table_lines(pdata: PageData) -> None:
     for ln in pdata.lines:
         cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
         if not any(t.contains(cx, cy) for t in pdata.tables):
+def _ocr_page(page, pdata: PageData, mode: str, conf: list[float | None] | None, warnings: list[str]) -> None:
+    """OCR one open page when `mode` asks for it (chunkctl.loaders.pdf.ocr); a failing engine is a warning."""
+    try:
+        c = ocr.apply(page, pdata, mode)
+    except Exception as exc:  # the optional engine's own errors (onnxruntime, OpenCV): the page stays as read
+        warnings.append(f"page {pdata.index + 1}: OCR failed ({type(exc).__name__}: {exc})")
+        return
+    if c is not None and conf is not None:
+        conf[pdata.index] = c
+
+
             keep.append(ln)
     pdata.lines = keep
 
