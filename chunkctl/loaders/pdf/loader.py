@@ -73,13 +73,13 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     }
     if labels:
         meta["page_labels"] = labels
+    meta["ocr_confidence"] = ocr_conf  # per page: OCR confidence 0-1, None for a page read from its text layer
     return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings,
                     protected=protected)
 
 
 # -- opening ----------------------------------------------------------------------
 
-    meta["ocr_confidence"] = ocr_conf  # per page: OCR confidence 0-1, None for a page read from its text layer
 def _open(data: bytes, source: str, password: str | None):
     """Open the bytes with pdfium (which rebuilds broken cross-reference tables).
 
@@ -138,14 +138,14 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
                     _drop_table_lines(pdata)
         finally:
             tp.close()
+        if ocr_mode != "never":
+            _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
     except pdfium.PdfiumError as exc:
         warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
         pdata = PageData(i, Frame(0))
     finally:
         page.close()
     if pdata.too_many_edges:
-        if ocr_mode != "never":
-            _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
         warnings.append(f"page {i + 1} draws over {MAX_EDGES} ruling lines; tables were not looked for on it")
     pdata.text = ""
     pdata.edges = []
@@ -154,12 +154,6 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
     return pdata
 
 
-def _drop_table_lines(pdata: PageData) -> None:
-    """Lines whose centre lies in a table are the table's text: they are emitted by the table."""
-    keep = []
-    for ln in pdata.lines:
-        cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
-        if not any(t.contains(cx, cy) for t in pdata.tables):
 def _ocr_page(page, pdata: PageData, mode: str, conf: list[float | None] | None, warnings: list[str]) -> None:
     """OCR one open page when `mode` asks for it (chunkctl.loaders.pdf.ocr); a failing engine is a warning."""
     try:
@@ -171,6 +165,12 @@ def _ocr_page(page, pdata: PageData, mode: str, conf: list[float | None] | None,
         conf[pdata.index] = c
 
 
+def _drop_table_lines(pdata: PageData) -> None:
+    """Lines whose centre lies in a table are the table's text: they are emitted by the table."""
+    keep = []
+    for ln in pdata.lines:
+        cx, cy = (ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2
+        if not any(t.contains(cx, cy) for t in pdata.tables):
             keep.append(ln)
     pdata.lines = keep
 
