@@ -63,7 +63,7 @@ _KEEP_TAGS = frozenset("pre table dl code".split())
 _COMMAS = re.compile(r"[,，、،;；]")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Stat:
     """What the walk learnt of one element (characters are of collapsed text)."""
 
@@ -134,13 +134,15 @@ class MainContent:
         self._walk(body)
 
     def _walk(self, body) -> None:
+        """One pass over the elements under `body` (no recursion): text sizes bottom-up, votes on the way."""
         stats = self.stats
-        stack: list[tuple[object, bool, int | None]] = [(body, False, None)]
+        stack: list[tuple[object, bool]] = [(body, False)]
         open_ids: list[int] = []
         in_link = 0
         order = 0
+        findall = _COMMAS.findall
         while stack:
-            node, closing, parent = stack.pop()
+            node, closing = stack.pop()
             if closing:
                 mid = open_ids.pop()
                 st = stats[mid]
@@ -162,39 +164,38 @@ class MainContent:
                         ps.inline += st.chars
                     ps.children.append(mid)
                 continue
-            tag = node.tag
-            if tag == "-text":
-                if open_ids:
-                    t = node.text_content
-                    n = len(t.split()) and len(" ".join(t.split()))
-                    if n:
-                        st = stats[open_ids[-1]]
-                        st.chars += n
-                        st.inline += n
-                        st.commas += len(_COMMAS.findall(t))
-                        if in_link:
-                            st.link_chars += n
-                continue
+            tag = node.tag  # type: ignore[attr-defined]
             if tag[0] == "-" or tag in ALWAYS_DROPPED:
                 continue
             attrs = node_attrs(node)
             if is_furniture(node, tag, attrs, 1):
                 continue
             marks = _marks(attrs)
-            mid = node.mem_id
+            mid = node.mem_id  # type: ignore[attr-defined]
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
-                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
+                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:  # type: ignore[attr-defined]
                 self.unlikely.append(_Stat(node, tag, order, open_ids[-1] if open_ids else None, marks))
                 continue
-            stats[mid] = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
+            st = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
+            stats[mid] = st
             order += 1
             open_ids.append(mid)
             if tag == "a":
                 in_link += 1
-            stack.append((node, True, None))
-            child = node.last_child
+            stack.append((node, True))
+            child = node.last_child  # type: ignore[attr-defined]
             while child is not None:
-                stack.append((child, False, None))
+                if child.tag == "-text":  # its own text, counted here rather than walked
+                    t = child.text_content.strip()  # characters: inner runs of white space count as typed
+                    if t:
+                        n = len(t)
+                        st.chars += n
+                        st.inline += n
+                        st.commas += len(findall(t))
+                        if in_link:
+                            st.link_chars += n
+                else:
+                    stack.append((child, False))
                 child = child.prev
 
     def _vote(self, st: _Stat, open_ids: list[int]) -> None:
