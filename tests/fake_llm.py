@@ -64,7 +64,7 @@ class FakeLLM:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def count(self, task: str | None = None) -> int:
-        """Requests received (of one task: "context", "sections", "summary", "echo")."""
+        """Requests received (of one task: "context", "sections", "summary", "questions", "echo")."""
         with self._lock:
             return sum(1 for r in self.requests if task is None or r["task"] == task)
 
@@ -84,7 +84,8 @@ class FakeLLM:
             prompt = body["messages"][-1]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             return self._send(h, 400, {"error": {"message": "bad request"}})
-        task = ("context" if "<passage>" in prompt else "sections" if "<excerpt>" in prompt
+        task = ("questions" if "<source>" in prompt else "context" if "<passage>" in prompt
+                else "sections" if "<excerpt>" in prompt
                 else "summary" if "<section>" in prompt else "echo")
         with self._lock:
             self.requests.append({"auth": h.headers.get("Authorization"), "body": body, "task": task})
@@ -113,6 +114,24 @@ class FakeLLM:
             with self._lock:
                 self._in_flight -= 1
 
+    @staticmethod
+    def _questions(source: str, mode: str) -> str:
+        """`chunkctl eval generate`: per passage, one good question (its first sentence, verbatim), a near-duplicate
+        of it, one with a hallucinated excerpt, one with an excerpt too short and one with a number as excerpt."""
+        if mode == "garbage":
+            return "Sure! Here are some questions: what, who and why."
+        first = re.split(r"(?<=[.!?])\s", source.strip(), maxsplit=1)[0]
+        topic = " ".join(first.split()[:6])
+        items = [
+            {"question": f"What does the text say about {topic}?", "excerpts": [first]},
+            {"question": f"What does the text say about {topic}", "excerpts": [first]},
+            {"question": f"Where do unicorns near {topic} migrate?",
+             "excerpts": ["Unicorns migrate south every winter in large herds across the valley."]},
+            {"question": f"Which word is {topic}?", "excerpts": ["the"]},
+            {"question": f"How many {topic}?", "excerpts": [42]},
+        ]
+        return "```json\n" + json.dumps(items) + "\n```"
+
     def _send(self, h: BaseHTTPRequestHandler, status: int, payload: dict, headers: dict | None = None) -> None:
         self._send_raw(h, status, json.dumps(payload).encode(), headers)
 
@@ -135,6 +154,8 @@ class FakeLLM:
             return "echo: " + prompt
         if mode == "empty":
             return ""
+        if task == "questions":
+            return self._questions(_between(prompt, "<source>\n", "\n</source>"), mode)
         if task == "context":
             passage = _between(prompt, "<passage>\n", "\n</passage>")
             first = " ".join(passage.split()[:4])

@@ -37,7 +37,7 @@ BELOW = {
     "pipeline": {"enrich", "chunking", "loaders", "llm", "text", "core"},
     "output": {"core"},
     "contract": {"output", "loaders", "core"},
-    "eval": {"pipeline", "chunking", "loaders", "text", "output", "core"},
+    "eval": {"pipeline", "chunking", "loaders", "llm", "text", "output", "core"},  # llm: the user's embedder, eval generate
     "view": {"pipeline", "enrich", "chunking", "loaders", "llm", "text", "output", "core"},
     "cli": {"api", "view", "eval", "contract", "output", "pipeline", "enrich", "chunking", "loaders", "llm", "text",
             "core"},

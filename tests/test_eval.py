@@ -83,7 +83,7 @@ class FakeIndex:
 @pytest.fixture
 def ranking(monkeypatch):
     def use(order):
-        monkeypatch.setattr(retrieval, "build", lambda name, texts: FakeIndex(order))
+        monkeypatch.setattr(retrieval, "build", lambda name, texts, embedder=None: FakeIndex(order))
     return use
 
 
@@ -181,7 +181,7 @@ def test_grid_entries_and_their_flags():
 def test_cli_default_grid_is_the_library_default():
     import inspect
 
-    from chunkctl.cli.app import eval_
+    from chunkctl.cli.evaluation import eval_
 
     assert inspect.signature(eval_).parameters["grid"].default == evaluation.DEFAULT_GRID
 
@@ -242,7 +242,8 @@ def test_cli_eval_writes_every_figure(small_eval, tmp_path):
     assert r.exit_code == 0, r.output
     assert "chunkctl chunk DOCS --strategy" in r.stdout and "recall" in r.stdout
     data = json.loads(out.read_text())
-    assert set(data) == {"settings", "results", "best"}
+    assert set(data) == {"settings", "results", "baseline", "leave_one_corpus_out", "best"}
+    assert data["baseline"] == "recursive:200/0" and data["leave_one_corpus_out"]["folds"] == []  # one corpus
     s = data["settings"]
     assert (s["n_questions"], s["corpora"], s["k"], s["token_budget"]) == (6, {"state_of_the_union": 6}, 5, None)
     assert s["retriever"]["name"] == "bm25" and s["retriever"]["k1"] == 1.5 and s["retriever"]["b"] == 0.75
@@ -251,7 +252,7 @@ def test_cli_eval_writes_every_figure(small_eval, tmp_path):
         ("hierarchical:100/0:parent=400", "parents")]
     for x in data["results"]:
         assert set(x) == {"config", "scored", "flags", "n_units", "mean_unit_tokens", "retrieved", "metrics",
-                          "per_corpus", "per_question"}
+                          "per_corpus", "per_question", "vs_baseline"}
         assert set(x["metrics"]) == set(x["per_question"]) == {"recall", "precision", "precision_omega", "iou"}
         assert all(set(v) == {"mean", "std"} and 0 <= v["mean"] <= 1 for v in x["metrics"].values())
         assert all(len(v) == 6 for v in x["per_question"].values())

@@ -12,7 +12,7 @@ from chunkctl.cli import console
 from chunkctl.cli.chunk import chunk
 from chunkctl.cli.commands import config_cmd, extract, inspect_cmd, schema, stats_cmd
 from chunkctl.cli.console import EXIT_FAILED, EXIT_INTERRUPTED, print_line
-from chunkctl.cli.evaluation import eval_
+from chunkctl.cli.evaluation import eval_app
 from chunkctl.cli.view import view_cmd
 from chunkctl.errors import ChunkctlError
 
@@ -50,7 +50,7 @@ app.command("inspect")(inspect_cmd)
 app.command("stats")(stats_cmd)
 app.command("extract")(extract)
 app.command("view")(view_cmd)
-app.command("eval")(eval_)
+app.add_typer(eval_app, name="eval")
 app.command("schema")(schema)
 
 

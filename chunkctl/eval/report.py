@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chunkctl.errors import ConfigError
-from chunkctl.eval import retrieval
+from chunkctl.eval import compare, retrieval
 from chunkctl.eval.pools import Units, pool_from_records
 from chunkctl.eval.questions import Question
 from chunkctl.eval.scoring import precision_omega, score_retrieval
+
+if TYPE_CHECKING:
+    from chunkctl.eval.embedder import Embedder
 
 DEFAULT_K = 5
 METRICS = ("recall", "precision", "precision_omega", "iou")
@@ -80,7 +83,7 @@ class Row:
 
 def evaluate_records(records: Mapping[str, Sequence[Mapping[str, Any]]], questions: Sequence[Question],
                      retriever: str = "bm25", k: int | None = DEFAULT_K, token_budget: int | None = None,
-                     label: str = "", flags: str = "") -> list[Row]:
+                     label: str = "", flags: str = "", embedder: Embedder | None = None) -> list[Row]:
     """Retrieve and score one chunking given as records (`corpus id -> records`).
 
     All corpora's chunks form one pool; each question retrieves from all of it. The
@@ -90,12 +93,13 @@ def evaluate_records(records: Mapping[str, Sequence[Mapping[str, Any]]], questio
         records: the chunks of each corpus, e.g. `chunk_corpora(...)` or any chunker's
             spans as dicts with `start`, `end`, `text`, `n_tokens` (+ `id`, `parent_id`).
         questions: aligned questions (`align`).
-        retriever: "bm25" or "embedding".
+        retriever: "bm25", "embedding" or "openai" (with `embedder`).
         k: retrieve this many chunks per question (None: no count limit).
         token_budget: retrieve chunks in rank order while their `n_tokens` sum stays
             within this many tokens; the first chunk that would exceed it ends the list
             (None: no budget). For parent rows the budget applies to the parents' tokens.
         label, flags: copied into the rows.
+        embedder: the OpenAI-compatible embedder of retriever "openai".
 
     Returns:
         one row scoring the retrieved chunks, and for hierarchical records a second
@@ -104,7 +108,7 @@ def evaluate_records(records: Mapping[str, Sequence[Mapping[str, Any]]], questio
     if k is None and token_budget is None:
         raise ConfigError("give k or a token budget, or both")
     pool = pool_from_records(records)
-    index = retrieval.build(retriever, pool.texts)
+    index = retrieval.build(retriever, pool.texts, embedder)
     n = len(pool.leaves)
     ranked = index.rank([q.text for q in questions], k if k is not None and token_budget is None else n)
     if k is not None:
@@ -149,13 +153,15 @@ def _score(units: Units, ranked: list[np.ndarray], corpora: tuple[str, ...], que
 
 @dataclass
 class EvalReport:
-    """The result of `chunkctl eval`: settings and one or two rows per grid entry."""
+    """The result of `chunkctl eval`: settings, one or two rows per grid entry, and optionally
+    the same entries scored at equal retrieved tokens (`token_rows`)."""
 
     settings: dict[str, Any]
     rows: list[Row] = field(default_factory=list)
+    token_rows: list[Row] = field(default_factory=list)
 
     def best(self, optimize: str = "iou", min_recall: float | None = None) -> Row | None:
-        """The row with the highest mean `optimize` ("iou" or "recall").
+        """The row with the highest mean `optimize` ("iou" or "recall") on all questions (in-sample).
 
         Args:
             optimize: the metric to maximise.
@@ -171,24 +177,76 @@ class EvalReport:
         rows = [r for r in self.rows if min_recall is None or r.mean("recall") >= min_recall]
         return max(rows, key=lambda r: (r.mean(optimize), r.mean(other)), default=None)
 
-    def to_dict(self, optimize: str = "iou", min_recall: float | None = None) -> dict[str, Any]:
-        """Settings, every row's figures and the best row, JSON-ready (metrics as fractions)."""
-        best = self.best(optimize, min_recall)
-        return {
-            "settings": self.settings,
-            "results": [r.to_dict() for r in self.rows],
-            "best": None if best is None else {
-                "config": best.label, "scored": best.scored, "optimize": optimize, "min_recall": min_recall,
-                "value": best.mean(optimize), "flags": best.flags,
-            },
-        }
+    def baseline(self, name: str | None = None) -> Row | None:
+        """The baseline row: the one called `name`, else the first row (None: no rows).
 
-    def table(self) -> tuple[list[str], list[list[str]]]:
-        """Column names and one row of strings per result (metrics in percent, mean ± std)."""
+        Raises:
+            ConfigError: `name` is not a row of this report.
+        """
+        if name is not None:
+            return compare.find_row(self.rows, name)
+        return self.rows[0] if self.rows else None
+
+    def deltas(self, baseline: Row, rows: Sequence[Row] | None = None) -> list[dict[str, compare.Delta]]:
+        """Per row of `rows` (default: `rows`): paired recall and IoU differences to the row of the same
+        configuration as `baseline`, with 95% bootstrap intervals over questions."""
+        rows = self.rows if rows is None else rows
+        base = compare.find_row(rows, baseline.name)
+        draws = compare.resamples(len(base.corpus_ids))
+        return [{m: compare.paired_delta(r.per_question[m], base.per_question[m], draws) for m in ("recall", "iou")}
+                for r in rows]
+
+    def held_out(self, optimize: str = "iou", min_recall: float | None = None) -> compare.HeldOut:
+        """Leave-one-corpus-out selection over the rows (`compare.leave_one_corpus_out`)."""
+        return compare.leave_one_corpus_out(self.rows, optimize, min_recall)
+
+    def to_dict(self, optimize: str = "iou", min_recall: float | None = None,
+                baseline: str | None = None) -> dict[str, Any]:
+        """Settings, every row's figures, the baseline comparison, the held-out selection and the best row,
+        JSON-ready (metrics as fractions)."""
+        best = self.best(optimize, min_recall)
+        base = self.baseline(baseline)
+        out: dict[str, Any] = {"settings": self.settings, "results": [r.to_dict() for r in self.rows]}
+        if base is not None:
+            out["baseline"] = base.name
+            for r, d in zip(out["results"], self.deltas(base)):
+                r["vs_baseline"] = {m: v.to_dict() for m, v in d.items()}
+        if self.token_rows:
+            out["equal_tokens"] = [r.to_dict() for r in self.token_rows]
+            if base is not None:
+                for r, d in zip(out["equal_tokens"], self.deltas(base, self.token_rows)):
+                    r["vs_baseline"] = {m: v.to_dict() for m, v in d.items()}
+        held = self.held_out(optimize, min_recall)
+        out["leave_one_corpus_out"] = {
+            "optimize": optimize, "min_recall": min_recall,
+            "pick": None if held.pick is None else held.pick.name,
+            "held_out_mean": None if not held.folds else held.mean,
+            "in_sample_best_mean": None if best is None else best.mean(optimize),
+            "folds": [{"corpus": c, "n_questions": n, "chosen": None if r is None else r.name, "held_out": v,
+                       "in_sample_best": b} for c, n, r, v, b in held.folds],
+        }
+        out["best"] = None if best is None else {
+            "config": best.label, "scored": best.scored, "optimize": optimize, "min_recall": min_recall,
+            "value": best.mean(optimize), "flags": best.flags,
+        }
+        return out
+
+    def table(self, rows: Sequence[Row] | None = None, baseline: Row | None = None
+              ) -> tuple[list[str], list[list[str]]]:
+        """Column names and one row of strings per result (metrics in percent, mean ± std; with a
+        baseline, the paired differences to it with 95% bootstrap intervals)."""
+        rows = self.rows if rows is None else rows
         head = ["configuration", "chunks", "tokens", "retrieved", "recall", "precision", "precision_Ω", "IoU"]
+        deltas = self.deltas(baseline, rows) if baseline is not None else None
+        if baseline is not None:
+            head += [f"Δrecall vs {baseline.name}", "ΔIoU"]
         body = []
-        for r in self.rows:
-            body.append([r.name, str(r.n_units), f"{r.unit_tokens:.0f}",
-                         f"{r.mean('retrieved_units'):.1f} / {r.mean('retrieved_tokens'):.0f} tok",
-                         *(f"{100 * r.mean(m):.1f} ± {100 * r.std(m):.1f}" for m in METRICS)])
+        for i, r in enumerate(rows):
+            cells = [r.name, str(r.n_units), f"{r.unit_tokens:.0f}",
+                     f"{r.mean('retrieved_units'):.1f} / {r.mean('retrieved_tokens'):.0f} tok",
+                     *(f"{100 * r.mean(m):.1f} ± {100 * r.std(m):.1f}" for m in METRICS)]
+            if baseline is not None and deltas is not None:
+                same = r.name == baseline.name
+                cells += ["—" if same else str(deltas[i][m]) for m in ("recall", "iou")]
+            body.append(cells)
         return head, body

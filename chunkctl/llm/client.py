@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -36,6 +36,16 @@ RETRY_STATUS = frozenset({408, 409, 429})  # plus every 5xx
 
 class LLMError(ChunkctlError):
     """A model call that failed for good, or (with `llm_required`) a document that must fail because of one."""
+
+
+class Request(Protocol):
+    """What the client sends and caches: a JSON body for a model, and the hashes keying its answer."""
+
+    def body(self, model: str) -> dict[str, Any]: ...
+
+    def prompt_hash(self) -> str: ...
+
+    def cache_key(self, model: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class DiskCache:
     def _path(self, key: str) -> Path | None:
         return None if self.folder is None else self.folder / key[:2] / f"{key}.json"
 
-    def get(self, request: ChatRequest, model: str) -> str | None:
+    def get(self, request: Request, model: str) -> str | None:
         """The cached answer to `request` by `model`, or None."""
         path = self._path(request.cache_key(model))
         if path is None:
@@ -118,7 +128,7 @@ class DiskCache:
             return None
         return entry["answer"]
 
-    def put(self, request: ChatRequest, model: str, answer: str) -> None:
+    def put(self, request: Request, model: str, answer: str) -> None:
         """Store an answer; a cache that cannot be written is skipped silently (it only saves calls)."""
         path = self._path(request.cache_key(model))
         if path is None:
@@ -212,7 +222,7 @@ class ChatClient:
     def __init__(self, options: LLMOptions, transport: Any = None):
         self.options = options
         self.model = options.model or ""
-        self.url = endpoint_url(options.base_url or "")
+        self.url = self._endpoint(options.base_url or "")
         self.cache = DiskCache(options.cache_path())
         self.dry_run = options.dry_run
         self._transport = transport
@@ -227,10 +237,22 @@ class ChatClient:
         self._down_reason: str | None = None
 
     def __repr__(self) -> str:
-        return f"ChatClient({_public_url(self.url)!r}, model={self.model!r})"
+        return f"{type(self).__name__}({_public_url(self.url)!r}, model={self.model!r})"
+
+    # What a subclass for another OpenAI-compatible endpoint (embeddings) replaces:
+    # the URL of a base URL, and how a 200 answer's JSON becomes the cached text.
+    _not_parsed = "answer is not a chat completion (no choices[0].message.content)"
+
+    @staticmethod
+    def _endpoint(base_url: str) -> str:
+        return endpoint_url(base_url)
+
+    @staticmethod
+    def _parse(payload: Any) -> str | None:
+        return _content(payload)
 
     # ------------------------------------------------------------------ public
-    def complete_many(self, requests: Sequence[ChatRequest]) -> list[Answer]:
+    def complete_many(self, requests: Sequence[Request]) -> list[Answer]:
         """Answer requests, cached ones from disk and the rest `concurrency` at a time.
 
         Returns:
@@ -267,7 +289,7 @@ class ChatClient:
                 answers[i] = answers[first[req.cache_key(self.model)]]
         return answers  # type: ignore[return-value]
 
-    def complete(self, request: ChatRequest) -> Answer:
+    def complete(self, request: Request) -> Answer:
         """Answer one request (see `complete_many`)."""
         return self.complete_many([request])[0]
 
@@ -317,7 +339,7 @@ class ChatClient:
         cap = min(MAX_BACKOFF, self.options.backoff * (2 ** attempt))
         return cap / 2 + self._random.uniform(0, cap / 2)
 
-    def _send(self, request: ChatRequest) -> Answer:
+    def _send(self, request: Request) -> Answer:
         """POST one request with retries; store a success in the cache."""
         http = self._client()  # first: it raises MissingExtraError when httpx is missing
         import httpx
@@ -349,13 +371,13 @@ class ChatClient:
                 status = resp.status_code
                 if status == 200:
                     try:
-                        text = _content(resp.json())
+                        text = self._parse(resp.json())
                     except ValueError:
                         text = None
                     if text is not None:
                         self.cache.put(request, self.model, text)
                         return Answer(text)
-                    reason = "answer is not a chat completion (no choices[0].message.content)"
+                    reason = self._not_parsed
                 elif status in RETRY_STATUS or status >= 500:
                     reason = f"HTTP {status}: {_error_text(resp)}".rstrip(": ")
                     asked = retry_after(resp.headers)
