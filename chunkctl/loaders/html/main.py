@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS
 from chunkctl.loaders.html.select import is_furniture, node_attrs
@@ -67,7 +68,7 @@ _COMMAS = re.compile(r"[,，、،;；]")
 class _Stat:
     """What the walk learnt of one element (characters are of collapsed text)."""
 
-    node: object
+    node: Any
     tag: str
     order: int
     parent: int | None
@@ -115,9 +116,9 @@ class Selection:
         title: an `h1` outside `root` to render first (the article's headline), or None.
     """
 
-    root: object
+    root: Any
     excluded: set[int]
-    title: object | None
+    title: Any
 
 
 class MainContent:
@@ -136,7 +137,7 @@ class MainContent:
     def _walk(self, body) -> None:
         """One pass over the elements under `body` (no recursion): text sizes bottom-up, votes on the way."""
         stats = self.stats
-        stack: list[tuple[object, bool]] = [(body, False)]
+        stack: list[tuple[Any, bool]] = [(body, False)]
         open_ids: list[int] = []
         in_link = 0
         order = 0
@@ -164,16 +165,16 @@ class MainContent:
                         ps.inline += st.chars
                     ps.children.append(mid)
                 continue
-            tag = node.tag  # type: ignore[attr-defined]
+            tag = node.tag
             if tag[0] == "-" or tag in ALWAYS_DROPPED:
                 continue
             attrs = node_attrs(node)
             if is_furniture(node, tag, attrs, 1):
                 continue
             marks = _marks(attrs)
-            mid = node.mem_id  # type: ignore[attr-defined]
+            mid = node.mem_id
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
-                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:  # type: ignore[attr-defined]
+                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
                 self.unlikely.append(_Stat(node, tag, order, open_ids[-1] if open_ids else None, marks))
                 continue
             st = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
@@ -183,7 +184,7 @@ class MainContent:
             if tag == "a":
                 in_link += 1
             stack.append((node, True))
-            child = node.last_child  # type: ignore[attr-defined]
+            child = node.last_child
             while child is not None:
                 if child.tag == "-text":  # its own text, counted here rather than walked
                     t = child.text_content.strip()  # characters: inner runs of white space count as typed
@@ -216,7 +217,7 @@ class MainContent:
                 return
             chars = st.inline
             st.para += chars
-            voters = [*open_ids[-4:], st.node.mem_id]  # type: ignore[attr-defined]
+            voters = [*open_ids[-4:], st.node.mem_id]
         inc = 1 + st.commas * chars / st.chars + min(chars / 100, 3)
         for level, aid in enumerate(reversed(voters)):
             a = self.stats[aid]
@@ -228,7 +229,7 @@ class MainContent:
         """An element's score after its links are discounted."""
         if st.score is None or not st.chars:
             return 0.0
-        weight = _class_weight(st.marks)
+        weight = float(_class_weight(st.marks))
         if weight > 0:  # a name says "content": worth less on a few words
             weight *= min(1.0, st.chars / 500)
         return (st.score + weight) * (1 - st.link_chars / st.chars)
@@ -254,7 +255,7 @@ class MainContent:
         a third of the root's text.
         """
         root = self.stats[root_id]
-        out = {u.node.mem_id for u in self.unlikely  # type: ignore[attr-defined]
+        out = {u.node.mem_id for u in self.unlikely
                if root.order <= u.order <= root.end}
         top_id = top.node.mem_id if top is not None else None
         stack = list(root.children)
@@ -269,7 +270,7 @@ class MainContent:
                 stack.extend(st.children)
                 continue
             if st.tag == "figure" and st.node.css_first("img, picture, video, iframe") is not None and \
-                    not _NUMBERED.match(st.node.text(deep=True).strip()):  # type: ignore[attr-defined]
+                    not _NUMBERED.match(st.node.text(deep=True).strip()):
                 out.add(mid)  # a photo and its caption (a numbered figure the text refers to stays)
                 continue
             if st.tag not in _PRUNABLE:
@@ -299,17 +300,18 @@ class MainContent:
         for mid, st in self.stats.items():
             if st.tag not in _HEADINGS or not root.order < st.order <= root.end or st.chars > 60:
                 continue
-            if not _TAIL_HEADING.match(" ".join(st.node.text(deep=True).split())):  # type: ignore[attr-defined]
+            if not _TAIL_HEADING.match(" ".join(st.node.text(deep=True).split())):
                 continue
             # the heading, or the wrapper that holds nothing else
             cur, cid = st, mid
             for _ in range(3):
-                if cur.parent is None or cur.parent == root.node.mem_id:  # type: ignore[attr-defined]
+                if cur.parent is None or cur.parent == root.node.mem_id:
                     break
-                up = self.stats[cur.parent]
+                pid = cur.parent
+                up = self.stats[pid]
                 if up.chars != st.chars:
                     break
-                cur, cid = up, cur.parent
+                cur, cid = up, pid
             out.add(cid)
             if cur.parent is None:
                 continue
@@ -378,7 +380,7 @@ class MainContent:
             return top, set()
         return parent, set(drop)
 
-    def _title(self, root: _Stat) -> object | None:
+    def _title(self, root: _Stat) -> Any:
         """The headline: the last `h1` before `root` when `root` holds none."""
         rid = root.node.mem_id
         title = None
