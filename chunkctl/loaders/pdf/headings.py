@@ -92,6 +92,11 @@ def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
         gs[:] = out
 
 
+def norm_title(s: str) -> str:
+    """A title reduced for matching: leading numbering, case, punctuation and spaces removed ("2.1 Scope" -> "scope")."""
+    return _norm_title(s)
+
+
 def _norm_title(s: str) -> str:
     s = _NUMBERING.sub("", s.strip().lower(), count=1) if _NUMBERING.match(s.strip()) else s.strip().lower()
     return "".join(ch for ch in s if ch.isalnum())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 from chunkctl.loaders.pdf.groups import Group
 from chunkctl.loaders.pdf.page import Line, is_cjk
@@ -12,27 +13,68 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
+# Endings that make another form of the same word ("computer" is evidence for
+# "computers", "processing" for "processed"); longest first.
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ers", "ied", "es", "ed", "er", "ly", "s", "d")
+# Prefixes that form hyphenated compounds with a word ("pre-processing", "non-trivial").
+_PREFIXES = frozenset(("pre", "post", "non", "self", "semi", "anti", "multi", "pseudo", "quasi", "co", "cross", "ultra",
+                       "intra", "meta", "micro", "macro", "mid", "neo", "proto"))
+# Words that English closes up with the next one ("overturned", "outbreak", "anyway").
+_PARTICLES = frozenset(("over", "under", "out", "any", "some", "every", "head", "with", "back", "fore", "down", "off",
+                        "after", "through", "can", "her", "his", "for", "con", "com", "dis", "mis", "cap"))
+_EDGE_PUNCT = "\"'()[]{}<>,.;:!?\u201c\u201d\u2018\u2019\u00ab\u00bb*"
+
+
 class Joiner:
     """Joins a group's lines into running text: hyphenated words rejoined, CJK without spaces.
 
-    A word broken at a line end by a hyphen is joined without the hyphen unless the
-    hyphenated compound appears elsewhere in the document, or the second part starts
-    upper-case and the joined word does not appear elsewhere.
+    A word broken at a line end by a hyphen is joined or keeps its hyphen by the
+    document's evidence, in this order: the joined word (or another form of it, by a
+    common ending) appears elsewhere more often than the hyphenated compound: joined;
+    the compound appears elsewhere: kept. Without either: kept when both parts are
+    words the document uses on their own ("well-" / "known", three letters or more,
+    not a particle English closes up: "over-" / "turned" is joined) or the first is
+    a compounding prefix ("pre-" / "processing", "non-" / "trivial"), or the second
+    part starts upper-case ("Anglo-" / "Saxon"); joined otherwise, since a part that
+    is no word of the document is a syllable ("discov-" / "ered"). Words are counted
+    outside URLs and file names, and the halves of words split at a line end do not
+    count.
 
     Args:
         texts: every line of the document (to learn its words and compounds).
     """
 
     def __init__(self, texts: list[str]):
-        words: set[str] = set()
-        compounds: set[str] = set()
+        words: Counter = Counter()
+        compounds: Counter = Counter()
+        broken = False  # the previous line ended in a hyphen: this line's first word is a fragment
         for t in texts:
-            low = t.lower()
-            words.update(_WORD.findall(low))
-            if "-" in low:
-                compounds.update(_COMPOUND.findall(low))
+            tokens = t.lower().split()
+            ends_broken = bool(tokens) and len(tokens[-1]) > 1 and tokens[-1].endswith("-") and tokens[-1][-2].isalpha()
+            for k, tok in enumerate(tokens):
+                if (k == 0 and broken) or (k == len(tokens) - 1 and ends_broken):
+                    continue  # halves of a word split at a line end are not words of the document
+                tok = tok.strip(_EDGE_PUNCT)
+                if "/" in tok or "@" in tok or "." in tok:
+                    continue  # URLs, addresses, file names: their pieces are not words
+                words.update(_WORD.findall(tok))
+                if "-" in tok:
+                    compounds.update(_COMPOUND.findall(tok))
+            broken = ends_broken
         self.words = words
         self.compounds = compounds
+
+    def _seen(self, word: str) -> int:
+        """How often `word` or another form of it (a common ending added or removed) appears in the document."""
+        n = self.words[word]
+        if n:
+            return n
+        for suf in _SUFFIXES:
+            if self.words[word + suf]:
+                return self.words[word + suf]
+            if word.endswith(suf) and len(word) - len(suf) >= 4 and self.words[word[:-len(suf)]]:
+                return self.words[word[:-len(suf)]]
+        return 0
 
     def join(self, lines: list[Line]) -> str:
         """The lines as one paragraph string: no line breaks, joined by spaces (none between CJK characters,
@@ -57,18 +99,26 @@ class Joiner:
         return out
 
     def hyphen(self, left: str, right: str) -> str:
-        """Join `left` (ending in "-") and `right` (the next line) across a line break, by the class rules."""
+        """Join `left` (ending in "-") and `right` (the next line) across a line break, by the class rules.
+
+        The class rules are in the class docstring; numbers keep the hyphen ("2009-2010").
+        """
         m = re.search(r"([^\W\d_]+)-$", left)
         r = re.match(r"[^\W\d_]+", right)
         if not m or not r:
             return left + right
         a, b = m.group(1), r.group(0)
-        if f"{a}-{b}".lower() in self.compounds:
+        if left[m.start(1) - 1:m.start(1)].isdigit():
+            return left + right  # "3d-raytrace", "x86-64": a code, not a word
+        joined, compound = self._seen((a + b).lower()), self.compounds[f"{a}-{b}".lower()]
+        if joined or compound:
+            return left[:-1] + right if joined > compound else left + right
+        al, bl = a.lower(), b.lower()
+        second = self.words[bl] > 0
+        if b[0].isupper() or (second and (al in _PREFIXES or (len(al) >= 3 and al not in _PARTICLES
+                                                              and self.words[al] > 0))):
             return left + right
-        joined = (a + b).lower()
-        if joined in self.words or not b[0].isupper():
-            return left[:-1] + right
-        return left + right
+        return left[:-1] + right
 
 
 def move_split_words(groups_by_page: list[list[Group]], joiner: Joiner) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.pdf import ocr
+from chunkctl.loaders.pdf.fallback import recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_headings
@@ -15,6 +16,7 @@ from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
 from chunkctl.loaders.pdf.tables import Table, find_tables
+from chunkctl.loaders.pdf.toc import mark_toc
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
 
@@ -65,6 +67,10 @@ def load_pdf(data: bytes, source: str, config) -> Document:
         meta_title = _metadata_title(pdf)
     finally:
         pdf.close()
+    recovered = recover_text(data, pages, getattr(config, "password", None), warnings)
+    if recovered:  # those pages have a text layer after all
+        gone = {f"page {i + 1} has no text layer" for i in recovered}
+        warnings[:] = [w for w in warnings if not any(w.startswith(g) for g in gone)]
     text, blocks, first_heading = assemble(pages, outline, labels)
     meta: dict[str, Any] = {
         "title": meta_title or first_heading,  # None: the registry gives the file stem
@@ -372,7 +378,8 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
     if not matched:
         font_headings(groups_by_page, body)
-    joiner = Joiner([ln.text for gs in groups_by_page for g in gs for ln in g.lines])
+    mark_toc(groups_by_page, outline)
+    joiner = Joiner([ln.text + ("-" if ln.hyphen else "") for gs in groups_by_page for g in gs for ln in g.lines])
     move_split_words(groups_by_page, joiner)
 
     w = _Writer()

@@ -50,6 +50,25 @@ _SPACE_CANDIDATE = re.compile(r"(?<=[.,;:!?)\]\u201d])(?=[^\W\d_(\u201c\u2018])|
 # punctuation; inside a CamelCase word or a domain name only a full space counts).
 SPACE_GAP_EM = 0.14
 CAMEL_GAP_EM = 0.25
+# Tokens a restored space must never cut: URLs, e-mail addresses, domain names, file
+# names and dotted identifiers ("mupdf.com/downloads", "os.path.join", "setup.py").
+_URLISH = re.compile(r"://|@|^(?:www\.|mailto:|doi:)", re.I)
+_TLDS = ("com|org|net|edu|gov|mil|int|io|ai|co|uk|de|fr|jp|cn|ru|info|biz|dev|app|me|us|eu|ca|au|nl|ch|se|no|fi"
+         "|es|it|pl|be|at|dk|cz|br|in|kr|tw|hk|nz|za|gr|ie|pt|hu|ro|sk|ly|tv|gl|so|sh|xyz|online|site|tech")
+_DOMAIN = re.compile(rf"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+(?:{_TLDS})(?::\d+)?(?:[/?#]\S*)?")
+_PATHLIKE = re.compile(r"[\w-]+(?:\.[\w-]+)+/\S*")
+_FILE_EXT = re.compile(r"[\w~-]+\.(?:py|pyi|ipynb|txt|pdf|md|rst|json|jsonl|ya?ml|toml|csv|tsv|html?|xml|js|mjs|ts|tsx"
+                       r"|jsx|css|c|h|cc|cpp|hpp|java|kt|go|rs|rb|php|pl|sh|bash|bat|ps1|cfg|conf|ini|log|zip|tar|gz"
+                       r"|tgz|bz2|xz|7z|png|jpe?g|gif|svg|bmp|tiff?|docx?|xlsx?|pptx?|odt|exe|dll|so|dylib|tex|bib"
+                       r"|sql|db|sqlite|lock|env|cmake|mk|gradle|swift|m|r|jl|lua|dart|scala|wasm|bin|dat|iso)", re.I)
+_IDENT = re.compile(r"[A-Za-z_][\w$]+(?:\.[A-Za-z_][\w$]+){2,}|[\w$]*_[\w$]*(?:\.[A-Za-z_][\w$]*)+")
+_CALL = re.compile(r"\w\.[A-Za-z_]\w*\(")
+# What a space pdfium made up may be taken out of: only unmistakable tokens (the
+# top-level domains and extensions that are not also English words).
+_DOMAIN_STRICT = re.compile(r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+(?:com|org|net|edu|gov|io|dev|info|biz)"
+                            r"(?::\d+)?(?:[/?#]\S*)?")
+_FILE_STRICT = re.compile(r"[\w~-]+\.(?:py|pyi|ipynb|txt|pdf|md|rst|json|jsonl|ya?ml|toml|csv|tsv|html?|xml|js|ts|css"
+                          r"|cpp|hpp|java|sh|zip|gz|tgz|png|jpe?g|gif|svg|docx?|xlsx?|pptx?|tex|bib|sql|exe|dll)", re.I)
 
 # A page with more ruling edges than this is a drawing (a chart, a map): looking
 # for tables in it would cost seconds (pairwise intersections), so it is skipped.
@@ -82,6 +101,53 @@ def _compose_accent(m: re.Match) -> str:
     base = m.group(2)
     base = {"\u0131": "i", "\u0237": "j"}.get(base, base)
     return unicodedata.normalize("NFC", base + _SPACING_ACCENTS[m.group(1)])
+
+
+def space_may_break(text: str, i: int) -> bool:
+    """Whether a space restored before `text[i]` would cut a URL, e-mail address, file name or identifier.
+
+    Decided from the whitespace-delimited token around position i alone (no glyph
+    geometry): a token with "://", "@", "www.", "mailto:" or "doi:"; a domain name
+    (a known top-level domain, or any dotted name followed by a "/" path); a file
+    name with a common extension; a dotted identifier (three or more dotted parts,
+    an underscore, or a call "f.g("); and any dot followed by a lower-case letter
+    ("numpy.ndarray", "mupdf.com"), which in prose is almost never a lost space.
+
+    Args:
+        text: one line of text.
+        i: the index of the character a space would go before (0 < i < len(text)).
+
+    Returns:
+        True when the space must not be inserted.
+    """
+    a = text.rfind(" ", 0, i) + 1
+    b = text.find(" ", i)
+    token = text[a:b if b >= 0 else len(text)].strip("\"'()[]{}<>,;!?\u201c\u201d\u2018\u2019")
+    if text[i - 1] == "." and text[i].islower() and text[i - 2:i - 1].isalnum():
+        return True
+    if _URLISH.search(token) or _PATHLIKE.match(token):
+        return True
+    core = token.rstrip(".:")
+    return bool(_DOMAIN.fullmatch(core) or _FILE_EXT.fullmatch(core) or _IDENT.fullmatch(core) or _CALL.search(core))
+
+
+def unmistakable_token(token: str) -> bool:
+    """Whether a token (no spaces) can only be a URL, e-mail address, file name or dotted identifier.
+
+    Stricter than `space_may_break`: used to take out a space pdfium inserted itself
+    ("mupdf. com/downloads"), where prose ("et al. in", "e.g. the") must stay as it is.
+    """
+    t = token.strip("\"'()[]{}<>,;!?\u201c\u201d\u2018\u2019").rstrip(".:")
+    if "://" in t or t.lower().startswith("www.") or re.fullmatch(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", t):
+        return True
+    return bool(_PATHLIKE.match(t) or _DOMAIN_STRICT.fullmatch(t) or _FILE_STRICT.fullmatch(t)
+                or _IDENT.fullmatch(t) or _CALL.search(t))
+
+
+def font_style(name: str) -> tuple[bool, bool]:
+    """(bold, monospaced) judged from a font's name ("ABCDEF+Courier-Bold" -> (True, True))."""
+    name = name.split("+", 1)[-1]
+    return bool(_BOLD_NAME.search(name)), bool(_MONO_NAME.search(name))
 
 
 def is_cjk(ch: str) -> bool:
@@ -197,6 +263,13 @@ class PageData:
         too_many_edges: more than MAX_EDGES ruling edges (tables not looked for).
         text: pdfium's text of the page, index-aligned with its characters.
         tables: tables found on the page (filled by the table reader).
+        n_chars: non-space characters in pdfium's text of the page.
+        bad_chars: of those, characters pdfium could not map to Unicode (control
+            characters, private-use code points, U+FFFD).
+        guessed: of the others, characters pdfium flags as a Unicode mapping error
+            (it guessed them from the character code: often right, sometimes junk).
+        empty_objects: text objects whose glyphs pdfium maps to no text at all (CID
+            fonts whose CMap it cannot read); see `chunkctl.loaders.pdf.fallback`.
     """
 
     index: int
@@ -209,6 +282,10 @@ class PageData:
     too_many_edges: bool = False
     text: str = ""
     tables: list = field(default_factory=list)
+    n_chars: int = 0
+    bad_chars: int = 0
+    guessed: int = 0
+    empty_objects: int = 0
 
 
 class PageReader:
@@ -251,21 +328,50 @@ class PageReader:
         d = self._d
         return d[0].value, d[2].value, d[1].value, d[3].value  # left, bottom, right, top
 
-    def _restore_spaces(self, tp, text: str, start: int, size: float, angle: int) -> str:
-        """Insert spaces that pdfium left out where the glyph gap is wider than SPACE_GAP_EM."""
+    def _glue_tokens(self, tp, text: str, start: int) -> tuple[str, list[int]]:
+        """Take out spaces pdfium generated inside a URL, address, file name or identifier.
+
+        pdfium inserts a space where glyphs stand apart ("mupdf. com/downloads"); such a
+        space goes when the tokens on its sides, joined, are `unmistakable_token` and
+        the right one does not start upper-case (a sentence: "javascript. Dept.").
+
+        Returns:
+            (the text, the text page index of each of its characters).
+        """
+        idx = list(range(start, start + len(text)))
+        if " " not in text or not any(c in text for c in "./@:"):
+            return text, idx
+        out = text
+        j = out.find(" ")
+        while j > 0:
+            a = out.rfind(" ", 0, j) + 1
+            b = out.find(" ", j + 1)
+            left, right = out[a:j], out[j + 1:b if b >= 0 else len(out)]
+            if (left and right and (left[-1] in "./@:" or right[0] in "/@") and not right[0].isupper()
+                    and pdfium_c.FPDFText_IsGenerated(tp.raw, idx[j]) == 1 and unmistakable_token(left + right)):
+                out = out[:j] + out[j + 1:]
+                del idx[j]
+                j = out.find(" ", j)
+                continue
+            j = out.find(" ", j + 1)
+        return out, idx
+
+    def _restore_spaces(self, tp, text: str, start: int, size: float, angle: int,
+                        idx: list[int] | None = None) -> str:
+        """Insert spaces that pdfium left out where the glyph gap is wider than SPACE_GAP_EM.
+
+        `idx` gives the text page index of each character (default: from `start` on).
+        """
         cuts = []
         for m in _SPACE_CANDIDATE.finditer(text):
             i = m.start()
-            a = text.rfind(" ", 0, i) + 1
-            b = text.find(" ", i)
-            token = text[a:b if b >= 0 else len(text)]
-            if "@" in token or "://" in token or "www." in token:
+            if space_may_break(text, i):
                 continue
-            k = start + i
+            k = idx[i] if idx is not None else start + i
             pdfium_c.FPDFText_GetFontInfo(tp.raw, k, self._name, 128, ctypes.byref(self._flags))
             if self._flags.value & 1:
                 continue
-            l1, b1, r1, t1 = self._charbox(tp, k - 1)
+            l1, b1, r1, t1 = self._charbox(tp, idx[i - 1] if idx is not None else k - 1)
             l2, b2, r2, t2 = self._charbox(tp, k)
             if angle == 0:
                 gap = l2 - r1
@@ -311,7 +417,7 @@ class PageReader:
             text = "".join(chr(get(tp.raw, i)) if 0 < get(tp.raw, i) < 0x110000 else "\ufffe" for i in range(n))
             text = "".join(c if not 0xD800 <= ord(c) <= 0xDFFF else " " for c in text)
         crop = page.get_cropbox()
-        has_images, edges = _scan_objects(page, self._fp, self._f, crop)
+        has_images, edges, empty_objects = _scan_objects(page, self._fp, self._f, crop, tp)
         raw_lines: list[tuple[int, int, bool]] = []
         pos = 0
         for m in re.finditer(r"\r\n|\ufffe", text):
@@ -372,6 +478,8 @@ class PageReader:
         if pdata.ruled:
             pdata.edges = edges
         pdata.text = text
+        pdata.empty_objects = empty_objects
+        pdata.n_chars, pdata.bad_chars, pdata.guessed = _unmapped(tp, text)
         for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin, ends) in enumerate(facts):
             x0, top, x1, bottom = frame.box(l, bt, r, t)
             if ang == angle:
@@ -391,8 +499,9 @@ class PageReader:
             raw = text[a:b].rstrip()
             lead = len(raw) - len(raw.lstrip())
             raw = raw.lstrip()
+            raw, idx = self._glue_tokens(tp, raw, a + lead)
             if not mono:
-                raw = self._restore_spaces(tp, raw, a + lead, size, ang)
+                raw = self._restore_spaces(tp, raw, a + lead, size, ang, idx)
             line_text = clean_text(raw)
             if not line_text.strip():
                 continue
@@ -405,6 +514,32 @@ class PageReader:
             else:
                 pdata.lines.append(line)
         return pdata
+
+
+_BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+_SAMPLE = 256
+
+
+def _unmapped(tp, text: str) -> tuple[int, int, int]:
+    """(non-space characters, unmapped ones, guessed ones) of a page's text.
+
+    Unmapped: control characters, private-use code points and U+FFFD. Guessed: other
+    characters pdfium flags with FPDFText_HasUnicodeMapError (it took their Unicode
+    from the character code). The flags are sampled (at most _SAMPLE characters)
+    and counted in full only when the sample finds some.
+    """
+    n = len(text)
+    nonspace = n - sum(1 for ch in text if ch.isspace() or ch == "\ufffe")
+    if not nonspace:
+        return 0, 0, 0
+    bad = min(len(_BAD_CHAR.findall(text)), nonspace)
+    step = max(1, n // _SAMPLE)
+    err = pdfium_c.FPDFText_HasUnicodeMapError
+    raw = tp.raw
+    guessed = 0
+    if any(err(raw, k) == 1 for k in range(0, n, step)):
+        guessed = sum(1 for k in range(n) if err(raw, k) == 1 and not text[k].isspace() and not _BAD_CHAR.match(text[k]))
+    return nonspace, bad, min(guessed, nonspace - bad)
 
 
 def _frame(angle: int, crop: tuple[float, float, float, float]) -> Frame:
@@ -421,22 +556,26 @@ def _frame(angle: int, crop: tuple[float, float, float, float]) -> Frame:
     return f
 
 
-def _scan_objects(page, fp, f, crop) -> tuple[bool, list[tuple[str, float, float, float]]]:
-    """Images and axis-parallel ruling edges among a page's top-level objects.
+def _scan_objects(page, fp, f, crop, tp) -> tuple[bool, list[tuple[str, float, float, float]], int]:
+    """Images, axis-parallel ruling edges and unmapped text objects among a page's top-level objects.
 
     Returns:
-        (has_images, edges) where an edge is ("h", y, x0, x1) or ("v", x, y0, y1)
-        in user space (points). Rectangles give their four sides; edges whose middle
-        lies outside the crop box (printer's crop marks) are left out.
+        (has_images, edges, empty) where an edge is ("h", y, x0, x1) or ("v", x, y0,
+        y1) in user space (points) and `empty` counts text objects whose text pdfium
+        maps to nothing. Rectangles give their four sides; edges whose middle lies
+        outside the crop box (printer's crop marks) are left out.
     """
     raw = page.raw
     n = pdfium_c.FPDFPage_CountObjects(raw)
     has_images = False
+    empty = 0
     edges: list[tuple[str, float, float, float]] = []
     for i in range(n):
         obj = pdfium_c.FPDFPage_GetObject(raw, i)
         typ = pdfium_c.FPDFPageObj_GetType(obj)
-        if typ == FPDF_PAGEOBJ_IMAGE:
+        if typ == FPDF_PAGEOBJ_TEXT:
+            empty += pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2  # bytes of UTF-16 with its NUL
+        elif typ == FPDF_PAGEOBJ_IMAGE:
             has_images = True
         elif typ == FPDF_PAGEOBJ_FORM and not has_images:
             has_images = _form_has_image(obj, 0)
@@ -460,7 +599,7 @@ def _scan_objects(page, fp, f, crop) -> tuple[bool, list[tuple[str, float, float
         mx, my = ((e[2] + e[3]) / 2, e[1]) if e[0] == "h" else (e[1], (e[2] + e[3]) / 2)
         if cl - 1 <= mx <= cr + 1 and cb - 1 <= my <= ct + 1:
             visible.append(e)
-    return has_images, visible
+    return has_images, visible, empty
 
 
 def _form_has_image(obj, depth: int) -> bool:

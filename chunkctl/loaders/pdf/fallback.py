@@ -1,0 +1,276 @@
+"""PDF text layers pdfium cannot map: such pages are read again with pdfminer, page by page; no layout, no tokens.
+
+pdfium drops or garbles the glyphs of fonts it cannot map to Unicode: CID fonts
+shown through a CMap it does not have and without a /ToUnicode map (OCR text layers
+of scanned CJK reports, Japanese gazettes set in Ryumin-Light), or fonts whose codes
+it can only guess from. pdfminer.six (a dependency through pdfplumber) maps CIDs
+through the Adobe character collections' own tables, so it often reads what pdfium
+cannot. Only pages that look unmapped are read again; pdfminer's text replaces
+pdfium's when it is clearly better, and a page no extractor can read is named in a
+warning instead of passing as text.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text, font_style
+
+# A page is read again when this many of its glyphs (and this share of them) are
+# unmapped or guessed, or when more of its text objects map to nothing than it has
+# characters.
+MIN_BAD = 5
+BAD_SHARE = 0.10
+MIN_EMPTY = 10
+# pdfminer's reading is clean when at most this share of its glyphs is unmapped; it
+# agrees with pdfium's when their characters (as multisets) overlap this much.
+CLEAN_SHARE = 0.1
+AGREE_SHARE = 0.9
+# A clean reading replaces pdfium's when it keeps this share of pdfium's reliable
+# characters (neither unmapped nor guessed).
+KEEP_SHARE = 0.9
+# A page whose best text maps fewer than this share of its glyphs is reported.
+READABLE_SHARE = 0.5
+
+_CID = re.compile(r"\(cid:\d+\)")
+_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+_CJK_GAP = re.compile(r"(?<=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])[ \u3000]+"
+                      r"(?=[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef])")
+
+
+def suspect(p: PageData) -> bool:
+    """Whether pdfium's text of a page looks unmapped (worth reading again with pdfminer)."""
+    bad = p.bad_chars + p.guessed
+    if bad >= MIN_BAD and bad >= BAD_SHARE * p.n_chars:
+        return True
+    return p.empty_objects >= MIN_EMPTY and p.empty_objects >= p.n_chars
+
+
+@dataclass
+class _Read:
+    """What pdfminer read from one page: its lines, its frame, mapped and unmapped glyphs."""
+
+    lines: list[Line]
+    frame: Frame
+    good: int
+    bad: int
+
+    @property
+    def clean(self) -> bool:
+        return self.good > 0 and self.bad <= CLEAN_SHARE * (self.good + self.bad)
+
+    def text(self) -> str:
+        return "".join("".join(ln.text for ln in self.lines).split())
+
+
+def recover_text(data: bytes, pages: list[PageData], password: str | None, warnings: list[str]) -> list[int]:
+    """Replace the lines of pages pdfium could not map with pdfminer's, in place, where pdfminer reads better.
+
+    A page is a candidate when `suspect` says so. pdfminer's reading is taken when
+    it is clean (at most CLEAN_SHARE of its glyphs unmapped: "(cid:N)", control and
+    private-use characters), does not just agree with pdfium's (AGREE_SHARE of the
+    characters in common: pdfium guessed right) and keeps KEEP_SHARE of pdfium's
+    reliable characters; the page then loses its tables (found in pdfium's text).
+    A page whose text still maps fewer than READABLE_SHARE of its glyphs is named in
+    a warning: when most of pdfium's characters there are junk (unmapped, or guessed
+    in words that mix scripts) its text is left out (never emitted as junk), else
+    the readable part is kept and called incomplete (glyphs pdfium dropped are
+    missing, not junk).
+
+    Args:
+        data: the PDF's bytes.
+        pages: the pages as pdfium read them (0-based `index`).
+        password: the password that opened the file, if any.
+        warnings: the document's warnings, appended to.
+
+    Returns:
+        0-based indices of the pages whose text now comes from pdfminer.
+    """
+    wanted = [p.index for p in pages if suspect(p)]
+    if not wanted:
+        return []
+    got = _read_with_pdfminer(data, wanted, password)
+    recovered: list[int] = []
+    left_out: list[int] = []
+    incomplete: list[int] = []
+    for i in wanted:
+        p = pages[i]
+        mine = _page_text(p)
+        glyphs = p.n_chars + p.empty_objects
+        r = got.get(i)
+        if r is not None and r.clean:
+            if _overlap("".join(mine.split()), r.text()) >= AGREE_SHARE:
+                continue
+            if r.good >= KEEP_SHARE * (p.n_chars - p.bad_chars - p.guessed):
+                p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
+                recovered.append(i)
+                if r.good < READABLE_SHARE * max(glyphs, r.good + r.bad):
+                    incomplete.append(i)
+                continue
+        junk = p.bad_chars + min(p.guessed, mixed_script_chars(mine))
+        readable = p.n_chars - junk
+        if readable >= READABLE_SHARE * glyphs:
+            continue
+        if junk > readable:
+            p.lines, p.stray, p.tables = [], [], []
+            left_out.append(i)
+        else:
+            incomplete.append(i)
+    if left_out:
+        warnings.append(f"{_pages(left_out)}: fonts without a Unicode mapping that no extractor could read; "
+                        "their text is left out")
+    if incomplete:
+        warnings.append(f"{_pages(incomplete)}: fonts without a Unicode mapping; their text is incomplete")
+    return recovered
+
+
+def _page_text(p: PageData) -> str:
+    """pdfium's text of a read page: its lines and table cells, space-separated."""
+    parts = [ln.text for ln in p.lines + p.stray]
+    for t in p.tables:
+        parts.extend(t.header)
+        parts.extend(c for row in t.rows for c in row)
+    return " ".join(parts)
+
+
+def _overlap(a: str, b: str) -> float:
+    """Characters two texts share, as multisets, over the longer one's length (0 when either is empty)."""
+    if not a or not b:
+        return 0.0
+    ca, cb = Counter(a), Counter(b)
+    return sum(min(n, cb[ch]) for ch, n in ca.items()) / max(len(a), len(b))
+
+
+def _script(ch: str) -> str:
+    try:
+        name = unicodedata.name(ch)
+    except ValueError:
+        return "?"
+    word = name.split(" ", 1)[0]
+    return "CJK" if word in ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH", "FULLWIDTH") else word
+
+
+def mixed_script_chars(text: str) -> int:
+    """Characters of the words that mix letters of two or more scripts ("ଋҨǥƹ": glyph codes read as text).
+
+    The script is the first word of a letter's Unicode name (LATIN, CYRILLIC, ARABIC,
+    ...); Han, kana and full-width forms count as one script, since Japanese mixes them.
+    """
+    return sum(len(w) for w in text.split() if len({_script(ch) for ch in w if ch.isalpha()}) > 1)
+
+
+def _pages(indices: list[int]) -> str:
+    """'page 3' or 'pages 2-4, 7' from 0-based indices."""
+    nums = sorted(i + 1 for i in indices)
+    runs: list[str] = []
+    start = prev = nums[0]
+    for n in nums[1:] + [None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ("page " if len(nums) == 1 else "pages ") + ", ".join(runs)
+
+
+def _read_with_pdfminer(data: bytes, wanted: list[int], password: str | None) -> dict[int, _Read]:
+    """pdfminer's lines of the wanted pages (0-based); pages it fails on are missing from the result."""
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LAParams
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdfparser import PDFParser
+
+    out: dict[int, _Read] = {}
+    todo = set(wanted)
+    quiet = logging.getLogger("pdfminer")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        doc = PDFDocument(PDFParser(io.BytesIO(data)), password=password or "")
+        rsrc = PDFResourceManager()
+        device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True))
+        interp = PDFPageInterpreter(rsrc, device)
+        for i, page in enumerate(PDFPage.create_pages(doc)):
+            if i > max(todo):
+                break
+            if i not in todo:
+                continue
+            try:
+                interp.process_page(page)
+                out[i] = _page_lines(device.get_result())
+            except Exception:  # one page pdfminer cannot interpret: it keeps pdfium's text
+                continue
+    except Exception:  # pdfminer cannot open the file at all: pdfium's text stands
+        return out
+    finally:
+        quiet.setLevel(level)
+    return out
+
+
+def _page_lines(layout) -> _Read:
+    """Lines (upright frame, points, top-left origin) of one pdfminer page layout, in its reading order."""
+    from pdfminer.layout import LTChar, LTTextLine, LTTextLineVertical
+
+    height = layout.height
+    frame = Frame(0, ox=0.0, oy=-height, width=layout.width, height=height)
+    lines: list[Line] = []
+    good = bad = 0
+
+    def walk(obj) -> None:
+        nonlocal good, bad
+        for child in obj:
+            if isinstance(child, LTTextLine):
+                line = _line(child, height, isinstance(child, LTTextLineVertical), len(lines), LTChar)
+                if line is not None:
+                    lines.append(line[0])
+                good += line[1] if line else 0
+                bad += line[2] if line else _unmapped_count(child.get_text())
+            elif hasattr(child, "__iter__") and not isinstance(child, LTChar):
+                walk(child)
+
+    walk(layout)
+    # Text drawn twice at (almost) the same place (fake bold, shadows) is read once.
+    seen: set[tuple[str, int, int]] = set()
+    unique = []
+    for ln in lines:
+        key = (ln.text, round(ln.x0 / 3), round(ln.top / 3))
+        if key in seen:
+            good -= len(ln.text) - ln.text.count(" ")
+            continue
+        seen.add(key)
+        unique.append(ln)
+    return _Read(unique, frame, good, bad)
+
+
+def _unmapped_count(raw: str) -> int:
+    return len(_CID.findall(raw)) + len(_BAD.findall(raw))
+
+
+def _line(obj, height: float, vertical: bool, order: int, char_type) -> tuple[Line, int, int] | None:
+    """One pdfminer text line as a Line, with its mapped and unmapped glyph counts (None when it has no text)."""
+    raw = obj.get_text().replace("\n", " ")
+    bad = _unmapped_count(raw)
+    text = clean_text(_CJK_GAP.sub("", _BAD.sub("", _CID.sub("", raw))).strip())
+    text = " ".join(text.split()) if not vertical else text.replace(" ", "")
+    good = len(text) - text.count(" ")
+    if not text:
+        return None
+    chars = [c for c in obj if isinstance(c, char_type)]
+    sizes = sorted(c.size for c in chars) or [obj.height]
+    size = sizes[len(sizes) // 2]
+    names = {c.fontname for c in chars}
+    styles = [font_style(n) for n in names] or [(False, False)]
+    bold = all(s[0] for s in styles)
+    mono = all(s[1] for s in styles)
+    top, bottom = height - obj.y1, height - obj.y0
+    line = Line(text, obj.x0, top, obj.x1, bottom, max(1.0, size), bold, mono, False, vertical, 0, order,
+                bottom - 0.2 * (bottom - top))
+    return line, good, bad

@@ -1,0 +1,235 @@
+"""PDF text quality (issue 16, PDF points 1, 4, 5, 6): unmapped fonts read with pdfminer, tables of contents,
+URLs kept whole by space restoration, line-end hyphens joined only on the document's evidence.
+
+Every PDF here is drawn in the test (tests/loaders/pdf_drawing.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pypdfium2 as pdfium
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders.pdf.fallback import mixed_script_chars
+from chunkctl.loaders.pdf.joining import Joiner
+from chunkctl.loaders.pdf.loader import load_pdf
+from chunkctl.loaders.pdf.page import _SPACE_CANDIDATE, Line, space_may_break
+from chunkctl.model import BlockKind
+from tests.conftest import parse_jsonl, run_cli
+from tests.loaders.pdf_drawing import GB1_CIDS, cid_column, pdf_bytes, spaced, text
+
+CONFIG = ChunkConfig(ocr="never") if "ocr" in ChunkConfig.__dataclass_fields__ else ChunkConfig()
+HAN = "中国的年度报告显示经济增长"
+
+
+def _load(pages: list[list[bytes]]):
+    return load_pdf(pdf_bytes(pages), "drawn.pdf", CONFIG)
+
+
+def _pdfium_text(data: bytes, page: int = 0) -> str:
+    pdf = pdfium.PdfDocument(data)
+    try:
+        return pdf[page].get_textpage().get_text_range()
+    finally:
+        pdf.close()
+
+
+# -- point 1: text layers pdfium cannot map ---------------------------------------------------
+
+def test_cid_text_pdfium_drops_is_read_with_pdfminer():
+    # An OCR-style layer: a CID font without /ToUnicode, one glyph per Tj down each column.
+    page = [text(72, 800, "Annual report 2016")] + [cid_column(500 - 20 * i, 780, HAN) for i in range(6)]
+    data = pdf_bytes([page, [text(72, 800, "A plain second page.")]])
+    assert "中" not in _pdfium_text(data)  # the premise: pdfium maps none of those glyphs
+    doc = load_pdf(data, "drawn.pdf", CONFIG)
+    first, second = doc.text.split("\f")
+    assert first.count(HAN) == 6  # every column, top to bottom, right to left
+    assert "Annual report 2016" in first
+    assert second == "A plain second page."
+    assert doc.warnings == []
+
+
+def test_cid_text_no_extractor_maps_is_named_and_the_readable_rest_kept():
+    # Adobe-Identity ordering: pdfminer cannot map these CIDs either.
+    page = [text(72, 800, "Annual report 2016")] + [cid_column(500 - 20 * i, 780, HAN, font=b"/C2") for i in range(6)]
+    doc = _load([[text(72, 800, "Cover page.")], page])
+    assert doc.text == "Cover page.\fAnnual report 2016"
+    assert doc.warnings == ["page 2: fonts without a Unicode mapping; their text is incomplete"]
+
+
+def test_junk_text_is_left_out_with_a_warning_never_emitted():
+    # Glyph codes shown in a font no extractor maps: pdfium returns control codes and guessed letters.
+    codes = [b"BT /C2 12 Tf 72 %d Td <%s> Tj ET" % (760 - 16 * i, b"".join(b"%04X" % c for c in range(3 + i, 40 + i)))
+             for i in range(10)]
+    guesses = [b"BT /C2 12 Tf 72 %d Td <%s> Tj ET" % (760 - 16 * i, b"".join(b"%04X" % c for c in GB1_CIDS.values()))
+               for i in range(10)]
+    data = pdf_bytes([codes, guesses, [text(72, 800, "Readable page.")]])
+    assert re.search("[\x04-\x08]", _pdfium_text(data, 0))
+    assert mixed_script_chars(_pdfium_text(data, 1)) >= 10  # letters of several scripts in one word
+    doc = load_pdf(data, "drawn.pdf", CONFIG)
+    assert doc.text == "\f\fReadable page."
+    assert doc.warnings == ["pages 1-2: fonts without a Unicode mapping that no extractor could read; "
+                            "their text is left out"]
+
+
+def test_mixed_script_words_are_counted_as_junk():
+    assert mixed_script_chars("Hello wörld, naïve café") == 0
+    assert mixed_script_chars("日本語のテキストとカタカナ") == 0  # Han and kana are one script here
+    assert mixed_script_chars("ok ଋҨǥƹୡ") == 5
+
+
+# -- point 5: restored spaces never cut URLs, addresses, file names, identifiers ---------------
+
+def test_wide_glyph_gaps_do_not_break_urls_but_still_restore_sentence_spaces():
+    gap = -320  # a third of an em between the two glyphs: wider than any restoring threshold
+    page = [
+        spaced(72, 780, ["Get it from mupdf.", gap, "com/downloads today."]),
+        spaced(72, 760, ["Mail ops@example.", gap, "org or see setup.", gap, "py first."]),
+        spaced(72, 740, ["Call os.path.", gap, "join on it."]),
+        spaced(72, 700, ["It was the law.", gap, "The court agreed."]),
+    ]
+    doc = _load([page])
+    assert "mupdf.com/downloads" in doc.text
+    assert "ops@example.org" in doc.text and "setup.py" in doc.text
+    assert "os.path.join" in doc.text
+    assert "law. The court" in doc.text
+
+
+_LABEL = st.from_regex(r"[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?", fullmatch=True)
+_TLD = st.sampled_from(["com", "org", "net", "io", "de", "uk", "edu", "gov", "dev"])
+_PATH = st.lists(st.from_regex(r"[A-Za-z0-9_-]{1,8}", fullmatch=True), max_size=3).map("/".join)
+_DOMAIN = st.builds(lambda ls, t: ".".join(ls + [t]), st.lists(_LABEL, min_size=1, max_size=3), _TLD)
+_URL = st.builds(lambda s, d, p, q: f"{s}{d}/{p}{q}", st.sampled_from(["https://", "http://", "www.", ""]), _DOMAIN,
+                 _PATH, st.sampled_from(["", "?q=Value", "?id=1&Sort=Asc", "#Top"]))
+_EMAIL = st.builds(lambda u, d: f"{u}@{d}", st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,10}", fullmatch=True), _DOMAIN)
+_SEGMENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{1,8}", fullmatch=True)
+_IDENT = st.lists(_SEGMENT, min_size=3, max_size=5).map(".".join)
+_FILE = st.builds(lambda n, e: f"{n}.{e}", st.from_regex(r"[A-Za-z0-9_-]{1,10}", fullmatch=True),
+                  st.sampled_from(["py", "txt", "json", "yaml", "csv", "PDF", "Md", "tar", "sh"]))
+
+
+@given(st.one_of(_URL, _EMAIL, _IDENT, _FILE), st.sampled_from(["see {} now.", "({}),", "{}", "Mail {}: ok"]))
+def test_no_space_is_ever_restored_inside_urls_emails_identifiers_or_file_names(token, frame):
+    line = frame.format(token)
+    start = line.index(token)
+    for m in _SPACE_CANDIDATE.finditer(line):
+        if start < m.start() < start + len(token):
+            assert space_may_break(line, m.start()), (line, m.start())
+
+
+@given(st.from_regex(r"[a-z]{2,9}", fullmatch=True), st.from_regex(r"[A-Z][a-z]{1,9}", fullmatch=True))
+def test_a_sentence_run_into_the_next_may_still_get_its_space(end, start):
+    assume(start.lower() not in ("py", "md", "sh", "txt", "csv", "tar", "json", "yaml", "pdf", "js", "ts", "go",
+                                 "rs", "rb", "c", "h", "m", "r", "so", "db", "bin", "dat", "log", "ini", "env"))
+    line = f"It was the {end}.{start} came next."
+    assert not space_may_break(line, line.index(start))
+
+
+# -- point 6: line-end hyphens ---------------------------------------------------------------
+
+def _line(s: str, top: float, hyphen: bool = False) -> Line:
+    return Line(s, 0, top, 50, top + 10, 10.0, hyphen=hyphen, base=top + 8)
+
+
+def _join(texts: list[str], left: str, right: str) -> str:
+    return Joiner(texts + [left, right]).join([_line(left, 0), _line(right, 12)])
+
+
+def test_hyphen_rules_follow_the_documents_evidence():
+    prose = ["a method that is well known to work", "processing takes time", "the computer was slow"]
+    # no evidence for a joined word, both parts are words: the hyphen stays
+    assert _join(prose, "a well-", "known method") == "a well-known method"
+    # a compounding prefix before a word
+    assert _join(prose, "the pre-", "processing step") == "the pre-processing step"
+    # the joined word appears elsewhere: joined
+    assert _join(prose, "the com-", "puter") == "the computer"
+    # ... in another form
+    assert _join(prose + ["three computers"], "the com-", "puter") == "the computer"
+    # a part that is no word of the document is a syllable: joined
+    assert _join(prose, "was discov-", "ered") == "was discovered"
+    # the compound seen hyphenated, more often than joined
+    assert _join(prose + ["pre-processing again"], "the pre-", "processing") == "the pre-processing"
+    assert _join(prose + ["preprocessing", "preprocessing"], "the pre-", "processing") == "the preprocessing"
+    # upper case second part without evidence; numbers
+    assert _join(prose, "Anglo-", "Saxon") == "Anglo-Saxon"
+    assert _join(prose + ["TraceMonkey"], "Trace-", "Monkey") == "TraceMonkey"
+    assert _join(prose, "2009-", "2010") == "2009-2010"
+
+
+_WORDS = st.from_regex(r"[a-z]{3,8}", fullmatch=True)
+
+
+@given(_WORDS, _WORDS, st.lists(_WORDS, max_size=12), st.integers(0, 3), st.integers(0, 3))
+def test_a_hyphen_goes_only_when_the_joined_word_outnumbers_the_compound(a, b, other, n_joined, n_compound):
+    joined, compound = a + b, f"{a}-{b}"
+    assume(all(joined not in w and w not in (a, b) for w in other) and a not in b and b not in a)
+    texts = other + [joined] * n_joined + [compound] * n_compound
+    out = _join(texts, f"x {a}-", f"{b} y")
+    assert out in (f"x {joined} y", f"x {compound} y")  # nothing but the hyphen may go
+    if n_joined or n_compound:
+        assert out == (f"x {joined} y" if n_joined > n_compound else f"x {compound} y")
+
+
+def test_drawn_paragraph_keeps_compound_hyphens_and_joins_syllables():
+    page = [
+        text(72, 780, "This well-known method was discov-"),
+        text(72, 766, "ered in a well-"),
+        text(72, 752, "known paper about the com-"),
+        text(72, 738, "puter. A computer helps."),
+    ]
+    doc = _load([page])
+    assert doc.text == "This well-known method was discovered in a well-known paper about the computer. A computer helps."
+
+
+# -- point 4: tables of contents ---------------------------------------------------------------
+
+def _toc_page(title: str | None) -> list[bytes]:
+    ops = [text(72, 780, title, size=16, bold=True)] if title else []
+    entries = [("1 Introduction", 3), ("2 Background", 9), ("2.1 Earlier work", 11), ("3 Method", 17),
+               ("4 Results", 25), ("5 Conclusions", 37)]
+    for i, (name, pageno) in enumerate(entries):
+        y = 740 - 20 * i
+        ops.append(text(72, y, name + " " + ". " * 40))
+        ops.append(text(500, y, str(pageno)))
+    return ops
+
+
+def _book(title: str | None) -> bytes:
+    ack = [text(72, 780, "Acknowledgements", size=16, bold=True),
+           text(72, 750, "We thank the reviewers for their patience and their many careful notes.")]
+    intro = [text(72, 780, "1 Introduction", size=16, bold=True),
+             text(72, 750, "Chunking splits documents into pieces that fit a model's context.")]
+    return pdf_bytes([ack, _toc_page(title), intro])
+
+
+def test_contents_page_gets_its_own_heading_path_and_short_leaders():
+    doc = load_pdf(_book("Contents"), "book.pdf", CONFIG)
+    toc = [b for b in doc.blocks if doc.text.count("\f", 0, b.start) == 1]
+    assert toc[0].kind == BlockKind.HEADING and doc.text[toc[0].start:toc[0].end] == "Contents"
+    assert all(b.headings == ("Contents",) for b in toc)
+    entries = [doc.text[b.start:b.end] for b in toc[1:]]
+    assert entries == ["1 Introduction ... 3", "2 Background ... 9", "2.1 Earlier work ... 11", "3 Method ... 17",
+                       "4 Results ... 25", "5 Conclusions ... 37"]
+    ack = [b for b in doc.blocks if b.headings == ("Acknowledgements",)]
+    assert all(doc.text.count("\f", 0, b.start) == 0 for b in ack)
+
+
+def test_untitled_contents_page_still_leaves_the_previous_section(tmp_path):
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(_book(None))
+    out = tmp_path / "out.jsonl"
+    res = run_cli("chunk", str(pdf), "--chunk-size", "32", "--overlap", "0", "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    recs = parse_jsonl(out.read_bytes())
+    for r in recs:
+        body = r["text"][len(r["prefix"]):]
+        if "..." in body:
+            assert r["headings"] == ["Contents"] and r["page_start"] == 2, r
+        if r["headings"] == ["Acknowledgements"]:
+            assert r["page_end"] == 1
+    assert any(r["headings"] == ["Contents"] for r in recs)
+    blocks = [json.loads(x) for x in run_cli("extract", "--blocks", str(pdf)).stdout.splitlines()]
+    assert blocks[2] == {**blocks[2], "kind": "heading", "text": "1 Introduction ... 3", "headings": ["Contents"]}
