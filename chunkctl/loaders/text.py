@@ -191,42 +191,50 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
 
 def build_text_blocks(text: str) -> list[Block]:
     """Typed blocks of a plain text: paragraphs, with clause and MediaWiki heading lines as headings."""
-    # Paragraph starts 8 bytes each (a list of spans and a set of starts took ~200 bytes a
-    # paragraph, a lot in a file of one-word paragraphs); the spans are found again below.
-    starts = _Starts(a for a, _ in iter_paragraph_spans(text))
+    # One pass over the paragraphs: their spans 16 bytes each (a list of tuples and a set
+    # of starts took ~200 bytes a paragraph, a lot in a file of one-word paragraphs).
+    spans = array("q")
+    for a, b in iter_paragraph_spans(text):
+        spans.append(a)
+        spans.append(b)
+    starts = _Starts(spans[0::2])
     heads = find_clause_headings(text, starts)
     del starts
     for s, (e, level, title) in wiki_headings(text).items():
         heads.setdefault(s, (e, level, title))
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
+    headings: tuple[str, ...] = ()  # the titles of `path`, shared by the blocks under them
     head_starts = sorted(heads)
+    n_heads = len(head_starts)
     hi = 0
+    paragraph = BlockKind.PARAGRAPH
 
-    def push_heading(s: int) -> None:
-        e, level, title = heads[s]
-        while path and path[-1][0] >= level:
-            path.pop()
-        path.append((level, title))
-        blocks.append(Block(BlockKind.HEADING, s, e, level=level, headings=tuple(t for _, t in path)))
-
-    for a, b in iter_paragraph_spans(text):
-        pos = a
-        while hi < len(head_starts) and head_starts[hi] < a:
+    for i in range(0, len(spans), 2):
+        a, b = spans[i], spans[i + 1]
+        while hi < n_heads and head_starts[hi] < a:
             hi += 1
-        while hi < len(head_starts) and head_starts[hi] < b:
+        if hi == n_heads or head_starts[hi] >= b:  # (most paragraphs hold no heading line)
+            blocks.append(Block(paragraph, a, b, headings=headings))
+            continue
+        pos = a
+        while hi < n_heads and head_starts[hi] < b:
             s = head_starts[hi]
             if s > pos:
                 seg_end = pos + len(text[pos:s].rstrip())
                 if seg_end > pos:
-                    blocks.append(Block(BlockKind.PARAGRAPH, pos, seg_end, headings=tuple(t for _, t in path)))
-            push_heading(s)
-            e = heads[s][0]
+                    blocks.append(Block(paragraph, pos, seg_end, headings=headings))
+            e, level, title = heads[s]
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, title))
+            headings = tuple(t for _, t in path)
+            blocks.append(Block(BlockKind.HEADING, s, e, level=level, headings=headings))
             m = _NONSPACE.search(text, e, b)
             pos = m.start() if m else b
             hi += 1
         if pos < b:
-            blocks.append(Block(BlockKind.PARAGRAPH, pos, b, headings=tuple(t for _, t in path)))
+            blocks.append(Block(paragraph, pos, b, headings=headings))
     return blocks
 
 
