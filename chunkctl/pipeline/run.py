@@ -10,6 +10,7 @@ optional record cache. How a document becomes records is
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -17,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
-from chunkctl.pipeline.capture import library_messages
+from chunkctl.pipeline.capture import library_messages, tidy
 from chunkctl.pipeline.document import load, process_document, serialize, warm
 from chunkctl.pipeline.inputs import InputFile
 
 if TYPE_CHECKING:
+    from chunkctl.model import Document
     from chunkctl.pipeline.cache import RecordCache
 
 DEFAULT_FILE_TIMEOUT = 300.0
@@ -30,6 +32,15 @@ ENGINES = ("local", "dask")
 """`--engine` values: worker processes of this machine, or a Dask cluster."""
 SMALL_FILE = 256_000
 """Bytes: files this small share their trip to a local worker (up to this many bytes of files a trip)."""
+ISOLATED_FORMATS = frozenset({"pdf"})
+"""Formats that a one-job run with a time limit still sends to a worker process: their native
+libraries (pdfium, OCR) can hang where no signal reaches them, or crash."""
+REFIRE = 0.1
+"""Seconds between the time-limit signals to a file in this process once it is over its limit (see `_Alarm.run`)."""
+PREFETCH_MIN, PREFETCH_MAX = 16_000, 16_000_000
+"""Characters: a one-job run builds the token table of the next document of this size on a
+thread while it chunks the current one (smaller: the hand-over costs more than it saves;
+larger: two big documents in memory at once)."""
 
 
 @dataclass(frozen=True)
@@ -132,51 +143,183 @@ def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None
     Returns:
         a FileResult with the JSONL bytes of the document, or with `error` set.
     """
-    t0 = time.perf_counter()
-    skipped = _precheck(item, max_file_size)
-    if skipped is not None:
-        return skipped
-    res = FileResult(item.source, item.format, nbytes=item.size)
-    said: list[str] = []  # what libraries report meanwhile, named with the file (see capture.py)
-    try:
-        with library_messages(said):
-            _process(item, config, res)
-    except ChunkctlError as exc:
-        res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
-        res.error_type = exc.__class__.__name__
-    except RecursionError:
-        res.error = f"{item.source}: structure nested too deeply to process"
-        res.error_type = "RecursionError"
-    except MemoryError:
-        res.error = f"{item.source}: out of memory"
-        res.error_type = "MemoryError"
-    except (KeyboardInterrupt, SystemExit, GeneratorExit):
-        raise
-    except BaseException as exc:  # a bug (or a panic in a native library): one line, the run goes on
-        res.error = f"{item.source}: internal error: {exc.__class__.__name__}: {exc}"
-        res.error_type = "internal"
-    res.warnings.extend(f"{item.source}: {line}" for line in said)
-    res.seconds = time.perf_counter() - t0
-    return res
+    job = _FileJob(item, config, max_file_size)
+    job.load()
+    return job.finish()
 
 
-def _process(item: InputFile, config: ChunkConfig, res: FileResult) -> None:
-    """The work of process_file: fill `res` with the records of one input; raises for a bad file."""
-    doc = load(item.path or item.source, config, source=item.source, data=item.data, format=item.format)
-    res.nbytes = item.size or len(item.data or b"")
-    res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
-    # a password-protected document's records never go to the cache: a later run
-    # without the password must not be served them, and its text must not sit on
-    # disk in clear (see RecordCache)
-    res.sha256 = None if doc.protected else (str(doc.meta.get("sha256") or "") or None)
-    out = process_document(doc, config)
-    res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
-    del doc, out.records
-    if out.plan is not None:
-        res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
-    res.model_failures.extend(str(f) for f in out.failures)
-    if not res.n_chunks and res.llm_plan is None:
-        res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
+class _OverTime(BaseException):
+    """Raised by the SIGALRM handler (`_Alarm`) in the file that ran over its time limit in this process.
+
+    A BaseException, as KeyboardInterrupt: code that catches `Exception` lets it through."""
+
+
+class _FileJob:
+    """One input's processing in two steps, `load` and `finish`, so that a run in this process
+    can load the next file (and have its token table built on a thread) before it chunks
+    the current one. Neither step raises for a bad file: the failure goes into the result."""
+
+    def __init__(self, item: InputFile, config: ChunkConfig, max_file_size: int | None = None):
+        self.item = item
+        self.config = config
+        self.doc: Document | None = None
+        self.seconds = 0.0  # spent in the steps so far (wall time)
+        self.said: list[str] = []  # what libraries report meanwhile, named with the file (see capture.py)
+        self.done = _precheck(item, max_file_size)  # the result of an input not to process
+        self.res = FileResult(item.source, item.format, nbytes=item.size)
+
+    def load(self) -> Document | None:
+        """Read and load the file; the Document, or None when it failed or is not to be processed."""
+        if self.done is None:
+            self._step(self._load)
+        return self.doc
+
+    def finish(self) -> FileResult:
+        """Chunk and serialize the loaded document; the file's result (the same one when called again)."""
+        if self.done is not None:
+            return self.done
+        if self.doc is not None:
+            self._step(self._chunk)
+        self.doc = None
+        res = self.res
+        res.warnings.extend(f"{self.item.source}: {line}" for line in tidy(self.said))
+        res.seconds = self.seconds
+        self.done = res
+        return res
+
+    def timed_out(self, limit: float) -> None:
+        """The file ran over `limit` seconds in this process: its result is that failure."""
+        self.doc = None
+        self.done = FileResult(self.item.source, self.item.format, nbytes=self.item.size, error_type="Timeout",
+                               error=f"{self.item.source}: took longer than {limit:g} s")  # as a worker's timeout
+
+    def _load(self) -> None:
+        item, res = self.item, self.res
+        doc = load(item.path or item.source, self.config, source=item.source, data=item.data, format=item.format)
+        res.nbytes = item.size or len(item.data or b"")
+        res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
+        # a password-protected document's records never go to the cache: a later run
+        # without the password must not be served them, and its text must not sit on
+        # disk in clear (see RecordCache)
+        res.sha256 = None if doc.protected else (str(doc.meta.get("sha256") or "") or None)
+        self.doc = doc
+
+    def _chunk(self) -> None:
+        item, res, doc = self.item, self.res, self.doc
+        assert doc is not None
+        self.doc = None
+        out = process_document(doc, self.config)
+        res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
+        del doc, out.records
+        if out.plan is not None:
+            res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
+        res.model_failures.extend(str(f) for f in out.failures)
+        if not res.n_chunks and res.llm_plan is None:
+            res.warnings.append(f"{item.source}: no text to chunk (empty or whitespace only)")
+
+    def _step(self, fn: Callable[[], None]) -> None:
+        """Run one step with library messages kept; a failure (never a raise) ends the file."""
+        item, res = self.item, self.res
+        t0 = time.perf_counter()
+        said: list[str] = []
+        try:
+            with library_messages(said):
+                fn()
+        except ChunkctlError as exc:
+            res.error = str(exc) if isinstance(exc, LoaderError) else f"{item.source}: {exc}"
+            res.error_type = exc.__class__.__name__
+        except RecursionError:
+            res.error = f"{item.source}: structure nested too deeply to process"
+            res.error_type = "RecursionError"
+        except MemoryError:
+            res.error = f"{item.source}: out of memory"
+            res.error_type = "MemoryError"
+        except (KeyboardInterrupt, SystemExit, GeneratorExit, _OverTime):
+            raise
+        except BaseException as exc:  # a bug (or a panic in a native library): one line, the run goes on
+            res.error = f"{item.source}: internal error: {exc.__class__.__name__}: {exc}"
+            res.error_type = "internal"
+        finally:
+            self.said.extend(said)
+            self.seconds += time.perf_counter() - t0
+        if res.error is not None:
+            self.doc = None
+
+
+class _Alarm:
+    """The per-file time limit of files processed in this process: a SIGALRM timer whose
+    handler raises `_OverTime` in the file that runs over it.
+
+    Python code (the txt, Markdown and HTML loaders, chunking) sees the signal at once; a
+    native call (one tiktoken pass over a big text) sees it when it returns. Usable in the
+    main thread of a POSIX process whose SIGALRM nobody else uses (`usable`); elsewhere a
+    run keeps its worker processes, which are killed when over the limit.
+    """
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.previous: Any = None
+        self.hook: Any = None
+
+    @staticmethod
+    def usable() -> bool:
+        """Whether this thread may time files with SIGALRM."""
+        import signal
+        import threading
+
+        return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+                and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+
+    def __enter__(self) -> _Alarm:
+        import signal
+
+        self.previous = signal.signal(signal.SIGALRM, self._fire)
+        self.hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        self.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
+        sys.unraisablehook = self.hook
+
+    def _unraisable(self, info: Any) -> None:
+        # A raise inside a garbage-collector callback or a `__del__` cannot reach the file's
+        # code (the timer fires again); it is no error to print.
+        if info.exc_type is not _OverTime:
+            self.hook(info)
+
+    def _fire(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            raise _OverTime
+
+    def run(self, step: Callable[[], Any], seconds: float) -> bool:
+        """Run `step` within `seconds`; False when it ran over (it was stopped, or was quick to return after).
+
+        The timer fires again every REFIRE seconds past the limit while the step goes on:
+        a raise inside a garbage-collector callback or a `__del__` is swallowed by Python.
+        """
+        import signal
+
+        if seconds <= 0:
+            return False
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE)
+        try:
+            try:
+                step()
+            finally:
+                self.armed = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _OverTime:  # (maybe raised in the clean-up above: then disarm here)
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return False
+        return True
 
 
 def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
@@ -246,12 +389,8 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         finally:
             answers.close()
         return
-    if jobs <= 1 and not file_timeout:
-        for item in items:
-            res = process_file(item, config)
-            if on_done is not None:
-                on_done(res)
-            yield res
+    if jobs <= 1 and (not file_timeout or _Alarm.usable()):
+        yield from _in_process(items, config, file_timeout or None, on_done)
         return
     from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
@@ -271,6 +410,89 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
             yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
     finally:
         results.close()
+
+
+def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None,
+                on_done: Callable[[FileResult], None] | None) -> Generator[FileResult, None, None]:
+    """Process inputs in this process, in order: one job without a worker process.
+
+    With a time limit (`limit` seconds, timed by `_Alarm`), files of ISOLATED_FORMATS go
+    to one worker process all the same, one at a time. Otherwise each file is loaded
+    before the one before it is chunked, and the token table of a file of PREFETCH_MIN
+    to PREFETCH_MAX characters is built on a thread meanwhile (`Tokenizer.prefetch`):
+    the encoder runs beside the Python code, and the records are the same.
+    """
+    import contextlib
+
+    from chunkctl.tokenizers import get_tokenizer
+
+    isolated = [it for it in items if limit and it.format in ISOLATED_FORMATS]
+    from_worker = None
+    if isolated:
+        from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
+
+        from_worker = imap_ordered(functools.partial(process_file, config=config), isolated, 1, limit,
+                                   init=functools.partial(warm, config), window=1)
+    tok = None
+    if not isolated:  # (a thread alive would make the worker start from a forkserver)
+        try:
+            tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+        except ChunkctlError:
+            pass  # each file reports it
+    alarm = _Alarm() if limit else None
+    pool: Any = None
+
+    def step(job: _FileJob, fn: Callable[[], Any]) -> None:
+        if alarm is None:
+            fn()
+        elif limit is not None and not alarm.run(fn, limit - job.seconds):
+            job.timed_out(limit)
+
+    def done(job: _FileJob) -> FileResult:
+        step(job, job.finish)
+        res = job.finish()  # the result the step gave, or the timeout
+        if on_done is not None:
+            on_done(res)
+        return res
+
+    pending: _FileJob | None = None
+    try:
+        with alarm if alarm is not None else contextlib.nullcontext():
+            for item in items:
+                if from_worker is not None and item.format in ISOLATED_FORMATS:
+                    if pending is not None:
+                        yield done(pending)
+                        pending = None
+                    _, res = next(from_worker)
+                    if isinstance(res, TaskFailure):
+                        res = _failure(item, res)
+                    if on_done is not None:
+                        on_done(res)
+                    yield res
+                    continue
+                job = _FileJob(item, config)
+                step(job, job.load)
+                doc = job.doc
+                if tok is not None and doc is not None and PREFETCH_MIN <= len(doc.text) <= PREFETCH_MAX:
+                    if pool is None:
+                        from concurrent.futures import ThreadPoolExecutor
+
+                        pool = ThreadPoolExecutor(1, thread_name_prefix="chunkctl-table")
+                    tok.prefetch(doc.text, pool)
+                del doc
+                if pending is not None:
+                    yield done(pending)
+                pending = job
+            if pending is not None:
+                job, pending = pending, None
+                yield done(job)
+    finally:
+        if tok is not None:
+            tok.cancel_prefetch()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if from_worker is not None:
+            from_worker.close()
 
 
 def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None = None,
