@@ -417,3 +417,22 @@ def test_cli_generate_writes_questions_eval_reads(fake_llm, tmp_path):
     assert r.exit_code == 1 and fake_llm.count("questions") == sent and not (tmp_path / "none.jsonl").exists()
     r = runner.invoke(app, ["eval", "generate", str(corpus)])
     assert r.exit_code == 2 and "--llm-base-url" in r.stderr
+
+
+def test_cli_eval_picks_leaving_one_corpus_out_at_equal_tokens(tmp_path):
+    pytest.importorskip("bm25s")
+    convert_squad(squad_file(tmp_path), tmp_path / "set")
+    out = tmp_path / "r.json"
+    r = runner.invoke(app, ["eval", str(tmp_path / "set" / "corpora"), "--questions",
+                            str(tmp_path / "set" / "questions.jsonl"), "--grid", "recursive:20/0,fixed:20/0",
+                            "--baseline", "fixed:20/0", "--equal-tokens", "40", "--json", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "without Normans (1 questions)" in r.stdout and "leave-one-corpus-out at 40 retrieved tokens" in r.stdout
+    data = json.loads(out.read_text())
+    loco = data["leave_one_corpus_out"]
+    assert loco["scored_at"] == "equal_tokens" and [f["corpus"] for f in loco["folds"]] == ["Normans", "Warsaw"]
+    assert data["baseline"] == "fixed:20/0" and len(data["equal_tokens"]) == 2
+    assert all(x["retrieved"]["tokens"] <= 40 for x in data["equal_tokens"])
+    r = runner.invoke(app, ["eval", str(tmp_path / "set" / "corpora"), "--questions",
+                            str(tmp_path / "set" / "questions.jsonl"), "--baseline", "nope:1/0"])
+    assert r.exit_code == 2 and "not a grid entry" in r.stderr

@@ -140,7 +140,11 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, 
         f", k={s['k']}" if s["k"] else "")
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     held = report.held_out(optimize, floor)
+    at = f" at {s['equal_tokens']} retrieved tokens" if report.token_rows else ""
+    if held.in_sample is not None:
+        best = held.in_sample
     pick = held.pick or best
+    held_rows = report.token_rows or report.rows
     regimes = [(report.rows, limit)]
     if report.token_rows:
         regimes.append((report.token_rows, f"equal retrieved tokens: {s['equal_tokens']}"))
@@ -151,7 +155,7 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, 
         for i, name in enumerate(head):
             table.add_column(name, justify="left" if i == 0 else "right")
         for row, cells in zip(rows, body):
-            style = "bold" if pick is not None and row.name == pick.name else None
+            style = "bold" if pick is not None and row.name == pick.name and rows is held_rows else None
             table.add_row(*map(Text, cells), style=style)  # Text: never read as markup
         console.print(table)
     if best is None:
@@ -162,7 +166,7 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, 
         console.print(f"  without {cid} ({n} questions), chosen {chosen} on {cid} (in-sample best {best.name}: "
                       f"{100 * here:.1f}%)", soft_wrap=True, markup=False)
     if held.folds:
-        console.print(f"leave-one-corpus-out: a pick made without a corpus scores {optimize} {100 * held.mean:.1f}% "
+        console.print(f"leave-one-corpus-out{at}: a pick made without a corpus scores {optimize} {100 * held.mean:.1f}% "
                       f"on it; the in-sample best {best.name} scores {100 * best.mean(optimize):.1f}% (the "
                       f"difference is what tuning on the same questions overstates)", soft_wrap=True, markup=False)
     else:
@@ -170,7 +174,7 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, 
     assert pick is not None
     how = "chosen in most leave-one-corpus-out folds" if held.pick is not None else "in-sample best"
     note = " (retrieve the children, give the generator their parents)" if pick.scored == "parents" else ""
-    console.print(f"pick by {optimize} ({how}): {pick.name} ({optimize} {100 * pick.mean(optimize):.1f}%, recall "
+    console.print(f"pick by {optimize}{at} ({how}): {pick.name} ({optimize} {100 * pick.mean(optimize):.1f}%, recall "
                   f"{100 * pick.mean('recall'):.1f}%)\n  chunkctl chunk DOCS {pick.flags}{note}",
                   soft_wrap=True, markup=False)
 
@@ -288,7 +292,7 @@ def generate(
 class _EvalGroup(typer.core.TyperGroup):
     """`chunkctl eval ...` runs the evaluation unless its first word names a subcommand (generate, squad)."""
 
-    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+    def parse_args(self, ctx, args):
         if not args or args[0] not in self.commands:
             args = ["run", *args]
         return super().parse_args(ctx, args)

@@ -119,12 +119,14 @@ class HeldOut:
         recall: the same for recall.
         pick: the row chosen in most folds (ties: higher mean on all questions), None
             when there is a single corpus or no fold chose a row.
+        in_sample: the row best on all questions (None when no row meets the floor).
     """
 
     folds: list[tuple[str, int, Any, float, float]]
     per_question: np.ndarray
     recall: np.ndarray
     pick: Any
+    in_sample: Any = None
 
     @property
     def mean(self) -> float:
@@ -170,4 +172,4 @@ def leave_one_corpus_out(rows: Sequence[Any], optimize: str, min_recall: float |
         top = max(chosen.values())
         pick = max((rows[i] for i, c in chosen.items() if c == top),
                    key=lambda r: float(np.mean(r.per_question[optimize])))
-    return HeldOut(folds, held, held_recall, pick)
+    return HeldOut(folds, held, held_recall, pick, in_sample)

@@ -197,8 +197,9 @@ class EvalReport:
                 for r in rows]
 
     def held_out(self, optimize: str = "iou", min_recall: float | None = None) -> compare.HeldOut:
-        """Leave-one-corpus-out selection over the rows (`compare.leave_one_corpus_out`)."""
-        return compare.leave_one_corpus_out(self.rows, optimize, min_recall)
+        """Leave-one-corpus-out selection (`compare.leave_one_corpus_out`) over the rows at equal retrieved
+        tokens when the run has them (at equal k a smaller chunk raises IoU by itself), else over `rows`."""
+        return compare.leave_one_corpus_out(self.token_rows or self.rows, optimize, min_recall)
 
     def to_dict(self, optimize: str = "iou", min_recall: float | None = None,
                 baseline: str | None = None) -> dict[str, Any]:
@@ -219,9 +220,10 @@ class EvalReport:
         held = self.held_out(optimize, min_recall)
         out["leave_one_corpus_out"] = {
             "optimize": optimize, "min_recall": min_recall,
+            "scored_at": "equal_tokens" if self.token_rows else "k",
             "pick": None if held.pick is None else held.pick.name,
             "held_out_mean": None if not held.folds else held.mean,
-            "in_sample_best_mean": None if best is None else best.mean(optimize),
+            "in_sample_best_mean": None if held.in_sample is None else held.in_sample.mean(optimize),
             "folds": [{"corpus": c, "n_questions": n, "chosen": None if r is None else r.name, "held_out": v,
                        "in_sample_best": b} for c, n, r, v, b in held.folds],
         }

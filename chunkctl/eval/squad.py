@@ -53,8 +53,8 @@ def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     lo = 0
     for m in _SENTENCE_END.finditer(text, 0, start):
         lo = m.end()
-    m = _SENTENCE_END.search(text, max(end - 1, lo))
-    hi = m.end() if m else len(text)
+    after = _SENTENCE_END.search(text, max(end - 1, lo))
+    hi = after.end() if after else len(text)
     while hi > lo and text[hi - 1].isspace():
         hi -= 1
     return lo, max(hi, end)
