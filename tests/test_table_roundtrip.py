@@ -110,3 +110,19 @@ def test_pdf_table_across_a_page_break_keeps_every_row():
     assert 1 + text[:first.rows[2][0]].count("\f") == 2  # row c is on page 2
     assert text[second.start:].startswith("| Other | Col |")
     assert "| x | 9 |\n\n\fAfter the tables." in text
+
+
+def test_pdf_table_opening_a_page_after_text_keeps_its_header_row():
+    from chunkctl.loaders.pdf.loader import _Writer
+    from chunkctl.model import BlockKind
+
+    w = _Writer()
+    w.block(BlockKind.PARAGRAPH, "A paragraph that runs to the page end", ())
+    w.new_page()
+    w.table_block(_table(["Name", "Qty"], [["a", "1"], ["b", "2"]]), (), 1)
+    w.close_table()
+    text = w.text()
+    assert text.count("\f") == 1 and "page end\n\n\f| Name | Qty |" in text
+    assert parsed_rows(text) == expected_rows(text) == [3]
+    (table,) = [b for b in w.blocks if b.kind == BlockKind.TABLE]
+    assert text[table.start:table.header[1]].startswith("| Name | Qty |")

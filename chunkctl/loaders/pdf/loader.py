@@ -15,7 +15,7 @@ from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_head
 from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
-from chunkctl.loaders.pdf.tables import Table, find_tables
+from chunkctl.loaders.pdf.tables import Table, find_tables, find_text_tables
 from chunkctl.loaders.pdf.toc import mark_toc
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
@@ -140,8 +140,9 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
             pdata = reader.read(page, tp, i)
             if pdata.ruled:
                 pdata.tables = find_tables(pdata, tp, pdata.text)
-                if pdata.tables:
-                    _drop_table_lines(pdata)
+            pdata.tables += find_text_tables(pdata, tp, pdata.text)  # tables without ruling lines
+            if pdata.tables:
+                _drop_table_lines(pdata)
         finally:
             tp.close()
         if ocr_mode != "never":
@@ -314,6 +315,12 @@ class _Writer:
             self.page_has_text = True
             return
         self.close_table()
+        if not self.page_has_text and len(self.parts) > 1 and self.parts[-1] == "\f" \
+                and not self.parts[-2].endswith("\n"):
+            # A table opening a page after text: a blank line before the form feed, or a Markdown
+            # parser reads its header row as the end of the paragraph before it.
+            self.parts[-1] = "\n\n\f"
+            self.pos += 2
         self._gap()
         start = self.pos
         self._put(_md_row(table.header))

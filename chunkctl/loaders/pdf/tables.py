@@ -1,8 +1,11 @@
-"""PDF tables: pdfplumber's `lines` table finder on a page's ruling edges, cell text from pdfium; no layout, no tokens."""
+"""PDF tables: pdfplumber's `lines` table finder on a page's ruling edges, and tables without rulings from text
+alignment; cell text from pdfium; no layout, no tokens."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -336,3 +339,355 @@ def _words_by_column(chars, bounds) -> list[str] | None:
         return None
     prefix = " ".join(group)
     return [" ".join(x for x in (prefix, " ".join(ws)) if x) for ws in labels]
+
+
+# -- tables without ruling lines (text alignment) -------------------------------------
+
+# A line whose width is this many times what its characters need (about half an em each)
+# has wide gaps in it: a candidate table row. Pages with fewer such lines are skipped
+# before any character box is read.
+_GAPPY_RATIO = 1.4
+_MIN_GAPPY_LINES = 3
+# A gap wider than this fraction of the word height separates two cells (a word space is
+# about a quarter of an em; table columns are set at least an em apart).
+_CELL_GAP = 0.75
+# A text table has at least this many rows of two or more cells.
+_MIN_ROWS = 3
+# Guard against prose set in columns: cells of prose lines are long.
+_MAX_MEDIAN_CELL_CHARS = 24
+_NUMERIC = re.compile(r"\d")
+
+
+@dataclass(slots=True)
+class _Word:
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+
+@dataclass(slots=True)
+class _Row:
+    """Words of one text row cut into cells at wide gaps: cells are (x0, x1, text)."""
+
+    top: float
+    bottom: float
+    cells: list[tuple[float, float, str]]
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+
+def _gappy(pdata: PageData) -> bool:
+    """Whether the page has enough lines with column-wide gaps to look for a text table."""
+    n = 0
+    per_baseline: dict[int, int] = {}
+    for ln in pdata.lines:
+        t = ln.text.strip()
+        if t.count(" ") >= 1 and len(t) >= 3 and ln.width > _GAPPY_RATIO * 0.5 * ln.size * len(t):
+            n += 1
+        # Cells that pdfium gives as separate lines side by side on one baseline.
+        key = round(ln.base / 2)
+        per_baseline[key] = per_baseline.get(key, 0) + 1
+    n += sum(1 for k in per_baseline.values() if k >= 3)
+    return n >= _MIN_GAPPY_LINES
+
+
+def find_text_tables(pdata: PageData, tp, page_text: str) -> list[Table]:
+    """Tables without ruling lines found from text alignment (column gaps that repeat over rows).
+
+    A row is a run of words on one baseline, cut into cells where the gap between two
+    words exceeds `_CELL_GAP` of the word height. Consecutive rows of two or more cells,
+    close together, whose cells leave the same vertical gutters free (column gaps that
+    repeat over at least `_MIN_ROWS` rows) form a table. Guard against prose set in
+    columns: a region is kept only when its cells are short (median at most
+    `_MAX_MEDIAN_CELL_CHARS` characters) and it has three columns or numbers in at
+    least a third of its cells. Rows above the first row of column names that hold one
+    cell (a title such as "Intl Pax Traffic") become captions, never the header; the
+    header is the first row of two or more cells, with the non-numeric rows right
+    under it merged into it (a two-line header: "DeepSeek" over "67B"). The idea of
+    column gutters from text alignment follows Tabula's and pdfplumber's "stream"/"text"
+    strategies; the rules and thresholds here are chunkctl's.
+
+    Args:
+        pdata: the page as read (its lines, frame, and tables already found from rulings).
+        tp: the page's open `PdfTextPage`.
+        page_text: pdfium's text of the page (index-aligned with its characters).
+
+    Returns:
+        tables in top-to-bottom order (upright coordinates, points); none overlap a
+        ruled table of `pdata.tables`.
+    """
+    if not _gappy(pdata):
+        return []
+    words = [w for w in _page_words(tp, pdata.frame, page_text)
+             if not any(t.contains((w.x0 + w.x1) / 2, (w.top + w.bottom) / 2) for t in pdata.tables)]
+    rows = _rows(words)
+    out = []
+    for region in _regions(rows):
+        table = _text_table(region)
+        if table is not None and not _mostly_mono(pdata, table):
+            out.append(table)
+    return out
+
+
+def _mostly_mono(pdata: PageData, table: Table) -> bool:
+    """Whether most text lines inside the table's box are monospaced (a code listing, not a table)."""
+    inside = [ln for ln in pdata.lines if table.contains((ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2)]
+    return bool(inside) and 2 * sum(1 for ln in inside if ln.mono) >= len(inside)
+
+
+def _page_words(tp, frame, text: str) -> list[_Word]:
+    """Words (runs of non-space characters) with upright boxes from their first and last characters."""
+    out = []
+    n = len(text)
+    i = 0
+    while i < n:
+        if text[i].isspace() or text[i] in "\ufffe\ufffd":
+            i += 1
+            continue
+        j = i
+        while j < n and not (text[j].isspace() or text[j] in "\ufffe\ufffd"):
+            j += 1
+        l1, b1, r1, t1 = tp.get_charbox(i)
+        l2, b2, r2, t2 = tp.get_charbox(j - 1)
+        a = frame.box(l1, b1, r1, t1)
+        b = frame.box(l2, b2, r2, t2)
+        x0, x1 = min(a[0], b[0]), max(a[2], b[2])
+        top, bottom = min(a[1], b[1]), max(a[3], b[3])
+        word = clean_text(text[i:j]).strip()
+        # First and last character on one line (a word cut by a line end has them far apart).
+        same_line = abs((a[1] + a[3]) - (b[1] + b[3])) / 2 < max(a[3] - a[1], b[3] - b[1], 1.0)
+        if word and x1 > x0 and bottom > top and same_line:
+            out.append(_Word(word, x0, top, x1, bottom))
+        i = j
+    return out
+
+
+def _rows(words: list[_Word]) -> list[_Row]:
+    """Words grouped into rows (overlapping vertically), top to bottom, cut into cells at wide gaps."""
+    words = sorted(words, key=lambda w: (w.top + w.bottom) / 2)
+    groups: list[list[_Word]] = []
+    for w in words:
+        cy = (w.top + w.bottom) / 2
+        if groups:
+            g = groups[-1]
+            top = min(x.top for x in g)
+            bottom = max(x.bottom for x in g)
+            if top <= cy <= bottom and w.height < 2.5 * (bottom - top):
+                g.append(w)
+                continue
+        groups.append([w])
+    rows = []
+    for g in groups:
+        g.sort(key=lambda w: w.x0)
+        h = median(w.height for w in g)
+        cells: list[tuple[float, float, str]] = []
+        for w in g:
+            if cells and w.x0 - cells[-1][1] <= _CELL_GAP * h:
+                x0, _, t = cells[-1]
+                cells[-1] = (x0, max(cells[-1][1], w.x1), t + " " + w.text)
+            else:
+                cells.append((w.x0, w.x1, w.text))
+        rows.append(_Row(min(w.top for w in g), max(w.bottom for w in g), cells))
+    return rows
+
+
+def _regions(rows: list[_Row]) -> list[list[_Row]]:
+    """Runs of rows that may form a table: multi-cell rows close together, with short single-cell rows between."""
+    out: list[list[_Row]] = []
+    cur: list[_Row] = []
+
+    def flush() -> None:
+        # Single-cell rows at the end are text after the table, not rows.
+        while cur and len(cur[-1].cells) < 2:
+            cur.pop()
+        if sum(1 for r in cur if len(r.cells) >= 2) >= _MIN_ROWS:
+            out.append(list(cur))
+        cur.clear()
+
+    for r in rows:
+        if cur:
+            prev = cur[-1]
+            pitch = max(prev.height, r.height)
+            if r.top - prev.bottom > 2.6 * pitch:
+                flush()
+        if _prose_row(r):
+            flush()  # a line of prose (inline math may cut it into "cells"): never a table row
+            continue
+        if len(r.cells) >= 2:
+            cur.append(r)
+        elif cur or r.cells:
+            # A one-cell row joins a run (a title above it, a group label inside it) when short.
+            width = r.cells[0][1] - r.cells[0][0]
+            multi = [x for x in cur if len(x.cells) >= 2]
+            if multi:
+                span = max(c[1] for x in multi for c in x.cells) - min(c[0] for x in multi for c in x.cells)
+                if width > 0.8 * span and len(r.cells[0][2]) > 40:
+                    flush()
+                    cur.append(r)
+                    continue
+            cur.append(r)
+    flush()
+    return out
+
+
+def _prose_row(r: _Row) -> bool:
+    """A row that reads as a line of prose: a long cell and at most two short fragments, not numbers."""
+    if len(r.cells) > 3 or max(len(c[2]) for c in r.cells) < 40:
+        return False
+    return sum(1 for c in r.cells if _NUMERIC.search(c[2]) and len(c[2]) < 12) < 2
+
+
+def _gutters(rows: list[_Row]) -> list[tuple[float, float]]:
+    """Column gaps: x ranges no cell of the body rows covers, between the leftmost and rightmost cell."""
+    multi = [r for r in rows if len(r.cells) >= 2]
+    x0 = min(c[0] for r in multi for c in r.cells)
+    x1 = max(c[1] for r in multi for c in r.cells)
+    width = int(x1 - x0) + 1
+    cover = [0] * (width + 1)
+    for r in multi:
+        for a, b, _ in r.cells:
+            for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
+                cover[x] += 1
+    # A cell spanning columns (a group header) may cross a gutter: allow a tenth of the rows.
+    allowed = max(1, len(multi) // 10)
+    h = median(r.height for r in multi)
+    gutters = []
+    x = 0
+    while x < width:
+        if cover[x] <= allowed:
+            s = x
+            while x < width and cover[x] <= allowed:
+                x += 1
+            if x - s >= 0.5 * h and s > 0 and x < width:
+                gutters.append((x0 + s, x0 + x))
+        else:
+            x += 1
+    return gutters
+
+
+def _text_table(region: list[_Row]) -> Table | None:
+    """A Table from a run of rows, or None when the rows do not form columns (or look like prose)."""
+    multi = [r for r in region if len(r.cells) >= 2]
+    if len(multi) < _MIN_ROWS:
+        return None
+    # Captions: one-cell rows above the first row of column names (inside the table's box, so
+    # their lines are emitted once, as the captions).
+    top = region[0].top
+    captions = []
+    while region and len(region[0].cells) < 2:
+        captions.append(_cell_text(region.pop(0).cells[0][2]))
+    gutters = _gutters(region)
+    if not gutters:
+        return None
+    left = min(c[0] for r in multi for c in r.cells)
+    right = max(c[1] for r in multi for c in r.cells)
+    bounds = [left] + [(a + b) / 2 for a, b in gutters] + [right]
+    ncol = len(bounds) - 1
+    # A title row over the columns (few cells, one crossing a column gap) is a caption too.
+    while len(region) > _MIN_ROWS and 2 * len(region[0].cells) < ncol and any(
+            a < (g0 + g1) / 2 < b for a, b, _ in region[0].cells for g0, g1 in gutters):
+        captions.append(_cell_text(" ".join(c[2] for c in region.pop(0).cells)))
+    grid = [_assign(r, bounds) for r in region]
+    cells = [c for row in grid for c in row if c]
+    if not cells:
+        return None
+    if median(len(c) for c in cells) > _MAX_MEDIAN_CELL_CHARS:
+        return None
+    # Prose beside a column of numbers (line numbers, a margin) is not a table either.
+    for ci in range(ncol):
+        col = [row[ci] for row in grid if row[ci]]
+        if col and median(len(c) for c in col) > 2 * _MAX_MEDIAN_CELL_CHARS:
+            return None
+    # Fragments of displayed math or of a drawing's labels: cells without a word or a number.
+    informative = [c for c in cells if c.strip("-\u2013\u2014. ")]
+    weak = sum(1 for c in informative if sum(ch.isalnum() for ch in c) == 0
+               or (sum(ch.isalnum() for ch in c) == 1 and not any(ch.isdigit() for ch in c)))
+    if weak > 0.3 * len(informative):
+        return None
+    # Symbols only (check boxes, bullets drawn as private-use glyphs): a form, not a table.
+    if sum(1 for c in cells if any(0xE000 <= ord(ch) <= 0xF8FF or unicodedata.category(ch) == "So" for ch in c)
+           and not any(ch.isalnum() and not 0xE000 <= ord(ch) <= 0xF8FF for ch in c)) > 0.3 * len(cells):
+        return None
+    numeric = sum(1 for c in cells if _NUMERIC.search(c)) / len(cells)
+    if ncol < 3 and numeric < 1 / 3:
+        return None
+    # Every column has text in at least two rows (else it is a stray gap, e.g. an indent).
+    if any(sum(1 for row in grid if row[ci]) < 2 for ci in range(ncol)):
+        return None
+    # Header: the first row, and the rows under it that complete it (a header set on two
+    # or three lines: their first cell empty, or less than half of their cells filled),
+    # but not a group label (a row with only its first cell).
+    header = grid[0]
+    body = grid[1:]
+    k = 0
+    while body and k < 2:
+        row = body[0]
+        filled = sum(1 for c in row if c)
+        if row[0] and filled == 1:
+            break
+        if row[0] and 2 * filled >= ncol:
+            break
+        header = [" ".join(x for x in (a, b) if x) for a, b in zip(header, row)]
+        body = body[1:]
+        k += 1
+    if _toc_or_equations(grid):
+        return None
+    if not body:
+        return None
+    header = [_cell_text(c) for c in header]
+    rows = [[_cell_text(c) for c in row] for row in body]
+    bottom = region[-1].bottom
+    # Column left edges (where each column's leftmost text starts), to recognise the same
+    # table continued on the next page.
+    col_x = list(bounds[:-1])
+    for r in region:
+        for a, b, _ in r.cells:
+            ci = max(0, min(ncol - 1, bisect_right(bounds, (a + b) / 2) - 1))
+            col_x[ci] = a if col_x[ci] == bounds[ci] else min(col_x[ci], a)
+    return Table(left, top, right, bottom, header, rows, captions, [], col_x)
+
+
+_LEADERS = re.compile(r"^[.\u2026\u00b7\s]+$")
+_INT = re.compile(r"^\d{1,4}$")
+_EQ_NUMBER = re.compile(r"^\(\d{1,3}[a-z]?\)$")
+
+
+def _toc_or_equations(grid: list[list[str]]) -> bool:
+    """Columns of text that are not a table: a contents list (dot leaders, page numbers going up in
+    the last column) or displayed equations (numbers "(12)" in the last column)."""
+    last = [row[-1] for row in grid if row[-1]]
+    if len(last) >= 3:
+        if sum(1 for c in last if _EQ_NUMBER.match(c)) >= 0.5 * len(last):
+            return True
+        if all(_INT.match(c) for c in last) and [int(c) for c in last] == sorted(int(c) for c in last) \
+                and len(set(last)) >= 3:
+            return True
+    # Dot leaders: a contents list has two or three columns (statistical tables use leaders too, on
+    # their labels); cells of leaders alone are a contents list whatever the columns.
+    cells = [c for row in grid for c in row if c]
+    if sum(1 for c in cells if _LEADERS.match(c)) >= 0.2 * len(cells):
+        return True
+    dots = sum(1 for row in grid for c in row if ". . ." in c or "...." in c or "\u2026" in c)
+    return len(grid[0]) <= 3 and dots >= 0.3 * len(grid)
+
+
+def _assign(row: _Row, bounds: list[float]) -> list[str]:
+    """A row's cells put into the columns between `bounds` (by their centre); text of one column joined."""
+    out = [""] * (len(bounds) - 1)
+    for a, b, t in row.cells:
+        cx = (a + b) / 2
+        ci = max(0, min(len(out) - 1, bisect_right(bounds, cx) - 1))
+        out[ci] = (out[ci] + " " + t).strip()
+    return out
+
+
+def _cell_text(s: str) -> str:
+    return _WS.sub(" ", s).strip().replace("|", "\\|")
