@@ -8,7 +8,8 @@ stem, so no loader repeats that.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -46,10 +47,62 @@ class Loader:
     sample: bytes | None = None
 
 
-LOADERS: dict[str, Loader] = {}
-"""Registered loaders by format name, in registration order."""
+class _Loaders(Mapping[str, Loader]):
+    """Format name -> Loader, in the order formats were declared or registered.
+
+    A format named by `declare` is listed (iteration, `in`, `len`) before its module is
+    imported; the module is imported, and registers the loader, when the Loader itself is
+    first asked for (`LOADERS[fmt]`, `.get`, `.items()`), so a run of Markdown files
+    never imports the PDF and HTML stacks, and `chunkctl --help` none of them.
+    """
+
+    def __init__(self) -> None:
+        self._modules: dict[str, str | None] = {}  # format -> module that registers it (None: registered)
+        self.declared: dict[str, tuple[str, ...]] = {}  # format -> extensions `declare` gave
+        self._loaded: dict[str, Loader] = {}
+
+    def __getitem__(self, fmt: str) -> Loader:
+        loader = self._loaded.get(fmt)
+        if loader is None:
+            module = self._modules[fmt]  # KeyError: an unknown format
+            if module is not None:
+                importlib.import_module(module)
+            loader = self._loaded[fmt]
+        return loader
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._modules))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __contains__(self, fmt: object) -> bool:
+        return fmt in self._modules
+
+    def _add(self, loader: Loader) -> None:
+        self._modules.setdefault(loader.format, None)
+        self._loaded[loader.format] = loader
+
+
+LOADERS = _Loaders()
+"""Registered (and declared) loaders by format name, in declaration or registration order."""
 EXTENSIONS: dict[str, str] = {}
 """Lower-case extension (with the dot) -> format name."""
+
+
+def declare(fmt: str, module: str, *extensions: str) -> None:
+    """Name a built-in format before its loader is imported: `module` registers it (with the
+    same extensions) when the format's Loader is first needed (see `LOADERS`).
+
+    Args:
+        fmt: the format name.
+        module: the dotted name of the module whose `@register` defines the loader.
+        *extensions: its file extensions with the dot, as the module registers them.
+    """
+    LOADERS._modules.setdefault(fmt, module)
+    LOADERS.declared[fmt] = tuple(e.lower() for e in extensions)
+    for ext in extensions:
+        EXTENSIONS[ext.lower()] = fmt
 
 
 def register(fmt: str, *extensions: str, paged: bool = True, sample: bytes | None = None
@@ -64,7 +117,7 @@ def register(fmt: str, *extensions: str, paged: bool = True, sample: bytes | Non
     """
 
     def deco(fn: LoadFn) -> LoadFn:
-        LOADERS[fmt] = Loader(fmt, tuple(e.lower() for e in extensions), fn, paged, sample)
+        LOADERS._add(Loader(fmt, tuple(e.lower() for e in extensions), fn, paged, sample))
         for ext in extensions:
             EXTENSIONS[ext.lower()] = fmt
         return fn
