@@ -1,0 +1,133 @@
+"""One job without a worker process (issue 19): files run in this process with the per-file time limit
+kept by a SIGALRM timer, PDFs still in one worker, the next token table built on a thread; lazily
+imported loaders; the same records as with workers."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import chunkctl
+from chunkctl.loaders import EXTENSIONS, LOADERS
+from chunkctl.pipeline import discover, process_file
+from chunkctl.pipeline.engines import local
+from chunkctl.tokenizers import get_tokenizer
+
+run_mod = importlib.import_module("chunkctl.pipeline.run")  # (the package's `run` is the function)
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def _inputs(*paths):
+    return [i for i in discover([str(p) for p in paths]).inputs if i.format]
+
+
+def _no_workers(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a worker process was started")
+
+    monkeypatch.setattr(local, "imap_ordered", refuse)
+
+
+def test_one_job_runs_text_formats_in_this_process_with_the_records_of_workers(monkeypatch, tmp_path):
+    # a document big enough for its token table to be built on the prefetch thread, between small ones
+    big = tmp_path / "big.md"
+    big.write_text("# Field notes\n\n" + "\n\n".join(f"Paragraph {i}: the survey crew logged the river gauge at "
+                                                     f"dawn, then walked the levee to mile {i}." for i in range(600)))
+    inputs = _inputs(EXAMPLES / "backup-guide.md", big, EXAMPLES / "returns-policy.txt",
+                     EXAMPLES / "on-call-runbook.html")
+    config = chunkctl.ChunkConfig(chunk_size=128, overlap=16)
+    with_workers = [r.lines for r in run_mod.run(inputs, config, jobs=2)]
+    _no_workers(monkeypatch)
+    seen = []
+    alone = [r.lines for r in run_mod.run(inputs, config, jobs=1, progress=lambda r: seen.append(r.source))]
+    assert alone == with_workers and all(alone)
+    assert sorted(seen) == sorted(i.source for i in inputs)
+    assert get_tokenizer()._ahead == {}  # nothing left held
+
+
+def test_a_file_over_the_time_limit_fails_alone_in_this_process(monkeypatch, tmp_path):
+    slow = tmp_path / "slow.txt"
+    slow.write_text("\n\n".join(f"Line {i} of a long log, with words to tokenize and pack again." for i in
+                                range(60_000)))  # about 4 MB: seconds of work
+    inputs = _inputs(slow, EXAMPLES / "returns-policy.txt")
+    _no_workers(monkeypatch)
+    out = list(run_mod.run(inputs, chunkctl.ChunkConfig(), jobs=1, file_timeout=0.2))
+    assert (out[0].error, out[0].error_type) == (f"{inputs[0].source}: took longer than 0.2 s", "Timeout")
+    assert out[1].error is None and out[1].lines == process_file(inputs[1], chunkctl.ChunkConfig()).lines
+    import signal
+
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_swallowed_time_limit_signal_fires_again():
+    swallowed = []
+
+    def step():
+        for _ in range(500):  # at most ~5 s
+            try:
+                import time
+
+                time.sleep(0.01)
+            except run_mod._OverTime:
+                if swallowed:
+                    raise
+                swallowed.append(1)  # as a raise inside a __del__ or a gc callback is lost
+
+    with run_mod._Alarm() as alarm:
+        assert alarm.run(step, 0.05) is False
+        assert alarm.run(lambda: None, 5) is True
+    assert swallowed == [1]
+
+
+def test_one_job_with_a_time_limit_sends_only_pdfs_to_a_worker(monkeypatch):
+    inputs = _inputs(EXAMPLES)
+    assert {i.format for i in inputs} == {"txt", "md", "html", "pdf"}
+    config = chunkctl.ChunkConfig()
+    sent = []
+    real = local.imap_ordered
+
+    def recording(fn, items, *args, **kwargs):
+        sent.extend(i.format for i in items)
+        return real(fn, items, *args, **kwargs)
+
+    monkeypatch.setattr(local, "imap_ordered", recording)
+    alone = [r.lines for r in run_mod.run(inputs, config, jobs=1, file_timeout=60)]
+    assert sent == ["pdf"]
+    assert alone == [process_file(i, config).lines for i in inputs]
+
+
+def test_a_prefetched_token_table_is_the_table():
+    from concurrent.futures import ThreadPoolExecutor
+
+    tok = get_tokenizer()
+    text = "Hello, world. " * 5000
+    with ThreadPoolExecutor(1) as pool:
+        tok.prefetch(text, pool)
+        same_words = "".join(["Hello, world. " * 5000])  # equal, but another string: built afresh
+        fresh = tok.table(same_words)
+        got = tok.table(text)
+    assert np.array_equal(got.starts, fresh.starts) and tok._ahead == {}
+
+
+def test_loaders_are_imported_when_their_format_is_used():
+    code = ("import sys, chunkctl.cli.app\n"
+            "before = {m for m in sys.modules if m.startswith('chunkctl.loaders.')}\n"
+            "import chunkctl\n"
+            "chunkctl.chunk_file('examples/backup-guide.md')\n"
+            "after = {m for m in sys.modules if m.startswith('chunkctl.loaders.')}\n"
+            "print(sorted(before)); print('pdf' if any('.pdf' in m or '.html' in m for m in after) else 'no pdf')")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["['chunkctl.loaders.registry']", "no pdf"]
+
+
+@pytest.mark.parametrize("fmt", sorted(LOADERS.declared))
+def test_declared_formats_register_the_extensions_they_declare(fmt):
+    assert LOADERS[fmt].extensions == LOADERS.declared[fmt]
+    assert {e for e, f in EXTENSIONS.items() if f == fmt} == set(LOADERS.declared[fmt])
