@@ -131,3 +131,18 @@ def test_link_list_inside_the_post_stays():
     doc = load(html)
     assert "bug 3 in the tab strip" in doc.text
     assert "Section 3" not in doc.text
+
+
+def test_site_banner_h1_is_not_taken_for_the_headline():
+    html = ("<html><head><title>Storm closes the harbour | The Island Paper</title></head><body>"
+            "<div class='brand'><h1>The Island Paper</h1></div>"
+            f"<div class='hdr'><h1>Storm closes the harbour</h1></div><article><p>{PARA}</p><p>{PARA}</p></article>"
+            "</body></html>")
+    assert load(html).text.startswith("Storm closes the harbour\n\nThe council met")
+    banner_only = ("<html><head><title>Get your code covered | Blog</title></head><body>"
+                   "<div class='brand'><h1>Hi, I am Nic.</h1></div>"
+                   f"<article><header><h2><a href='/p'>Get your code covered</a></h2></header><p>{PARA}</p>"
+                   f"<p>{PARA}</p></article></body></html>")
+    text = load(banner_only).text
+    assert text.startswith("Get your code covered\n\n")  # the article's own linked heading stays
+    assert "Hi, I am Nic." not in text

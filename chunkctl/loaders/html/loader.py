@@ -104,7 +104,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     elif keep_boilerplate or tree.body is None:
         root = tree.body or tree.root
     else:
-        found = MainContent(tree.body).select(semantic_root(tree))
+        found = MainContent(tree.body).select(semantic_root(tree), facts["title"])
         renderer.excluded = found.excluded
         if found.title is not None:
             renderer.render(found.title)

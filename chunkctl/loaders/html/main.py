@@ -43,6 +43,7 @@ _TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 
 ASCEND = 2.0
 LINKS_UP = 0.2
 _NUMBERED = re.compile(r"(?:figure|fig\.?|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
+_WORDS = re.compile(r"\w+")
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Headings that open what follows an article (related stories, comments, share bars), in a few languages.
 _TAIL_HEADING = re.compile(
@@ -81,7 +82,7 @@ class _Stat:
     heads: int = 0           # headings below with text outside links
     para: int = 0            # characters of the voting paragraphs below (itself included)
     keep: int = 0            # pre/table/dl/code below
-    end: int = 0             # order of the last element below
+    end: int = 0             # order of the last element below (its own when none)
     score: float | None = None
     children: list[int] = field(default_factory=list)
 
@@ -147,7 +148,7 @@ class MainContent:
             if closing:
                 mid = open_ids.pop()
                 st = stats[mid]
-                st.end = order
+                st.end = order - 1  # the last element opened inside it
                 if st.tag == "a":
                     in_link -= 1
                 self._vote(st, open_ids)
@@ -176,6 +177,7 @@ class MainContent:
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
                     not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
                 self.unlikely.append(_Stat(node, tag, order, open_ids[-1] if open_ids else None, marks))
+                order += 1
                 continue
             st = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
             stats[mid] = st
@@ -264,7 +266,7 @@ class MainContent:
             st = self.stats[mid]
             if st.tag in _KEEP_TAGS:
                 continue
-            if st.keep or st.tag in ("h1", "h2", "h3", "h4", "h5", "h6") or (
+            if st.keep or st.tag in _HEADINGS or (st.tag == "header" and st.node.css_first("h1, h2, h3")) or (
                     top_id is not None and self.inside(top_id, mid)) or (
                     st.chars > root.chars / 3 and st.link_chars < st.chars / 4):
                 stack.extend(st.children)
@@ -323,7 +325,7 @@ class MainContent:
                 out.add(sid)
         return out
 
-    def select(self, semantic) -> Selection:
+    def select(self, semantic, page_title: str | None = None) -> Selection:
         """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
         element is inside it; else the best-scored element with its strong siblings; the page body when nothing
         scores."""
@@ -345,7 +347,7 @@ class MainContent:
             root_st, excluded = self._with_siblings(top)
         rid = root_st.node.mem_id
         excluded |= self.prune(rid, top)
-        return Selection(root_st.node, excluded, self._title(root_st))
+        return Selection(root_st.node, excluded, self._title(root_st, page_title))
 
     def _ascend(self, top: _Stat, stop: int | None) -> _Stat:
         """The highest ancestor of `top` whose paragraphs are at least twice `top`'s, with few links
@@ -380,15 +382,21 @@ class MainContent:
             return top, set()
         return parent, set(drop)
 
-    def _title(self, root: _Stat) -> Any:
-        """The headline: the last `h1` before `root` when `root` holds none."""
+    def _title(self, root: _Stat, page_title: str | None) -> Any:
+        """The headline: the last `h1` before `root` when `root` holds none, and when the page's `<title>`
+        carries at least half its words (a site banner's h1 is not the article's), or the page has no title."""
         rid = root.node.mem_id
         title = None
+        words = set(_WORDS.findall(page_title.lower())) if page_title else None
         for mid, st in self.stats.items():
             if st.tag != "h1" or not st.chars:
                 continue
             if self.inside(mid, rid):
                 return None
             if st.order < root.order:
+                if words is not None:
+                    own = _WORDS.findall(st.node.text(deep=True).lower())
+                    if not own or 2 * sum(w in words for w in own) < len(own):
+                        continue
                 title = st.node
         return title
