@@ -40,7 +40,7 @@ _PARAGRAPHS = frozenset("p pre td blockquote dd li h2 h3 h4 h5 h6".split())
 _CONTAINERS = frozenset("div section article main td blockquote body center".split())
 _TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 3, "blockquote": 3,
              "ol": -3, "ul": -3, "dl": -3, "li": -3, "form": -3, "th": -5, "address": -3}
-ASCEND = 2.0
+ASCEND = 1.5
 LINKS_UP = 0.2
 _NUMBERED = re.compile(r"(?:figure|fig\.?|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
 _WORDS = re.compile(r"\w+")
