@@ -1,6 +1,7 @@
 """Main-content quality of the HTML loader against reference article bodies; prints a table, asserts nothing.
 
 Usage: .venv/bin/python bench/html_main.py DATA [--only default,main-content,trafilatura] [--worst N]
+       .venv/bin/python bench/html_main.py --snippets TRAFILATURA_CHECKOUT [--only ...]
 
 DATA is a checkout of the public benchmark scrapinghub/article-extraction-benchmark
 (MIT licence): `DATA/ground-truth.json` maps a page id to {"articleBody": ..., "url": ...}
@@ -13,6 +14,12 @@ benchmark's own convention), for both single tokens and 4-token shingles (the
 benchmark's headline metric). Systems: chunkctl's default HTML loader, chunkctl with
 `--main-content`, and trafilatura alone (`trafilatura.extract`, tables kept, comments
 dropped); the last two need the extra `chunkctl[html-main]`.
+
+With `--snippets`, DATA is a checkout of adbar/trafilatura (Apache-2.0): `tests/evaldata.json`
+lists, for ~1,000 pages in `tests/eval/` and `tests/cache/`, snippets the main text must
+hold ("with") and must not hold ("without"). A "with" snippet found is a true positive,
+missed a false negative; a "without" snippet found is a false positive; precision,
+recall and F1 are over all snippets (trafilatura's own evaluation, so tuned in its favour).
 """
 
 from __future__ import annotations
@@ -75,12 +82,57 @@ def system_text(name: str, data: bytes, page: str) -> str:
     raise ValueError(name)
 
 
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def snippets(data: Path, systems: list[str]) -> None:
+    """Snippet precision/recall/F1 on trafilatura's evaluation pages (see the module doc)."""
+    cases = json.loads((data / "tests" / "evaldata.json").read_text("utf-8"))
+    print(f"{len(cases)} pages of trafilatura's tests/evaldata.json; snippets found or not")
+    print(f"{'system':<14} {'P':>6} {'R':>6} {'F1':>6} {'with found':>11} {'without found':>14} {'seconds':>8}")
+    for name in systems:
+        tp = fn = fp = tn = 0
+        t0 = time.perf_counter()
+        for case in cases.values():
+            path = data / "tests" / "eval" / case["file"]
+            if not path.exists():
+                path = data / "tests" / "cache" / case["file"]
+            raw = path.read_bytes()
+            if name == "trafilatura":
+                import trafilatura
+
+                text = trafilatura.extract(raw, include_comments=False, include_tables=True) or ""
+            else:
+                text = load_bytes(raw, case["file"], "html", ChunkConfig(main_content=name == "main-content")).text
+            text = _squash(text)
+            for snip in case.get("with", []):
+                if _squash(snip) in text:
+                    tp += 1
+                else:
+                    fn += 1
+            for snip in case.get("without", []):
+                if _squash(snip) in text:
+                    fp += 1
+                else:
+                    tn += 1
+        secs = time.perf_counter() - t0
+        P, R = tp / (tp + fp), tp / (tp + fn)
+        print(f"{name:<14} {P:6.3f} {R:6.3f} {f1(P, R):6.3f} {f'{tp}/{tp + fn}':>11} {f'{fp}/{fp + tn}':>14} "
+              f"{secs:8.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("data", type=Path, help="checkout of scrapinghub/article-extraction-benchmark")
+    ap.add_argument("data", type=Path, help="checkout of scrapinghub/article-extraction-benchmark "
+                                            "(or of adbar/trafilatura with --snippets)")
     ap.add_argument("--only", default="default,main-content,trafilatura")
     ap.add_argument("--worst", type=int, default=0, help="list the N pages with the lowest default F1")
+    ap.add_argument("--snippets", action="store_true", help="DATA is a trafilatura checkout: score its snippets")
     args = ap.parse_args()
+    if args.snippets:
+        snippets(args.data, args.only.split(","))
+        return
     truth = json.loads((args.data / "ground-truth.json").read_text("utf-8"))
     pages = sorted(truth)
     systems = args.only.split(",")

@@ -146,3 +146,10 @@ def test_site_banner_h1_is_not_taken_for_the_headline():
     text = load(banner_only).text
     assert text.startswith("Get your code covered\n\n")  # the article's own linked heading stays
     assert "Hi, I am Nic." not in text
+
+
+def test_processing_instruction_in_the_body_is_skipped():
+    # "<?php ... ?>" left in a page parses as a node without a tag name
+    doc = load(f"<body><div><?php if (x) {{ y(); }} ?><h1>Title</h1><p>{PARA}</p></div></body>")
+    assert doc.text == "Title\n\n" + PARA.strip()
+    assert load("<body><?php echo 1; ?><p>Short.</p></body>", keep_boilerplate=True).text == "Short."

@@ -167,7 +167,7 @@ class MainContent:
                     ps.children.append(mid)
                 continue
             tag = node.tag
-            if tag[0] == "-" or tag in ALWAYS_DROPPED:
+            if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
             attrs = node_attrs(node)
             if is_furniture(node, tag, attrs, 1):

@@ -129,7 +129,7 @@ class Renderer:
                     elif t:
                         sink.text(collapse(t))
                 continue
-            if tag[0] == "-" or tag in ALWAYS_DROPPED:
+            if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
             attrs = node_attrs(node)
             if not self.keep and is_furniture(node, tag, attrs, self.scoped):
