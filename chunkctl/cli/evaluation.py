@@ -87,6 +87,7 @@ def eval_(
     import orjson
 
     import chunkctl.eval as evaluate
+    from chunkctl.llm.client import LLMError
     from chunkctl.output.writer import Output
 
     def progress(entry: str, secs: float) -> None:
@@ -107,12 +108,16 @@ def eval_(
             embedder = Embedder(EmbedderSettings(
                 embed_base_url, embed_model, embed_query_model, embed_query_prefix, embed_doc_prefix,
                 embed_api_key_env, embed_batch_size, cache_dir=cache or str(default_cache())))
-        report = evaluate.run(corpus_dir, questions, grid, retriever, k, token_budget, progress,
+        entries = evaluate.parse_grid(grid)
+        if baseline is not None and baseline.removesuffix(" → parents") not in [e.spec for e in entries]:
+            raise ConfigError(f"--baseline {baseline!r} is not a grid entry of this run (entries: "
+                              f"{', '.join(e.spec for e in entries)})")
+        report = evaluate.run(corpus_dir, questions, entries, retriever, k, token_budget, progress,
                               equal_tokens, embedder, sample, seed)
         base = report.baseline(baseline)
     except (ConfigError, MissingExtraError) as exc:
         raise usage_error(str(exc)) from None
-    except LoaderError as exc:
+    except (LoaderError, LLMError) as exc:
         Console().error(str(exc))
         raise typer.Exit(EXIT_FAILED) from None
     floor = None if min_recall is None else min_recall / 100
