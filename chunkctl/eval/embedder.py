@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -152,6 +153,9 @@ class Embedder:
         if settings.batch < 1 or settings.concurrency < 1 or settings.timeout <= 0:
             raise ConfigError("--embed-batch-size, concurrency and timeout must be positive")
         self.settings = settings
+        # httpx logs every request at INFO; once anything adds a root handler (wordllama does,
+        # for semantic grid entries) each batch would print a line on stderr.
+        logging.getLogger("httpx").setLevel(logging.WARNING)
         opts = LLMOptions(base_url=settings.base_url, model=settings.model, api_key_env=settings.api_key_env,
                           concurrency=settings.concurrency, timeout=settings.timeout, cache=False)
         self._docs = EmbeddingClient(opts, transport)
