@@ -153,3 +153,10 @@ def test_processing_instruction_in_the_body_is_skipped():
     doc = load(f"<body><div><?php if (x) {{ y(); }} ?><h1>Title</h1><p>{PARA}</p></div></body>")
     assert doc.text == "Title\n\n" + PARA.strip()
     assert load("<body><?php echo 1; ?><p>Short.</p></body>", keep_boilerplate=True).text == "Short."
+
+
+def test_list_item_starts_past_the_cut_trailing_lines_give_no_span():
+    # a page of the trafilatura evaluation set (archive.org) ends a list with items whose lines are all blank
+    from chunkctl.loaders.html.text import line_spans
+
+    assert line_spans(["- a", "- b"], [0, 1, 2, 3]) == [(0, 3), (4, 7)]

@@ -158,7 +158,7 @@ def line_spans(lines: list[str], starts: list[int]) -> list[tuple[int, int]]:
         pos += len(ln) + 1
     out = []
     for i, a in enumerate(starts):
-        b = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        b = min(starts[i + 1] if i + 1 < len(starts) else len(lines), len(lines))  # trailing blank lines were cut
         while b > a and not lines[b - 1].strip():
             b -= 1
         if b > a and a < len(lines):
