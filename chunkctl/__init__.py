@@ -178,8 +178,8 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
         for res in results:
             if res.error and errors == "raise":
                 raise LoaderError(res.source, res.error.removeprefix(res.source + ": "))
-            for line in res.warnings:
-                warnings.warn(line, DocumentWarning, stacklevel=2)
+            for warning in res.warnings:
+                warnings.warn(warning, DocumentWarning, stacklevel=2)
             for failure in res.model_failures:
                 warnings.warn(failure, RuntimeWarning, stacklevel=2)
             for line in convert_lines(res.lines, flavour).splitlines():
