@@ -42,22 +42,33 @@ _TAG_BASE = {"div": 5, "article": 10, "main": 10, "section": 3, "pre": 3, "td": 
              "ol": -3, "ul": -3, "dl": -3, "li": -3, "form": -3, "th": -5, "address": -3}
 ASCEND = 1.5
 LINKS_UP = 0.2
+ADDED_PARA = 0.8
+ADDED_LINKS = 0.05
 _NUMBERED = re.compile(r"(?:figure|fig\.?|table|listing|diagram|abbildung|图|表)\s*\d", re.I)
 _WORDS = re.compile(r"\w+")
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Headings that open what follows an article (related stories, comments, share bars), in a few languages.
 _TAIL_HEADING = re.compile(
-    r"^\W*(?:related(?: articles| stories| posts| content| news| coverage| links)?|"
-    r"(?:you|we think you) (?:may|might|will|would) (?:also )?(?:like|enjoy|be interested)|more (?:from|stories|on|in|news|to explore)|"
-    r"read (?:more|next|also)|also read|recommended(?: for you| stories| articles| reading)?|most (?:popular|read|viewed|shared)|"
-    r"don'?t miss|latest (?:stories|news|articles|videos)|our latest stories|trending(?: now| stories)?|popular (?:posts|stories)|"
-    r"share this(?: article| story| post)?|like this|comments?|\d+ comments?|leave a (?:reply|comment)|join the (?:discussion|conversation)|"
+    r"^\W*(?:related(?: articles| stories| posts| content| news| coverage| links| topics| reading)?|"
+    r"(?:you|we think you) (?:may|might|will|would) (?:also )?(?:like|enjoy|be interested)|"
+    r"more (?:from|stories|on|in|news|to explore|articles)|we recommend|"
+    r"read (?:more|next|also)|also read|recommended(?: for you| stories| articles| reading)?|"
+    r"most (?:popular|read|viewed|shared)|don'?t miss|latest (?:stories|news|articles|videos)|our latest stories|"
+    r"trending(?: now| stories)?|popular (?:posts|stories)|share this(?: article| story| post| page)?|like this|"
+    r"comments?|\d+ comments?|leave a (?:reply|comment)|join the (?:discussion|conversation)|"
     r"about the author|sign up for|subscribe to|newsletter|"
     r"você (?:pode|também pode) gostar|leia (?:também|mais)|veja também|mais lidas|notícias relacionadas|"
-    r"te puede interesar|noticias relacionadas|más noticias|lo más leído|à lire aussi|sur le même sujet|"
-    r"mehr zum thema|weitere artikel|ähnliche artikel|das könnte sie auch interessieren|"
-    r"související články|další články|mohlo by vás zajímat|"
+    r"te puede interesar|(?:noticias|temas|artículos) relacionad[oa]s|más noticias|lo más leído|lea también|"
+    r"à lire aussi|sur le même sujet|lire aussi|"
+    r"mehr zum thema|weitere (?:artikel|beiträge|nachrichten|themen)|ähnliche (?:artikel|beiträge)|"
+    r"(?:das|dies) (?:thema )?könnte (?:sie|dich) auch interessieren|auch interessant|(?:lesen sie|auch lesen|lies) auch|"
+    r"diese (?:beiträge|artikel) (?:solltest du|sollten sie) nicht verpassen|über (?:den|die) autor(?:in)?|"
+    r"schlagworte|kommentare?(?: schreiben| geschlossen)?|(?:diese seite|den artikel|artikel) teilen|"
+    r"související články|další články|mohlo by vás zajímat|czytaj (?:też|także|również)|zobacz (?:też|także)|"
+    r"podobne artykuły|"
     r"相关(?:文章|阅读|新闻|推荐)|推荐阅读|热门(?:文章|推荐)|猜你喜欢)\W*$", re.I)
+# Short blocks that can carry such a label when it is not a heading.
+_LABELS = frozenset("p div span strong b".split())
 # Elements pruning may leave out (blocks; never inline text of a paragraph).
 _PRUNABLE = frozenset("div section ul ol p table aside header figure center".split())
 # Content a documentation page never loses to pruning.
@@ -300,9 +311,21 @@ class MainContent:
         next heading (never code, tables or definition lists)."""
         out: set[int] = set()
         for mid, st in self.stats.items():
-            if st.tag not in _HEADINGS or not root.order < st.order <= root.end or st.chars > 60:
+            heading = st.tag in _HEADINGS
+            if not (heading or st.tag in _LABELS and not st.blocks) or not root.order < st.order <= root.end or \
+                    st.chars > 60:
                 continue
             if not _TAIL_HEADING.match(" ".join(st.node.text(deep=True).split())):
+                continue
+            if not heading:  # a label in running text: it and the links right after it
+                out.add(mid)
+                if st.parent is not None:
+                    siblings = self.stats[st.parent].children
+                    for sid in siblings[siblings.index(mid) + 1:]:
+                        sib = self.stats[sid]
+                        if sib.keep or sib.heads or not sib.chars or sib.link_chars < sib.chars / 2:
+                            break
+                        out.add(sid)
                 continue
             # the heading, or the wrapper that holds nothing else
             cur, cid = st, mid
@@ -357,6 +380,18 @@ class MainContent:
         while st.parent is not None and st.parent != self.body_id and st.parent != stop:
             st = self.stats[st.parent]
             if st.para >= ASCEND * best.para and st.link_chars <= LINKS_UP * st.chars:
+                best = st
+        # then step by step while each parent adds mostly paragraphs and few links (a short
+        # paragraph of the article in a block of its own)
+        st = best
+        while st.parent is not None and st.parent != self.body_id and st.parent != stop:
+            up = self.stats[st.parent]
+            added = up.chars - st.chars
+            if added and not (up.para - st.para >= ADDED_PARA * added and
+                              up.link_chars - st.link_chars <= ADDED_LINKS * added):
+                break
+            st = up
+            if added:
                 best = st
         return best
 
