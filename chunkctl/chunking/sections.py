@@ -15,11 +15,13 @@ class Section:
         path: the heading path in force at the section's first non-heading block.
         blocks: the heading blocks that open it, then its body blocks.
         level: the level of its first heading (0 when it has none).
+        merged: several sections merged into one (their heading lines in the body).
     """
 
     path: tuple[str, ...]
     blocks: list[Block] = field(default_factory=list)
     level: int = 0
+    merged: bool = False
 
     @property
     def start(self) -> int:
@@ -68,26 +70,31 @@ class BlockIndex:
         self.ends = [b.end for b in self.blocks]
 
     def headings_at(self, pos: int, end: int | None = None) -> tuple[str, ...]:
-        """Heading path in force at the first non-heading block that ends after `pos`.
+        """Heading path of a chunk that starts at character `pos` (and ends at `end`).
 
-        The lookup goes no further than `end` (the chunk's end); a chunk of heading lines
-        only gets the path of the body that follows them.
+        The path in force at the first non-heading block that ends after `pos`, looking
+        no further than `end` when given: a heading that starts at or after `end` is
+        after the chunk and never gives its path. A chunk of heading lines only gets the
+        path of its first heading (issue 17, point 4; the contract leaves this open).
         """
         import bisect
 
         i = bisect.bisect_right(self.ends, pos)
-        last = None
+        first = None
         while i < len(self.blocks):
             b = self.blocks[i]
+            if end is not None and b.start >= end:
+                break
             if b.kind != BlockKind.HEADING:
                 return b.headings
-            last = b
+            if first is None:
+                first = b
             i += 1
-            if end is not None and b.start >= end and last is not None:
-                break
-        if last is not None:
-            return last.headings
-        return self.blocks[-1].headings if self.blocks else ()
+        if first is not None:
+            return first.headings
+        if end is None and self.blocks:
+            return self.blocks[-1].headings
+        return self.blocks[i - 1].headings if 0 < i <= len(self.blocks) else ()
 
     def heading_levels_within(self, start: int, end: int, path: tuple[str, ...]) -> list[int]:
         """Indices in `path` of its headings whose own lines start inside `[start, end)`."""

@@ -1,0 +1,144 @@
+"""Strategy `fixed` (issue 17, point 9): trimmed edges, no window inside the previous one, no gap, budget, overlap.
+
+A window's body may begin or end with white space only where that white space is part
+of a grapheme cluster with something else (a space followed by a combining mark is one
+cluster, UAX #29, and an edge never cuts a cluster): its first and last clusters are
+never white space alone.
+"""
+
+from __future__ import annotations
+
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+from chunkctl.tokenizers import get_tokenizer
+
+ENC = get_tokenizer()
+
+
+def run(text, fmt="txt", **kw):
+    return chunkctl.chunk_text(text, format=fmt, source="doc." + fmt, strategy="fixed", **kw)
+
+
+def bodies(recs):
+    return [r["text"][len(r["prefix"]):] for r in recs]
+
+
+def window_faults(text: str, recs: list[dict], size: int, overlap: int) -> list[str]:
+    """Every break of the fixed-window rules in `recs` (empty when they all hold)."""
+    faults = []
+    prev = None
+    for r in recs:
+        body = r["text"][len(r["prefix"]):]
+        clusters = regex.findall(r"\X", body)
+        if not clusters or not clusters[0].strip() or not clusters[-1].strip():
+            faults.append(f"white space at an edge: {body!r}")
+        if r["n_tokens"] > size and not r["oversize"]:
+            faults.append(f"over the budget: {r['n_tokens']} > {size}")
+        if r["n_tokens"] != ENC.count(r["text"]):
+            faults.append(f"n_tokens {r['n_tokens']} is not the count of {r['text']!r}")
+        if prev is not None:
+            if r["start"] <= prev["start"] or r["end"] <= prev["end"]:
+                faults.append(f"window inside the previous one: {body!r} after {prev['text']!r}")
+            if text[prev["end"]:r["start"]].strip():
+                faults.append(f"gap: {text[prev['end']:r['start']]!r}")
+            shared = text[r["start"]:prev["end"]]
+            if shared and ENC.count(shared) > overlap:
+                faults.append(f"overlap {ENC.count(shared)} > {overlap} tokens: {shared!r}")
+        prev = r
+    covered = set()
+    for r in recs:
+        covered.update(range(r["start"], r["end"]))
+    missing = [i for i, c in enumerate(text) if not c.isspace() and i not in covered]
+    if missing:
+        faults.append(f"text outside every window at {missing[:5]}")
+    return faults
+
+
+COLOURS = ("red orange yellow green blue indigo violet black white grey brown pink gold silver teal navy olive "
+           "maroon coral ivory\n")
+
+
+def test_no_window_starts_on_a_space_when_the_word_alone_takes_more_tokens():
+    # " violet" is one token, "violet" two: the window at token 7 used to start " violet black ...".
+    recs = run(COLOURS, chunk_size=4, overlap=3)
+    assert window_faults(COLOURS, recs, 4, 3) == []
+    assert bodies(recs)[5:9] == ["indigo violet", "igo violet black", "violet black white", "black white grey"]
+    # one window per token, still: window i starts at token i (its leading space trimmed)
+    table = ENC.table(COLOURS)
+    assert [r["start"] for r in recs] == [table.char(i) + (COLOURS[table.char(i)] == " ") for i in range(len(recs))]
+    assert len(recs) == 19 and recs[-1]["end"] == len(COLOURS.rstrip())
+
+
+def test_no_window_inside_the_previous_one_with_a_large_overlap():
+    # A 7-token emoji cannot join a window that repeats 14 of its 18 tokens: the start moves on
+    # instead of giving a window that ends where the previous one ends.
+    text = "(ok)  好き。 \n\n clear.\nHello! \t\n👨\u200d👩\u200d👧 👨\u200d👩\u200d👧 b,  猫が the  (ok) clear."
+    recs = run(text, chunk_size=18, overlap=14)
+    assert window_faults(text, recs, 18, 14) == []
+    assert bodies(recs) == ["(ok)  好き。 \n\n clear.\nHello", "clear.\nHello!", "! \t\n👨\u200d👩\u200d👧",
+                            "👨\u200d👩\u200d👧 b,", "b,  猫が the  (ok", ",  猫が the  (ok) clear."]
+
+
+def test_a_lone_full_stop_never_follows_the_window_that_holds_it():
+    text = "The sky is clear. " * 6
+    for size, overlap in ((5, 4), (6, 5), (9, 8), (12, 11)):
+        recs = run(text, chunk_size=size, overlap=overlap)
+        assert window_faults(text, recs, size, overlap) == [], (size, overlap)
+        assert not any(b in (".", "clear.") for b in bodies(recs)[1:]), (size, overlap)
+
+
+def test_overlap_zero_windows_meet_exactly():
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n"
+    recs = run(text, chunk_size=5, overlap=0)
+    assert bodies(recs) == ["alpha beta gamma delta epsilon", "zeta eta theta iota", "kappa lambda mu"]  # " z" "eta"
+    for a, b in zip(recs, recs[1:]):
+        assert text[a["end"]:b["start"]] == " "
+
+
+def test_a_window_of_heading_lines_gets_its_first_headings_path():
+    # Never the path of a heading that starts after the window (issue 17, point 4).
+    text = "# Sample\n\n## 0.68.0 - 2026-07-24\n\nFixed the parser for nested lists in tables.\n"
+    for size, first in ((3, "# Sample"), (4, "# Sample\n\n##")):
+        recs = run(text, fmt="md", chunk_size=size, overlap=0)
+        assert bodies(recs)[0] == first
+        assert recs[0]["headings"] == ["Sample"] and recs[0]["prefix"] == ""
+        assert recs[1]["headings"] == ["Sample", "0.68.0 - 2026-07-24"]
+        for r in recs:
+            assert all(text.index(h) < r["end"] for h in r["headings"]), r
+
+
+PIECES = st.sampled_from(
+    ["violet", "black", "clear.", "red", "the", "a", "b,", ".", "!", "(ok)", "1.5", "—", "...", "Hello!", "x" * 12,
+     "猫が", "好き。", "日本語の文", "👍🏽", "👨\u200d👩\u200d👧", "🇫🇷", "e\u0301", " \u0301", "\u00a0", "\u3000",
+     " ", " ", "  ", "\t", "\n", "\n\n", " \n "])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(PIECES, min_size=1, max_size=80), size=st.integers(1, 48), frac=st.floats(0, 0.99),
+       fmt=st.sampled_from(["txt", "md"]))
+def test_random_text_windows_keep_the_rules(pieces, size, frac, fmt):
+    text = "".join(pieces)
+    overlap = min(size - 1, int(size * frac))
+    recs = run(text, fmt=fmt, chunk_size=size, overlap=overlap)
+    if not text.strip():
+        assert recs == []
+        return
+    assert window_faults(text, recs, size, overlap) == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.one_of(PIECES, st.sampled_from(["# Title\n\n", "\n\n## Part two\n\n", "- item\n"])),
+                       min_size=1, max_size=60),
+       size=st.integers(8, 40), frac=st.floats(0, 0.9))
+def test_random_markdown_windows_keep_the_rules_with_breadcrumbs(pieces, size, frac):
+    text = "".join(pieces)
+    overlap = min(size - 1, int(size * frac))
+    recs = run(text, fmt="md", chunk_size=size, overlap=overlap, context="headings")
+    if not text.strip():
+        return
+    assert window_faults(text, recs, size, overlap) == []
+    for r in recs:  # a breadcrumb names only headings that start before the window ends
+        assert all(h in text[:r["end"]] for h in r["headings"]), r
