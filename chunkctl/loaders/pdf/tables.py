@@ -409,9 +409,12 @@ def find_text_tables(pdata: PageData, tp, page_text: str) -> list[Table]:
     columns: a region is kept only when its cells are short (median at most
     `_MAX_MEDIAN_CELL_CHARS` characters) and it has three columns or numbers in at
     least a third of its cells. Rows above the first row of column names that hold one
-    cell (a title such as "Intl Pax Traffic") become captions, never the header; the
-    header is the first row of two or more cells, with the non-numeric rows right
-    under it merged into it (a two-line header: "DeepSeek" over "67B"). The idea of
+    cell or cross a column gap (a title such as "Intl Pax Traffic") become captions,
+    never the header; the header is the first row of column names, with the one or two
+    rows under it that complete it merged into it (their first cell empty or fewer than
+    half their cells filled: "DeepSeek" over "67B"). Contents lists, displayed
+    equations, code, labels of drawings and forms are refused (`_toc_or_equations`,
+    `_mostly_mono`, the checks in `_text_table`). The idea of
     column gutters from text alignment follows Tabula's and pdfplumber's "stream"/"text"
     strategies; the rules and thresholds here are chunkctl's.
 
