@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import functools
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -32,8 +34,8 @@ COMMON_CODECS = frozenset(codecs.lookup(name).name for name in (
 _LATIN_SINGLE_BYTE = frozenset(codecs.lookup(name).name for name in "cp1250 cp1254 cp1257 iso8859-2 iso8859-9 iso8859-15".split())
 CP1252_MARGIN = 0.8
 """cp1252 wins over another Latin single-byte page with at least this share of its confidence."""
-SAMPLE_CHARS = 65536
-"""Characters of each reading that `detect` checks for plausibility (the whole file must decode)."""
+SAMPLE_BYTES = 16384
+"""Bytes of non-ASCII lines each candidate reading is judged on by `detect` (the chosen codec must decode the whole file)."""
 
 
 # Encoding labels as browsers read them (WHATWG Encoding Standard, "Encodings" table):
@@ -155,13 +157,12 @@ def is_binary(data: bytes) -> bool:
     return utf16_without_bom(data) is None
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x19\x1b-\x1f\x7f-\x9f]")
+
+
 def _has_controls(text: str) -> bool:
-    """True when `text` holds C0/C1 control characters other than tab, newlines and form feed."""
-    for ch in text:
-        o = ord(ch)
-        if (o < 32 and ch not in "\t\n\r\f\v\x1a") or 0x7F <= o <= 0x9F:
-            return True
-    return False
+    """True when `text` holds C0/C1 control characters other than tab, newlines, form feed and SUB."""
+    return _CONTROLS.search(text) is not None
 
 
 def _has_unassigned(text: str) -> bool:
@@ -177,6 +178,7 @@ _SCRIPT_GROUPS = {"LATIN": "Latin", "CYRILLIC": "Cyrillic", "GREEK": "Greek", "H
 _IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™")
 
 
+@functools.lru_cache(maxsize=4096)
 def _script(ch: str) -> str | None:
     """The alphabetic script of a non-ASCII letter (Latin, Cyrillic, Greek, Hebrew, Arabic, Thai), else None."""
     try:
@@ -275,35 +277,79 @@ def detect(data: bytes) -> str | None:
             codec = "cp1252"
         if all(codec != c for c, _ in ranked):
             ranked.append((codec, float(answer.get("confidence") or 0.0)))
-    plausible: list[tuple[str, float]] = []
-    readings: dict[str, str] = {}
-    for codec, confidence in ranked:
-        try:
-            text = data.decode(codec)[:SAMPLE_CHARS]
-        except (UnicodeDecodeError, LookupError):
-            continue
-        if implausible(text) is None:
-            plausible.append((codec, confidence))
-            readings[codec] = text
-    common = [c for c in plausible if c[0] in COMMON_CODECS]
-    weak = {c for c, _ in common if _sparse_foreign(readings[c])}
-    if len(weak) < len(common):
-        common = [c for c in common if c[0] not in weak]
-    if not common:
-        if plausible:
-            return plausible[0][0]
+    sample = _sample(data)
+    readings = {codec: _reading(sample, codec) for codec, _ in ranked}
+    while ranked:
+        choice = _choose(ranked, readings)
+        if choice is None or _decodes(data, choice):
+            return choice
+        ranked = [c for c in ranked if c[0] != choice]  # the sample decoded, the rest does not
+    return None
+
+
+def _sample(data: bytes) -> bytes:
+    """The lines of `data` that hold non-ASCII bytes, up to `SAMPLE_BYTES`: where code pages differ.
+
+    A line feed byte is a line feed in every code page `detect` weighs (UTF-16/32 are
+    recognised before detection), so no character is cut but perhaps the last.
+    """
+    lines = []
+    size = 0
+    for line in data.split(b"\n"):
+        if not line.isascii():
+            lines.append(line)
+            size += len(line) + 1
+            if size >= SAMPLE_BYTES:
+                break
+    return b"\n".join(lines)[:SAMPLE_BYTES]
+
+
+def _reading(sample: bytes, codec: str) -> str | None:
+    """`sample` decoded strictly (a character cut at its end left out), or None."""
+    try:
+        return codecs.getincrementaldecoder(codec)().decode(sample, final=False)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) -> str | None:
+    """The codec `detect` picks from chardet's (codec, confidence) ranking and each codec's reading of the sample."""
+    verdicts: dict[str, bool] = {}
+
+    def plausible(codec: str) -> bool:
+        if codec not in verdicts:
+            text = readings[codec]
+            verdicts[codec] = text is not None and implausible(text) is None
+        return verdicts[codec]
+
+    common = [(c, conf) for c, conf in ranked if c in COMMON_CODECS]
+    best: tuple[str, float] | None = None
+    weak: list[tuple[str, float]] = []  # plausible, but a few letters of another alphabet in Latin text
+    for c, conf in common:
+        if plausible(c):
+            if _sparse_foreign(readings[c] or ""):
+                weak.append((c, conf))
+            else:
+                best = (c, conf)
+                break
+    if best is None and weak:
+        best = weak[0]
+    if best is None:
+        exotic = next((c for c, _ in ranked if c not in COMMON_CODECS and plausible(c)), None)
         # nothing reads plausibly: chardet's first choice that decodes at all
-        return next((c for c, _ in ranked if _decodes(data, c)), None)
-    best, confidence = common[0]
+        return exotic or next((c for c, _ in ranked if readings[c] is not None), None)
+    codec, confidence = best
     # a tie (bytes both read the same way but for a few letters): the Windows page, as files are written
-    tied = [c for c, conf in common if conf >= confidence - 1e-9 and c.startswith("cp125")]
+    tied = [c for c, conf in common if conf >= confidence - 1e-9 and c.startswith("cp125") and plausible(c)
+            and not _sparse_foreign(readings[c] or "")]
     if tied:
-        best = tied[0]
-    if best in _LATIN_SINGLE_BYTE:
-        cp1252 = next((c for c in common if c[0] == "cp1252"), None)
-        if cp1252 is not None and cp1252[1] >= CP1252_MARGIN * confidence:
+        codec = tied[0]
+    if codec in _LATIN_SINGLE_BYTE:
+        cp1252 = next((conf for c, conf in common if c == "cp1252"), None)
+        if cp1252 is not None and cp1252 >= CP1252_MARGIN * confidence and plausible("cp1252") \
+                and not _sparse_foreign(readings["cp1252"] or ""):
             return "cp1252"
-    return best
+    return codec
 
 
 def _decodes(data: bytes, codec: str) -> bool:
