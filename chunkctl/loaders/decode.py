@@ -190,9 +190,10 @@ def _script(ch: str) -> str | None:
 def implausible(text: str) -> str | None:
     """Why `text` cannot be what a person wrote (a wrong code page's reading of it), or None.
 
-    Three signs of a wrong single-byte reading: C0/C1 control characters (other than
-    white space), a word whose letters come from two alphabets ("Pצydהn", Latin-1
-    Finnish read as ISO-8859-8), and a sign between two letters of a word ("pi±tek").
+    Four signs of a wrong reading: C0/C1 control characters (other than white space),
+    unassigned or private-use code points, a word whose letters come from two alphabets
+    ("Pצydהn", Latin-1 Finnish read as ISO-8859-8), and a sign between two letters of a
+    word ("pi±tek"). Words of CJK characters are not judged (they have no alphabet).
 
     Returns:
         a short reason, or None when nothing is wrong.
@@ -241,9 +242,10 @@ def _sparse_foreign(text: str) -> bool:
 def detect(data: bytes) -> str | None:
     """The codec of bytes that are neither UTF-8 nor declared, as Python names it, or None.
 
-    chardet (7.x) ranks every encoding it knows for the bytes, with a language for each;
-    candidates are taken in its order when they decode strictly to plausible text
-    (`implausible`), with two preferences over chardet's own first choice:
+    chardet (7.x) ranks every encoding it knows for the bytes; candidates are taken in
+    its order when they read the file's non-ASCII lines (`SAMPLE_BYTES` of them) strictly
+    as plausible text (`implausible`) and decode the whole file, with these preferences
+    over chardet's own first choice:
 
     - a common code page (`COMMON_CODECS`) over any rare one (hp-roman8, mac-*, DOS and
       EBCDIC pages, ISO-8859-3/4/10/13/14/16, ...), which is taken only when no common
@@ -251,7 +253,8 @@ def detect(data: bytes) -> str | None:
     - cp1252 over another Latin single-byte page (cp1250 for Latin-1 French, for example)
       when chardet gives it at least `CP1252_MARGIN` of that page's confidence;
     - a reading in one alphabet over one that puts a few letters of another into Latin
-      text (`_sparse_foreign`: French "à" read as Cyrillic "а").
+      text (`_sparse_foreign`: French "à" read as Cyrillic "а");
+    - on a tie, the Windows page (cp1250 over ISO-8859-2 when both read the bytes well).
 
     ISO-8859-1 is answered as cp1252 (as browsers read it, and the same text wherever
     ISO-8859-1 has printable characters).
@@ -260,7 +263,8 @@ def detect(data: bytes) -> str | None:
         data: the file's bytes (chardet reads at most its first 200,000).
 
     Returns:
-        a canonical Python codec name, or None when nothing decodes plausibly.
+        a canonical Python codec name (when nothing reads plausibly, chardet's first
+        choice that decodes), or None when no candidate decodes the file.
     """
     import chardet
 
