@@ -14,6 +14,7 @@ class BlockKind(str, Enum):
     PARAGRAPH = "paragraph"
     LIST = "list"
     CODE = "code"
+    MATH = "math"
     TABLE = "table"
     QUOTE = "quote"
     HTML = "html"
@@ -39,7 +40,9 @@ class Block:
         header: for tables, the `[start, end)` span of the header lines (header
             row and, in Markdown, the delimiter row); `None` for other blocks.
         rows: for tables, the `[start, end)` span of each body row, in order.
-        meta: loader-specific extras (e.g. a table's header cells).
+        meta: loader-specific extras (e.g. a table's header cells; for lists and block
+            quotes, `atomic`: the `[start, end)` character spans of code, tables and
+            display math nested in them, which the packer keeps whole).
     """
 
     kind: BlockKind
@@ -80,7 +83,8 @@ class Document:
             translation; for pdf and html it is what the loader extracted.
         blocks: typed blocks in document order, non-overlapping.
         meta: document facts: `title`, `encoding`, `sha256` and loader extras
-            (e.g. `lang`, `page_labels`, `front_matter`).
+            (e.g. `lang`, `page_labels`, `front_matter`, `skipped_spans`: the
+            `[start, end)` character spans no chunk may hold, such as data-URI payloads).
         warnings: non-fatal problems found while loading (one line each).
         protected: the file could be read only with a password (an encrypted PDF):
             its text must not be kept where a run without the password could read it

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,13 +38,22 @@ LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.C
 CODE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.WORD)
 PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.LINE, Level.WORD)
 ROW_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
+# Table header and rows at tiny budgets: lines, then cells (CLAUSE stands for cells in a
+# table, see `_split`), then words; never inside a delimiter row when a line fits.
+TABLE_LINE_LEVELS = (Level.LINE, Level.CLAUSE, Level.WORD)
 SENTENCE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 
 _KIND_OF_BLOCK = {
     BlockKind.CODE: "code",
+    BlockKind.MATH: "math",
     BlockKind.TABLE: "table",
     BlockKind.HEADING: "heading",
 }
+# Atom kinds overlap never reaches back into.
+BARRIER_KINDS = ("code", "table", "heading", "math")
+# Atom kinds whose lines keep their indentation when a block is cut between lines.
+_INDENTED_KINDS = ("code", "math")
+_TABLE_CELL = re.compile(r"(?<!\\)\|")
 
 
 @dataclass(slots=True)
@@ -53,7 +63,8 @@ class Atom:
     Attributes:
         start, end: character span in the document text.
         strength: `Level` of the boundary before this atom (between it and the previous one).
-        kind: "heading", "text", "table", "code", or "bigtable" (a table to split by rows).
+        kind: "heading", "text", "table", "code", "math" (display math, kept whole like
+            code; its records say "text"), or "bigtable" (a table to split by rows).
         level: the `Level` at which this atom was cut out (BLOCK for a whole block).
         barrier: overlap may not reach back into this atom (headings, tables, code).
         oversize: a single grapheme cluster larger than the budget.
@@ -68,6 +79,23 @@ class Atom:
     barrier: bool = False
     oversize: bool = False
     block: Block | None = None
+
+
+def _crosses(starts: list[int], a: int, b: int) -> bool:
+    """Whether one of `starts` lies in `[a, b)` (a skipped span between two atoms)."""
+    idx = bisect.bisect_left(starts, a)
+    return idx < len(starts) and starts[idx] < b
+
+
+def _glue(pieces: list[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Pieces with each cut that falls inside one of `spans` undone (neighbours joined)."""
+    out: list[tuple[int, int]] = []
+    for s, e in pieces:
+        if out and any(ss < out[-1][1] and s < se for ss, se in spans if ss < e and se > out[-1][0]):
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
 
 
 class Packer:
@@ -97,6 +125,8 @@ class Packer:
         self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL
+        # starts of the spans no chunk may hold (data-URI payloads), in order
+        self.skipped_starts = [s for s, _e in sorted(doc.meta.get("skipped_spans", ()))]
         self._line_cache: dict[tuple[int, int], Sequence[int]] = {}
 
     # ------------------------------------------------------------------ counting
@@ -183,6 +213,8 @@ class Packer:
             words = parts[0].split()
             while len(words) > 1:
                 words.pop()
+                while len(words) > 1 and not any(ch.isalnum() for ch in words[-1]):
+                    words.pop()  # no trailing "-" or "/"
                 s = " ".join(words) + "\n\n"
                 n = self.tok.count(s)
                 if n <= cap:
@@ -216,7 +248,7 @@ class Packer:
         """`block_atoms` one atom at a time: a block over ITER_SPAN characters is split as its
         atoms are taken (`_refine_iter`), so a huge block never has all its atoms at once."""
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
-        barrier = kind in ("code", "table", "heading")
+        barrier = kind in BARRIER_KINDS
         if levels is None:
             levels = self.levels_for(block)
         if split_to is None and ((estimate is not None and estimate <= body_budget - SLACK)
@@ -236,6 +268,8 @@ class Packer:
         """Split levels of a block by its kind (prose, list, code, Python code, table row)."""
         if block.kind == BlockKind.CODE:
             return PYTHON_LEVELS if block.language in ("python", "py", "python3", "pycon") else CODE_LEVELS
+        if block.kind == BlockKind.MATH:
+            return CODE_LEVELS
         if block.kind == BlockKind.LIST and block.rows:
             return LIST_LEVELS
         return PROSE_LEVELS
@@ -254,13 +288,52 @@ class Packer:
                     out.append((pos, seg_end))
                 pos = nxt
             return out
-        return self.splitters.split(level, a, b, prose=(kind == "text"))
+        if kind == "table" and level == Level.CLAUSE:
+            return self._split_cells(a, b)
+        pieces = self.splitters.split(level, a, b, prose=(kind == "text"))
+        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE, Level.DEFINITION):
+            return self._with_indent(pieces, a)
+        return pieces
+
+    def _split_cells(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Cells of a table line `text[a:b]`: each piece starts at a cell's `|` (escaped `\\|`
+        is text), so a cut falls before a separator and every piece keeps the pipes around
+        its cells."""
+        text = self.text
+        cuts = [m.start() for m in _TABLE_CELL.finditer(text, a, b)
+                if m.start() > a and not text[m.end():b].isspace() and m.end() < b]
+        out = []
+        pos = a
+        for c in [*cuts, b]:
+            seg_end = self.graphemes.rstrip_end(pos, c)
+            if seg_end > pos:
+                out.append((pos, seg_end))
+            pos = c
+        return out or [(a, b)]
+
+    def _with_indent(self, pieces: Sequence[tuple[int, int]], a: int) -> list[tuple[int, int]]:
+        """Code pieces started at their line starts: the indentation belongs to the code."""
+        text = self.text
+        out = []
+        lo = a
+        for s, e in pieces:
+            s2 = s
+            while s2 > lo and text[s2 - 1] in " \t":
+                s2 -= 1
+            if s2 > lo and text[s2 - 1] not in "\r\n\f\v\u2028\u2029":
+                s2 = s  # not at a line start: keep the trimmed start
+            out.append((s2, e))
+            lo = e
+        return out
 
     def _refine(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
                 barrier: bool, block: Block | None, out: list[Atom], split_to: Level | None = None) -> None:
         pieces: list[tuple[int, int]] = [(a, b)]
+        atomic = self._atomic_in(block, a, b, budget)
         while li < len(levels):
             pieces = self._on_clusters(self._split(levels[li], a, b, block, kind), b)
+            if atomic:
+                pieces = _glue(pieces, atomic)
             if len(pieces) > 1:
                 break
             if split_to is not None and levels[li] <= split_to and pieces:
@@ -279,6 +352,14 @@ class Packer:
             else:
                 self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out,
                              split_to if deeper else None)
+
+    def _atomic_in(self, block: Block | None, a: int, b: int, budget: int) -> list[tuple[int, int]]:
+        """The block's nested atomic spans (code, tables, display math in a list item or
+        quote: `Block.meta["atomic"]`) inside `[a, b)` that fit `budget` tokens alone."""
+        if block is None or not block.meta.get("atomic"):
+            return []
+        return [(s, e) for s, e in block.meta["atomic"] if a <= s and e <= b and (s, e) != (a, b)
+                and self.fits(s, e, budget)]
 
     def _on_clusters(self, pieces: list[tuple[int, int]], b: int) -> list[tuple[int, int]]:
         """Pieces moved onto grapheme-cluster boundaries (a splitter may cut "。" from a ZWJ after it)."""
@@ -333,9 +414,19 @@ class Packer:
 
     def _split_iter(self, level: Level, a: int, b: int, block: Block | None, kind: str
                     ) -> Iterator[tuple[int, int]]:
-        if level == Level.BLOCK:
+        if level == Level.BLOCK or (kind == "table" and level == Level.CLAUSE):
             return iter(self._split(level, a, b, block, kind))
+        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE):
+            return self._with_indent_iter(self.splitters.iter(level, a, b, prose=False), a)
         return self.splitters.iter(level, a, b, prose=(kind == "text"))
+
+    def _with_indent_iter(self, pieces: Iterable[tuple[int, int]], a: int) -> Iterator[tuple[int, int]]:
+        """`_with_indent` one piece at a time."""
+        lo = a
+        for s, e in pieces:
+            (s2, _e), = self._with_indent([(s, e)], lo)
+            yield s2, e
+            lo = e
 
     def _on_clusters_iter(self, pieces: Iterable[tuple[int, int]], b: int) -> Iterator[tuple[int, int]]:
         """`_on_clusters` one piece at a time."""
@@ -438,16 +529,27 @@ class Packer:
         """
         budget = budget if budget is not None else self.budget
         out: list[Chunk] = []
-        src = iter(atoms)
+        atoms_in = iter(atoms)
+        back: list[Atom] = []  # an atom a run ended before (at a skipped span)
+
+        def take() -> Atom | None:
+            return back.pop() if back else next(atoms_in, None)
+
+        def source() -> Iterator[Atom]:
+            while (x := take()) is not None:
+                yield x
+
+        src = source()
         table: list[Atom] = []  # a big table met at the end of a run
+        gaps = self.skipped_starts
         while True:
             # Heading atoms before a big table go with it; otherwise they open a run of
-            # atoms, packed up to the next big table.
+            # atoms, packed up to the next big table or skipped span.
             lead: list[Atom] = []
-            a = next(src, None)
+            a = take()
             while a is not None and a.kind == "heading":
                 lead.append(a)
-                a = next(src, None)
+                a = take()
             if a is None:
                 if lead:
                     out.extend(self._pack_run(lead, path, budget))
@@ -460,11 +562,16 @@ class Packer:
             def run(first: Atom = a, lead: list[Atom] = lead) -> Iterator[Atom]:
                 yield from lead
                 yield first
+                prev_end = first.end
                 for x in src:
                     if x.kind == "bigtable":
                         table.append(x)
                         return
+                    if gaps and _crosses(gaps, prev_end, x.start):
+                        back.append(x)  # no chunk may hold the skipped span: a new run
+                        return
                     yield x
+                    prev_end = x.end
 
             out.extend(self._pack_run(run(), path, budget))
             if table:
@@ -479,7 +586,7 @@ class Packer:
 
     @staticmethod
     def _kind(atoms: Sequence[Atom], i: int, k: int) -> str:
-        kinds = {x.kind for x in atoms[i:k + 1] if x.kind != "heading"}
+        kinds = {"text" if x.kind == "math" else x.kind for x in atoms[i:k + 1] if x.kind != "heading"}
         if not kinds:
             return "text"
         if len(kinds) == 1:
@@ -540,8 +647,54 @@ class Packer:
             skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
             return self.breadcrumb(self.breadcrumb_parts(path, skip))
 
+        def lead_path(i: int) -> tuple[str, ...]:
+            """Heading path of atom i, a heading of the run's lead (its own path)."""
+            x = win[i - base]
+            return x.block.headings if x.block is not None and x.block.headings else path
+
+        def lead_prefix(i: int) -> tuple[str, int]:
+            """Breadcrumb of a chunk holding only lead headings from atom i on: the path above
+            its first heading (a heading that starts after the chunk is never named)."""
+            return self.breadcrumb(self.breadcrumb_parts(lead_path(i)[:-1]))
+
+        path_ptoks = self.breadcrumb(self.breadcrumb_parts(path))[1]
+
+        def rebalance(r: int, k: int, tcs: int, body_budget: int) -> int | None:
+            """An earlier end for the chunk of atoms r..k (window indices) when the next chunk
+            would be a crumb (less than `min_fill` of its body budget, then a stronger
+            boundary): the latest boundary as strong as k's that leaves both chunks filled
+            to `min_fill`; None to keep k."""
+            n1 = k + 1
+            if not has(n1 + base):
+                return None
+            t2 = self.tokens_before(win[n1].start)
+            bb2 = budget - path_ptoks
+            reach2 = t2 + bb2 + SLACK
+            while not done and te[-1] <= reach2:
+                pull()
+            j2 = bisect.bisect_right(te, reach2, n1) - 1
+            if j2 < n1:
+                return None
+            thr2 = self.min_fill * bb2
+            cands2 = list(range(n1, j2 + 1))
+            while True:  # the next chunk's end, as the packing will choose it (exact count)
+                k2 = self._choose(cands2, after, te, t2 + thr2)
+                if k2 == n1 or self.count(win[n1].start, win[k2].end) <= bb2:
+                    break
+                cands2 = [c for c in cands2 if c < k2]
+            if te[k2] - t2 >= thr2 or after[k2] <= after[k]:
+                return None
+            thr = tcs + self.min_fill * body_budget
+            for c in range(k - 1, max(r, nhead - base) - 1, -1):
+                if te[c] < thr:
+                    break
+                if after[c] >= after[k] and thr2 <= te[k2] - te[c] <= bb2 - SLACK:
+                    return c
+            return None
+
         i = 0
         carry: int | None = None
+        opened: set[int] = set()  # run indices of body atoms cut finer to open a chunk with the lead
         while has(i):
             r = i - base
             atom = win[r]
@@ -567,7 +720,7 @@ class Packer:
                 cands = list(range(r, j + 1))
                 while cands:
                     k = self._choose(cands, after, te, tcs + self.min_fill * body_budget)
-                    pre = prefix(i, k + base)[0] if k + base < nhead else prefix_text
+                    pre = lead_prefix(i)[0] if k + base < nhead else prefix_text
                     cnt = self.count(cs, win[k].end, pre)
                     if cnt <= budget:
                         chosen = (k, pre, cnt)
@@ -579,25 +732,71 @@ class Packer:
                     continue
                 # The atom does not fit with its prefix (the estimate was off by a few
                 # tokens): emit it without prefix, or cut it finer when it is too big alone.
+                # A table, code block or formula that fits without the breadcrumb keeps it
+                # shortened from the outside in, or none (it is never cut for it).
                 a0 = self.snap_start(atom.start)
                 cnt = self.count(a0, atom.end)
                 if cnt <= budget:
-                    out.append(Chunk(a0, atom.end, "", path, self._kind(win, r, r), cnt, budget))
+                    own = lead_path(i) if i < nhead else path
+                    parts = self.breadcrumb_parts(own[:-1] if i < nhead else own)
+                    pre, _p = self.breadcrumb(parts, cap=budget - cnt) if parts else ("", 0)
+                    n_pre = self.count(a0, atom.end, pre) if pre else cnt
+                    if n_pre > budget:
+                        pre, n_pre = "", cnt
+                    out.append(Chunk(a0, atom.end, pre, own, self._kind(win, r, r), n_pre, budget))
                     i += 1
                     continue
                 win[r:r + 1] = self._split_atom(atom, budget)
                 ends = np.fromiter((x.end for x in win), dtype=np.int64, count=len(win))
                 te[:] = search(ends).tolist()
                 after[:] = [x.strength for x in win[1:]] + [last]
+                if i < nhead:  # a heading line cut in pieces: the lead has more atoms
+                    while nhead - base < len(win) and win[nhead - base].kind == "heading":
+                        nhead += 1
                 continue
             k, pre, cnt = chosen
-            out.append(Chunk(cs, win[k].end, pre, path, self._kind(win, r, k), cnt, budget))
+            if k + base == nhead - 1 and nhead not in opened and has(nhead):
+                # Headings open the chunk of their body: cut the body's first atom finer
+                # when only a piece of it fits after them.
+                opened.add(nhead)
+                pieces = self._open_body(win[nhead - base], budget - cnt - SLACK)
+                if pieces:
+                    x = nhead - base
+                    win[x:x + 1] = pieces
+                    ends = np.fromiter((y.end for y in win), dtype=np.int64, count=len(win))
+                    te[:] = search(ends).tolist()
+                    after[:] = [y.strength for y in win[1:]] + [last]
+                    continue
+            own = path
+            if k + base < nhead:
+                own = lead_path(i)  # only headings: the path of its first heading
+            else:
+                c = rebalance(r, k, tcs, body_budget)
+                if c is not None:
+                    k, cnt = c, self.count(cs, win[c].end, prefix_text)
+                    pre = prefix_text
+            out.append(Chunk(cs, win[k].end, pre, own, self._kind(win, r, k), cnt, budget))
             carry = self._overlap_start(win, r, k, cs) if (self.overlap and has(k + base + 1)) else None
             i = k + base + 1
             if i - base > 4096:  # drop the atoms behind
                 d = i - base
                 del win[:d], te[:d], after[:d]
                 base = i
+        return out
+
+    def _open_body(self, atom: Atom, room: int) -> list[Atom] | None:
+        """`atom` cut into finer atoms whose first fits `room` tokens (after heading lines),
+        or None: for code, tables and formulas (kept whole), or when only a cut inside a
+        word would fit."""
+        if atom.barrier or atom.oversize or atom.block is None or room < 1:
+            return None
+        levels = [lv for lv in self.levels_for(atom.block) if Level.WORD <= lv < atom.level]
+        if not levels:
+            return None
+        out: list[Atom] = []
+        self._refine(atom.start, atom.end, levels, 0, atom.strength, atom.kind, room, False, atom.block, out)
+        if len(out) < 2 or out[0].level == Level.GRAPHEME or not self.fits(out[0].start, out[0].end, room):
+            return None
         return out
 
     @staticmethod
@@ -615,7 +814,18 @@ class Packer:
         return best
 
     def _split_atom(self, atom: Atom, budget: int) -> list[Atom]:
-        """Cut one atom into grapheme windows of at most `budget` tokens (a last resort)."""
+        """Cut one atom too big for `budget` tokens alone (a heading line, or an estimate that
+        was off): at sentences, clauses and words when it has them, else into grapheme
+        windows (a last resort)."""
+        levels = [lv for lv in (Level.SENTENCE, Level.CLAUSE, Level.WORD) if lv < atom.level]
+        if levels:
+            out: list[Atom] = []
+            self._refine(atom.start, atom.end, levels, 0, atom.strength, "text" if atom.kind == "heading" else atom.kind,
+                         max(1, budget), atom.barrier, atom.block, out)
+            for x in out:
+                x.kind = atom.kind
+            if len(out) > 1:
+                return out
         wins = self.windows(atom.start, atom.end, max(1, budget))
         return [Atom(s, e, atom.strength if n == 0 else Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier,
                      over, atom.block) for n, (s, e, over) in enumerate(wins)]
@@ -628,9 +838,13 @@ class Packer:
         ce = atoms[k].end
         lo = cs + 1
         for idx in range(k, i - 1, -1):
-            if atoms[idx].barrier:
-                lo = max(lo, atoms[idx].end)
+            x = atoms[idx]
+            if x.barrier:
+                lo = max(lo, x.end)
                 break
+            if x.block is not None and x.block.meta.get("atomic"):
+                # never repeat lines of code, table rows or math nested in a list or quote
+                lo = max(lo, max((e for s, e in x.block.meta["atomic"] if s < ce), default=lo))
         if atoms[k].barrier or lo >= ce:
             return None
         tce = self.tokens_before(ce)
@@ -678,7 +892,7 @@ class Packer:
         if starts is None:
             if len(self._line_cache) >= 256:  # the overlaps look back at the last few blocks only
                 self._line_cache.clear()
-            prose = block.kind != BlockKind.CODE
+            prose = block.kind not in (BlockKind.CODE, BlockKind.MATH)
             if block.end - block.start > ITER_SPAN:  # 8 bytes a line, not a list
                 starts = array("q", (s for s, _e in iter_split_lines(self.text, block.start, block.end, prose)))
             else:
@@ -750,7 +964,7 @@ class Packer:
                     continue
                 s, e = rows[r]
                 row_atoms: list[Atom] = []
-                self._refine(s, e, list(ROW_LEVELS), 0, Level.BLOCK, "table", budget, True, block, row_atoms)
+                self._refine(s, e, list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget, True, block, row_atoms)
                 for x in row_atoms:
                     x.barrier = False
                 for c in self._pack_run(row_atoms, path, budget):
@@ -766,5 +980,6 @@ class Packer:
             if self.fits(x.start, x.end, budget):
                 out.append(x)
             else:
-                self._refine(x.start, x.end, list(ROW_LEVELS), 0, x.strength, x.kind, budget, x.barrier, x.block, out)
+                levels = TABLE_LINE_LEVELS if x.kind == "table" else ROW_LEVELS
+                self._refine(x.start, x.end, list(levels), 0, x.strength, x.kind, budget, x.barrier, x.block, out)
         return out

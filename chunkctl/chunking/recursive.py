@@ -10,6 +10,9 @@ from chunkctl.chunking.sections import Section, sections
 from chunkctl.model import BlockKind, Chunk
 from chunkctl.text.segment import Level
 
+# Blocks kept whole when they fit (split only when they do not, between rows or lines).
+ATOMIC_BLOCKS = (BlockKind.CODE, BlockKind.TABLE, BlockKind.MATH)
+
 
 def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split_to: Level | None = None,
                   levels=None) -> list[Atom]:
@@ -42,11 +45,15 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
                 yield Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b)
                 prev_heading = True
                 continue
-            text_block = b.kind not in (BlockKind.CODE, BlockKind.TABLE)
+            text_block = b.kind not in ATOMIC_BLOCKS
             if split_to is not None and text_block:
                 yield from packer.iter_block_atoms(b, strength, body_budget, levels=levels, split_to=split_to)
-            else:
+            elif text_block:
                 yield from packer.iter_block_atoms(b, strength, body_budget, estimate=est)
+            else:
+                # A table, code block or formula that fits the budget without the breadcrumb
+                # stays whole: the breadcrumb yields first (issue 17, item 6).
+                yield from packer.iter_block_atoms(b, strength, budget, estimate=est)
             prev_heading = False
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import split_at_headings, wiki_headings
+from chunkctl.loaders.mathblocks import mark_display_math
+from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
@@ -329,6 +331,7 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
         return s, e
 
     raw: list[tuple[BlockKind, int, int, dict]] = []
+    nested: list[tuple[int, int]] = []  # code and tables inside list items and block quotes
     first_h1 = None
     i = 0
     n = len(tokens)
@@ -336,6 +339,8 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
         tok = tokens[i]
         t = tok.type
         if tok.level != 0 or tok.map is None:
+            if tok.map is not None and t in ("fence", "code_block", "table_open"):
+                nested.append(span(tok.map))
             i += 1
             continue
         if t == "heading_open":
@@ -414,7 +419,7 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
                     items.append(span(tj.map))
                 j += 1
             raw.append((BlockKind.LIST, s, e, {"rows": tuple(items)}))
-            i = j + 1
+            i += 1  # its tokens are read again for code and tables nested in its items
             continue
         elif t == "blockquote_open":
             raw.append((BlockKind.QUOTE, *span(tok.map), {}))
@@ -473,7 +478,28 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
             rows=extra.get("rows", ()),
             meta=extra.get("meta", {}),
         )))
-    return split_at_headings(text, blocks, wiki_headings(text, start)), first_h1
+    if nested:
+        blocks = _with_nested_atoms(blocks, nested)
+    blocks = mark_display_math(text, split_at_headings(text, blocks, wiki_headings(text, start)))
+    return blocks, first_h1
+
+
+def _with_nested_atoms(blocks: list[Block], nested: list[tuple[int, int]]) -> list[Block]:
+    """List and quote blocks with the spans of the code blocks and tables nested in them in
+    `meta["atomic"]` (character spans the packer keeps whole and overlap never enters)."""
+    nested.sort()
+    starts = [s for s, _e in nested]
+    out = []
+    for blk in blocks:
+        if blk.kind in (BlockKind.LIST, BlockKind.QUOTE):
+            lo = bisect.bisect_left(starts, blk.start)
+            hi = bisect.bisect_left(starts, blk.end)
+            inner = [x for x in nested[lo:hi] if x[1] <= blk.end and x[1] > x[0]]
+            if inner:
+                blk = Block(blk.kind, blk.start, blk.end, blk.level, blk.headings, blk.language, blk.header,
+                            blk.rows, {**blk.meta, "atomic": inner})
+        out.append(blk)
+    return out
 
 
 @register("md", ".md", ".markdown", ".mdown", ".mkd", sample=b"# Warm\n\nUp.\n")
@@ -491,6 +517,7 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     text, encoding = decoded.text, decoded.encoding
     fm_end, fm, warning = parse_front_matter(text)
     blocks, first_h1 = build_markdown_blocks(text, fm_end)
+    blocks, skipped = cut_payloads(text, blocks)
     if fm_end:
         blocks.insert(0, Block(BlockKind.FRONT_MATTER, 0, len(text[:fm_end].rstrip())))
     title = None
@@ -509,6 +536,8 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     }
     if fm:
         meta["front_matter"] = fm
+    if skipped:
+        meta["skipped_spans"] = skipped
     doc = Document(source=source, format="md", text=text, blocks=blocks, meta=meta)
     if decoded.warning:
         doc.warnings.append(decoded.warning)

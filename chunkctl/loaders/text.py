@@ -6,9 +6,12 @@ import bisect
 import re
 from array import array
 from collections.abc import Container, Iterable
+from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import wiki_headings
+from chunkctl.loaders.mathblocks import mark_display_math
+from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
@@ -252,10 +255,14 @@ def load_text(data: bytes, source: str, config) -> Document:
     decoded = decode_bytes(data, source, forced=config.encoding)
     text, encoding = decoded.text, decoded.encoding
     blocks = [as_pipe_table(text, b) for b in build_text_blocks(text)]
-    meta = {
+    # display math kept whole and data-URI payloads left out, as in Markdown
+    blocks, skipped = cut_payloads(text, mark_display_math(text, blocks))
+    meta: dict[str, Any] = {
         "title": None,  # the registry gives the file stem
         "encoding": encoding,
     }
+    if skipped:
+        meta["skipped_spans"] = skipped
     doc = Document(source=source, format="txt", text=text, blocks=blocks, meta=meta)
     if decoded.warning:
         doc.warnings.append(decoded.warning)

@@ -1,0 +1,320 @@
+"""Issue 17: each class of chunk-boundary defect, generated (hypothesis) across strategies,
+budgets and overlaps, plus one hand-made document per class with exact boundaries."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+from chunkctl.tokenizers import get_tokenizer
+
+TOK = get_tokenizer()
+STRATEGIES = ["recursive", "sentence", "section"]
+PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+WORDS = ["pump", "valve", "pressure", "the", "reading", "is", "logged", "each", "morning", "before",
+         "shift", "change", "and", "checked", "against", "limit", "values", "in", "sheet", "crew"]
+
+
+def sentence(draw, lo=4, hi=18) -> str:
+    n = draw(st.integers(lo, hi))
+    words = [draw(st.sampled_from(WORDS)) for _ in range(n)]
+    return " ".join(words).capitalize() + "."
+
+
+@st.composite
+def prose(draw, lo=1, hi=4) -> str:
+    return " ".join(sentence(draw) for _ in range(draw(st.integers(lo, hi))))
+
+
+def body(r: dict) -> str:
+    return r["text"][len(r["prefix"]):]
+
+
+def _touching(recs, a, b):
+    return [r for r in recs if r["start"] < b and a < r["end"]]
+
+
+# ---------------------------------------------------------------- 1. display math
+@st.composite
+def math_doc(draw):
+    parts, spans = ["# Gas\n"], []
+    for _ in range(draw(st.integers(1, 4))):
+        parts.append(draw(prose()))
+        style = draw(st.sampled_from(["$$", "\\[", "equation", "align*"]))
+        lines = [f"x_{i} = \\frac{{{draw(st.integers(1, 999))}}}{{y + {i}}} \\tag{{{i}}}"
+                 for i in range(draw(st.integers(1, 5)))]
+        if style == "$$":
+            block = "$$\n" + "\n".join(lines) + "\n$$"
+        elif style == "\\[":
+            block = "\\[\n" + "\n".join(lines) + "\n\\]"
+        else:
+            block = f"\\begin{{{style}}}\n" + "\n".join(lines) + f"\n\\end{{{style}}}"
+        spans.append(block)
+        parts.append(block)
+    parts.append(draw(prose()))
+    return "\n\n".join(parts) + "\n", spans
+
+
+@PROPS
+@given(math_doc(), st.sampled_from(STRATEGIES), st.sampled_from([24, 48, 96, 512]), st.sampled_from([0, 8]))
+def test_display_math_is_atomic_when_it_fits(doc_spans, strategy, size, overlap):
+    doc, blocks = doc_spans
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=overlap)
+    pos = 0
+    for block in blocks:
+        a = doc.index(block, pos)
+        b = a + len(block)
+        pos = b
+        if TOK.count(block) <= size * 3 // 4 - 2:  # fits beside the largest breadcrumb
+            for r in _touching(recs, a, b):
+                assert r["start"] <= a and b <= r["end"], (block, body(r))
+    for r in recs:
+        assert body(r).strip() not in ("$$", "\\[", "\\]")
+
+
+def test_display_math_blocks_exact():
+    doc = "# T\n\nBefore the formula.\n$$\na = b\n$$\nAfter it.\n\n\\begin{equation}\nc = d\n\\end{equation}\n"
+    from chunkctl.loaders.markdown import build_markdown_blocks
+
+    blocks, _ = build_markdown_blocks(doc)
+    kinds = [(b.kind.value, doc[b.start:b.end]) for b in blocks]
+    assert kinds == [("heading", "# T"), ("paragraph", "Before the formula."), ("math", "$$\na = b\n$$"),
+                     ("paragraph", "After it."), ("math", "\\begin{equation}\nc = d\n\\end{equation}")]
+
+
+# ---------------------------------------------------------------- 2. data URIs
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+@st.composite
+def payload_doc(draw):
+    parts = ["# Figures"]
+    for _ in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(80, 3000))
+        payload = "".join(B64[(i * 7 + n) % 64] for i in range(n))
+        alt = " ".join(draw(st.sampled_from(WORDS)) for _ in range(draw(st.integers(1, 6))))
+        form = draw(st.sampled_from(["md", "html", "inline"]))
+        if form == "md":
+            img = f"![{alt}](data:image/png;base64,{payload})"
+        elif form == "html":
+            img = f'<img alt="{alt}" src="data:image/jpeg;base64,{payload}">'
+        else:
+            img = f"{sentence(draw)} See ![{alt}](data:image/gif;base64,{payload}) for the detail."
+        parts += [draw(prose()), img]
+    parts.append(draw(prose()))
+    return "\n\n".join(parts) + "\n"
+
+
+@PROPS
+@given(payload_doc(), st.sampled_from(STRATEGIES + ["fixed"]), st.sampled_from([32, 128, 512]),
+       st.sampled_from([0, 16]))
+def test_data_uri_payloads_are_never_in_a_chunk(doc, strategy, size, overlap):
+    from chunkctl.loaders.payloads import payload_spans
+
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=overlap)
+    spans = payload_spans(doc)
+    assert spans
+    for s, e in spans:
+        assert not _touching(recs, s, e)
+    covered = bytearray(len(doc))
+    for r in recs:
+        covered[r["start"]:r["end"]] = b"\x01" * (r["end"] - r["start"])
+        assert r["n_tokens"] <= size and not r["oversize"]
+        assert not re.search(r"[A-Za-z0-9+/]{40,}", r["text"])
+    for i, ch in enumerate(doc):
+        if not ch.isspace() and not covered[i]:
+            assert any(s <= i < e for s, e in spans), (i, doc[i - 10:i + 10])
+
+
+def test_alt_text_stays_with_its_sentence():
+    payload = "A" * 500
+    doc = f"# F\n\nThe guard is shown in ![Figure 2: coupling guard](data:image/png;base64,{payload}) on the left.\n"
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=64, overlap=0)
+    assert [body(r) for r in recs] == ["# F\n\nThe guard is shown in ![Figure 2: coupling guard](", "on the left."]
+
+
+# ---------------------------------------------------------------- 3, 4. headings
+@st.composite
+def heading_doc(draw):
+    lines, level = [], 0
+    for _ in range(draw(st.integers(2, 6))):
+        level = draw(st.integers(1, min(6, level + 2)))
+        title = " ".join(draw(st.sampled_from(WORDS)).capitalize() for _ in range(draw(st.integers(1, 8))))
+        lines.append("#" * level + " " + title)
+        if draw(st.booleans()):
+            lines.append(draw(prose()))
+    lines.append(draw(prose(1, 3)))
+    return "\n\n".join(lines) + "\n"
+
+
+def _heading_spans(doc):
+    from chunkctl.loaders.markdown import clean_heading
+
+    return [(m.start(), m.end(), clean_heading(m.group(0).lstrip("#").strip()))
+            for m in re.finditer(r"^#{1,6} .*$", doc, re.M)]
+
+
+@PROPS
+@given(heading_doc(), st.sampled_from(STRATEGIES + ["hierarchical"]), st.sampled_from([8, 16, 24, 48, 256]),
+       st.sampled_from([0, 4]))
+def test_breadcrumb_never_names_a_later_heading(doc, strategy, size, overlap):
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=overlap)
+    heads = _heading_spans(doc)
+    for r in recs:
+        before = [t for s, _e, t in heads if s < r["end"]]
+        for h in r["headings"]:
+            assert h in before, (h, r)
+        first_heading_line = [t for s, e, t in heads if r["start"] < e and s < r["end"]]
+        only_headings = all(line.startswith("#") for line in body(r).splitlines() if line.strip())
+        if only_headings and first_heading_line:
+            assert r["headings"][-1] == first_heading_line[0]
+
+
+@PROPS
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), st.integers(1, 3), st.data())
+def test_headings_open_the_chunk_of_their_body(titles, depth, data):
+    heads = ["#" * (i + 1) + " " + titles[i % len(titles)].capitalize() for i in range(depth)]
+    text = sentence(data.draw, 20, 40)
+    doc = "\n\n".join(heads) + "\n\n" + text + "\n"
+    head_end = doc.index(text)
+    first_word = text.split()[0]
+    need = TOK.count(doc[:head_end] + first_word)
+    size = data.draw(st.integers(need + 2, need + 60))
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=size, overlap=0)
+    assert recs[0]["end"] > head_end, [body(r) for r in recs]
+
+
+def test_three_headings_open_the_sentence_chunk():
+    doc = "# A\n\n## B\n\n### C\n\nThe pump pressure is logged each morning before the shift change and checked.\n"
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=16, overlap=0)
+    assert body(recs[0]).startswith("# A\n\n## B\n\n### C\n\nThe pump")
+    assert recs[0]["headings"] == ["A", "B", "C"]
+
+
+def test_chunk_of_headings_alone_gets_its_first_heading_path():
+    doc = "# Sample\n\n## [0.68.0](https://example.com/releases/0.68.0) - 2026-07-24\n\nFixed the crash.\n"
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=32, overlap=0)
+    assert body(recs[0]).startswith("# Sample")
+    if "Fixed" not in recs[0]["text"]:
+        assert recs[0]["headings"] == ["Sample"] and recs[0]["prefix"] == ""
+
+
+# ---------------------------------------------------------------- 5. nested code and overlap
+@st.composite
+def nested_code_doc(draw):
+    items, codes = [], []
+    for _ in range(draw(st.integers(2, 5))):
+        code = "\n".join(f"    key_{i}: value {draw(st.integers(0, 99))}" for i in range(draw(st.integers(1, 6))))
+        fence = "   ```yaml\n" + code + "\n   ```"
+        quote = draw(st.booleans())
+        if quote:
+            block = "> " + draw(prose()) + "\n>\n> ```yaml\n" + "\n".join("> " + line.strip() for line in
+                                                                        code.splitlines()) + "\n> ```"
+        else:
+            block = "1. " + draw(prose()) + "\n\n" + fence
+        items.append(block)
+        codes.append(block[block.index("```"):])
+    return "# Setup\n\n" + "\n\n".join(items) + "\n\n" + draw(prose()) + "\n", codes
+
+
+@PROPS
+@given(nested_code_doc(), st.sampled_from(["recursive", "sentence"]), st.sampled_from([24, 40, 64]),
+       st.sampled_from([6, 12]))
+def test_overlap_never_repeats_nested_code(doc_codes, strategy, size, overlap):
+    doc, codes = doc_codes
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=overlap)
+    spans, pos = [], 0
+    for c in codes:
+        a = doc.index(c, pos)
+        spans.append((a, a + len(c)))
+        pos = a + len(c)
+    for prev, nxt in zip(recs, recs[1:]):
+        if nxt["start"] < prev["end"]:
+            for a, b in spans:
+                assert not (nxt["start"] < b and a < prev["end"]), (body(nxt), doc[a:b])
+
+
+# ---------------------------------------------------------------- 6, 7. tables
+@PROPS
+@given(st.integers(2, 6), st.integers(2, 4), st.integers(1, 5), st.data())
+def test_table_that_fits_alone_is_not_split_for_the_breadcrumb(rows, cols, depth, data):
+    heads = "\n\n".join("#" * (i + 1) + " Section heading number " + str(i) for i in range(depth))
+    header = "| " + " | ".join(f"Col{c}" for c in range(cols)) + " |"
+    delim = "| " + " | ".join("---" for _ in range(cols)) + " |"
+    body_rows = ["| " + " | ".join(data.draw(st.sampled_from(WORDS)) for _ in range(cols)) + " |" for _ in range(rows)]
+    table = "\n".join([header, delim, *body_rows])
+    doc = heads + "\n\nIntro sentence here.\n\n" + table + "\n"
+    size = TOK.count(table) + data.draw(st.integers(0, 3))
+    for strategy in ("recursive", "section"):
+        recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=0)
+        a = doc.index(table)
+        holders = [r for r in recs if r["start"] <= a and a + len(table) <= r["end"]]
+        assert holders, [body(r) for r in recs]
+
+
+@PROPS
+@given(st.integers(2, 5), st.integers(1, 4), st.sampled_from([6, 8, 10, 12, 16]), st.data())
+def test_splits_never_fall_inside_the_delimiter_row(cols, rows, size, data):
+    header = "| " + " | ".join(data.draw(st.sampled_from(["Room", "Floor", "Area", "Use"])) for _ in range(cols)) + " |"
+    delim = "|" + "|".join(data.draw(st.sampled_from(["---", " --- ", ":---:", "---:"])) for _ in range(cols)) + "|"
+    table = "\n".join([header, delim] + ["| " + " | ".join(data.draw(st.sampled_from(WORDS)) for _ in range(cols))
+                                         + " |" for _ in range(rows)])
+    doc = "Rooms:\n\n" + table + "\n"
+    a = doc.index(delim)
+    b = a + len(delim)
+    if TOK.count(delim) > size:
+        return  # a delimiter row over the budget must be cut somewhere
+    for strategy in ("recursive", "sentence", "section"):
+        recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=0)
+        for r in recs:
+            assert not a < r["start"] < b and not a < r["end"] < b, (strategy, body(r))
+
+
+# ---------------------------------------------------------------- 10. crumbs
+def test_no_one_word_tail_chunk():
+    words = " ".join(WORDS[i % len(WORDS)] for i in range(45))
+    doc = f"The crate holds {words} and weighs 12 kg.\n\nNext paragraph is here with a few more words in it."
+    for size in (16, 24, 32):
+        recs = chunkctl.chunk_text(doc, "txt", chunk_size=size, overlap=0)
+        for r in recs[:-1]:
+            assert r["n_tokens"] >= size // 4 or r["end"] == len(doc), [body(x) for x in recs]
+
+
+def test_split_code_keeps_indentation_and_no_lone_fence():
+    lines = [f"    value_{i} = compute({i}, {i * 3})" for i in range(30)]
+    doc = "# Code\n\n```python\ndef run():\n" + "\n".join(lines) + "\n```\n"
+    for size in (24, 40, 64, 100):
+        recs = chunkctl.chunk_text(doc, "md", chunk_size=size, overlap=0)
+        for r in recs:
+            b = body(r).strip()
+            assert b != "```"
+            if r["start"] > doc.index("def run"):
+                assert doc[r["start"] - 1] == "\n", repr(body(r)[:30])
+                assert body(r).startswith("    ") or body(r).startswith("```")
+
+
+@PROPS
+@given(st.lists(st.integers(3, 40), min_size=2, max_size=6), st.sampled_from([16, 32, 64]), st.data())
+def test_no_crumb_after_a_long_sentence(lengths, size, data):
+    sentences = [" ".join(data.draw(st.sampled_from(WORDS)) for _ in range(n)).capitalize() + "." for n in lengths]
+    doc = "\n\n".join(" ".join(sentences[i:i + 2]) for i in range(0, len(sentences), 2)) + "\n"
+    recs = chunkctl.chunk_text(doc, "txt", chunk_size=size, overlap=0)
+    for prev, r in zip(recs, recs[1:]):
+        # a crumb is a tail left by a cut inside a sentence that could have been balanced
+        if r["n_tokens"] < size // 4 and not re.search(r"[.!?]\s*$", body(prev)):
+            whole = TOK.count(doc[prev["start"]:r["end"]])
+            assert whole > 2 * size - 4, ([body(prev), body(r)])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_heading_only_body_path(strategy):
+    doc = "# Sample\n\n## Second heading here\n\nText of the second section.\n"
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=8, overlap=0)
+    for r in recs:
+        if body(r).strip() == "# Sample":
+            assert r["headings"] == ["Sample"] and "Second" not in r["prefix"]
