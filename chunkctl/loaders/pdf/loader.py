@@ -16,7 +16,7 @@ from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
 from chunkctl.loaders.pdf.tables import Table, find_tables, find_text_tables
-from chunkctl.loaders.pdf.toc import mark_toc
+from chunkctl.loaders.pdf.toc import is_contents_title, mark_toc
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
 
@@ -426,8 +426,8 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
                 while path and path[-1][0] >= g.level:
                     path.pop()
                 path.append((g.level, g.title or text))
-                if first_heading is None:
-                    first_heading = g.title or text
+                if first_heading is None and not is_contents_title(g.title or text):
+                    first_heading = g.title or text  # the document's title, never "Contents"
                 w.block(BlockKind.HEADING, text, tuple(t for _, t in path), level=g.level)
             elif g.kind == "code":
                 text = _code_text(g.lines)

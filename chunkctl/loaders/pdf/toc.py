@@ -32,6 +32,11 @@ ENTRY_SHARE = 0.3
 RISING_SHARE = 0.8
 
 
+def is_contents_title(title: str) -> bool:
+    """Whether a heading title names a table of contents or a list of figures or tables ("Contents", "目录")."""
+    return bool(TITLE.match(" ".join(title.split())))
+
+
 def _roman(s: str) -> int | None:
     vals = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
     s = s.lower()
@@ -86,7 +91,7 @@ def toc_pages(groups_by_page: list[list[Group]], outline: list[tuple[int, str, i
         one flag per page.
     """
     titles = {norm_title(t) for _, t, _, _ in outline} - {""}
-    out = []
+    out: list[bool] = []
     for groups in groups_by_page:
         lines = [ln for g in groups if g.kind != "table" for ln in g.lines]
         worded = sum(1 for ln in lines if LETTER.search(ln.text))
