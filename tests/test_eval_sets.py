@@ -443,3 +443,27 @@ def test_cli_eval_picks_leaving_one_corpus_out_at_equal_tokens(tmp_path):
     r = runner.invoke(app, ["eval", str(tmp_path / "set" / "corpora"), "--questions",
                             str(tmp_path / "set" / "questions.jsonl"), "--baseline", "nope:1/0"])
     assert r.exit_code == 2 and "not a grid entry" in r.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab .!?\"'\n)", min_size=1, max_size=60), st.data())
+def test_sentence_around_holds_the_answer_inside_the_text(text, data):
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    lo, hi = sentence_around(text, start, end)
+    assert 0 <= lo <= start and end <= hi <= len(text)
+
+
+def test_cli_eval_sample_scores_a_seeded_subset(tmp_path):
+    pytest.importorskip("bm25s")
+    convert_squad(squad_file(tmp_path), tmp_path / "set")
+    outs = []
+    for seed in ("0", "0", "1"):
+        out = tmp_path / f"r{len(outs)}.json"
+        r = runner.invoke(app, ["eval", str(tmp_path / "set" / "corpora"), "--questions",
+                                str(tmp_path / "set" / "questions.jsonl"), "--grid", "recursive:20/0",
+                                "--sample", "1", "--seed", seed, "--json", str(out), "--quiet"])
+        assert r.exit_code == 0, r.output
+        outs.append(json.loads(out.read_text())["settings"])
+    assert [o["n_questions"] for o in outs] == [1, 1, 1]
+    assert outs[0]["corpora"] == outs[1]["corpora"] and outs[0]["sample_seed"] == 0
