@@ -5,7 +5,10 @@ test: timings are medians of interleaved repeats on whatever machine runs it.
 
     python bench/bench.py                 # everything (a few minutes)
     python bench/bench.py --quick         # no 100 MB corpus, 1 repeat
-    python bench/bench.py --only libs     # one section: floor, libs, strategies, formats, scale, memory, jobs, cli, tiny
+    python bench/bench.py --only speed    # one section: speed, libs, strategies, formats, scale, memory, jobs, cli, tiny, hf
+
+The `speed` section (issue 19) builds its corpus once with bench/corpus.py (public repositories at
+pinned commits, outside the project) and runs the command line as users do.
 """
 
 from __future__ import annotations
@@ -135,6 +138,25 @@ def tool_text_splitter(fmt):
     return run
 
 
+def tool_langchain_recursive(enc):
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    def run(texts):
+        splitter = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=OVERLAP,
+                                                  length_function=lambda s: len(enc.encode(s, disallowed_special=())))
+        return [splitter.split_text(t) for t in texts]
+    return run
+
+
+def tool_chonkie_sentence(enc):
+    from chonkie import SentenceChunker
+
+    def run(texts):
+        chunker = SentenceChunker(tokenizer=enc, chunk_size=SIZE, chunk_overlap=OVERLAP)
+        return [[c.text for c in chunker.chunk(t)] for t in texts]
+    return run
+
+
 def stats_of(chunks: list[list[str]], enc) -> tuple[int, float, int, int]:
     """(chunks, mean tokens, max tokens, chunks over the limit), counted by re-encoding the output."""
     counts = [len(enc.encode_ordinary(c)) for doc in chunks for c in doc]
@@ -210,6 +232,169 @@ def section_cli_time(fmt: str) -> float | None:
     args = [str(exe), "chunk", str(CORPUS / fmt), "--jobs", "1", "--quiet", "--chunk-size", str(SIZE),
             "--overlap", str(OVERLAP), "-o", os.devnull]
     return timed(lambda: subprocess.run(args, capture_output=True), 3)
+
+
+# ----------------------------------------------------------------------------- issue 19: the speed corpus
+def _cli(*args: str) -> list[str]:
+    return [str(Path(sys.executable).parent / "chunkctl"), *args]
+
+
+def _cli_rss(args: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MB of the chunkctl process, peak RSS MB of its largest worker) of one CLI run."""
+    # A process forked from this one starts with this one's peak RSS (Linux keeps it across
+    # exec): the driver resets its peak (clear_refs 5) and reads VmHWM at exit.
+    driver = ("import atexit, resource, sys\n"
+              "try:\n"
+              "    open('/proc/self/clear_refs', 'w').write('5')\n"
+              "except OSError:\n"
+              "    pass\n"
+              "def report():\n"
+              "    s = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+              "    try:\n"
+              "        s = int([x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1])\n"
+              "    except (OSError, IndexError):\n"
+              "        pass\n"
+              "    c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+              "    sys.__stderr__.write(f'RSS {s} {c}\\n')\n"
+              "atexit.register(report)\n"
+              "from chunkctl.cli import run\n"
+              "sys.argv = ['chunkctl', *sys.argv[1:]]\n"
+              "run()\n")
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", driver, *args], capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"chunkctl failed: {p.stderr[-500:]}")
+    line = [x for x in p.stderr.splitlines() if x.startswith("RSS ")][-1].split()
+    return wall, int(line[1]) / 1024, int(line[2]) / 1024
+
+
+def _stages(paths: list[Path], fmt: str, tok) -> dict[str, float]:
+    """Seconds of each in-process stage over the files (no profiler): load (decode + blocks), token table,
+    strategy (recursive, packing), records (finalize + JSONL)."""
+    import chunkctl
+    from chunkctl.chunking import chunk_document
+    from chunkctl.loaders import load_bytes
+    from chunkctl.pipeline.document import serialize
+    from chunkctl.pipeline.finalize import iter_records
+
+    config = chunkctl.ChunkConfig(chunk_size=SIZE, overlap=OVERLAP)
+    out = dict.fromkeys(("load", "token table", "strategy", "records"), 0.0)
+    clock = time.perf_counter
+    for path in paths:
+        data = path.read_bytes()
+        t0 = clock()
+        doc = load_bytes(data, path.name, fmt, config)
+        t1 = clock()
+        table = tok.table(doc.text)
+        t2 = clock()
+        chunked = chunk_document(doc, tok, config, table)
+        t3 = clock()
+        serialize(iter_records(doc, chunked.chunks, config, tok.name, chunked.doc_meta))
+        t4 = clock()
+        for k, dt in zip(out, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            out[k] += dt
+    return out
+
+
+def section_speed(enc, repeats: int) -> str:
+    """Issue 19: the whole CLI (--jobs 1 and 2), chunkctl's in-process stages and other chunkers on the speed
+    corpus (bench/corpus.py: real Markdown and text from public repositories), txt and md apart and together,
+    as ratios to one tiktoken pass over the same text in the same round; start-up; peak RSS; load average."""
+    import corpus as speed_corpus
+    from chunkctl.tokenizers import get_tokenizer
+
+    root = speed_corpus.build(speed_corpus.DEFAULT_DEST, verbose=False)
+    tok = get_tokenizer("cl100k_base")
+    load0 = os.getloadavg()
+    out = []
+    totals: dict[str, float] = {}
+    floors = 0.0
+    rss_rows = []
+    for fmt in ("txt", "md"):
+        import chunkctl
+
+        paths = sorted(p for p in (root / fmt).rglob("*") if p.is_file())
+        texts = [chunkctl.load(p).text for p in paths]
+        mb = sum(p.stat().st_size for p in paths) / 1e6
+        tools = [("tiktoken encode_ordinary (floor)", tool_floor(enc))]
+        optional = [("LangChain RecursiveCharacterTextSplitter", lambda: tool_langchain_recursive(enc))]
+        if fmt == "md":
+            optional.append(("LangChain MarkdownTextSplitter", lambda: tool_langchain(enc, "md")))
+        optional += [("chonkie RecursiveChunker (no overlap)", lambda: tool_chonkie(enc)),
+                     ("chonkie SentenceChunker", lambda: tool_chonkie_sentence(enc)),
+                     ("semchunk", lambda: tool_semchunk(enc)),
+                     ("semantic-text-splitter" + (" MarkdownSplitter" if fmt == "md" else ""),
+                      lambda: tool_text_splitter(fmt))]
+        for name, make in optional:
+            try:
+                tools.append((name, make()))
+            except Exception as exc:  # a library that is not installed is reported, not fatal
+                print(f"  skipped {name}: {exc.__class__.__name__}: {exc}", file=sys.stderr)
+        cli_args = ["chunk", str(root / fmt), "--quiet", "--chunk-size", str(SIZE), "--overlap", str(OVERLAP), "-o", os.devnull]
+        times: dict[str, list[float]] = {name: [] for name, _ in tools}
+        times |= {"CLI --jobs 1": [], "CLI --jobs 2": [], "stages": []}
+        stage_runs = []
+        outputs = {}
+        rss = {}
+        for _ in range(repeats):  # interleaved: every tool once per round
+            for name, fn in tools:
+                gc.collect()
+                t0 = time.perf_counter()
+                outputs[name] = fn(texts)
+                times[name].append(time.perf_counter() - t0)
+            for jobs in (1, 2):
+                wall, parent, worker = _cli_rss([*cli_args, "--jobs", str(jobs)])
+                times[f"CLI --jobs {jobs}"].append(wall)
+                rss[jobs] = (parent, worker)
+            gc.collect()
+            st = _stages(paths, fmt, tok)
+            stage_runs.append(st)
+            times["stages"].append(sum(st.values()))
+        floor = statistics.median(times[tools[0][0]])
+        floors += floor
+        med = {k: statistics.median(v) for k, v in times.items() if v}
+        for k in ("CLI --jobs 1", "CLI --jobs 2"):
+            totals[k] = totals.get(k, 0.0) + med[k]
+        rows = [[tools[0][0], f"{mb / floor:.1f}", "1.00", "", "", "", ""],
+                ["chunkctl CLI --jobs 1 (whole process)", f"{mb / med['CLI --jobs 1']:.1f}",
+                 f"{med['CLI --jobs 1'] / floor:.2f}", "", "", "", ""],
+                ["chunkctl CLI --jobs 2 (whole process)", f"{mb / med['CLI --jobs 2']:.1f}",
+                 f"{med['CLI --jobs 2'] / floor:.2f}", f"{med['CLI --jobs 1'] / med['CLI --jobs 2']:.2f}x faster "
+                 "than --jobs 1", "", "", ""]]
+        best = min(stage_runs, key=lambda d: sum(d.values()))
+        rows.append(["chunkctl in-process stages: " + " + ".join(f"{k} {v / floor:.2f}" for k, v in best.items()),
+                     f"{mb / sum(best.values()):.1f}", f"{sum(best.values()) / floor:.2f}", "", "", "", ""])
+        for name, _ in tools[1:]:
+            t = med[name]
+            n, mean, mx, over = stats_of(outputs[name], enc)
+            rows.append([name, f"{mb / t:.1f}", f"{t / floor:.2f}", n, f"{mean:.0f}", mx, over])
+        out.append(f"**{fmt}** ({len(paths)} files, {mb:.1f} MB; {SIZE} tokens, overlap {OVERLAP} where supported; "
+                   f"median of {repeats} interleaved rounds; other tools in-process, loop only)\n\n"
+                   + table(["tool", "MB/s", "× floor", "note / chunks", "mean tok", "max tok", "over limit"], rows))
+        for jobs in (1, 2):
+            rss_rows.append([f"{fmt}, --jobs {jobs}", f"{rss[jobs][0]:.0f}",
+                             f"{rss[jobs][1]:.0f}" if jobs > 1 else "(no worker)"])
+    # both formats in one run, as users run it
+    all_args = ["chunk", str(root), "--quiet", "--chunk-size", str(SIZE), "--overlap", str(OVERLAP), "-o", os.devnull]
+    for jobs in (1, 2):
+        wall, parent, worker = _cli_rss([*all_args, "--jobs", str(jobs)])
+        rss_rows.append([f"txt+md, --jobs {jobs}", f"{parent:.0f}", f"{worker:.0f}" if jobs > 1 else "(no worker)"])
+    ratio1, ratio2 = totals["CLI --jobs 1"] / floors, totals["CLI --jobs 2"] / floors
+    startup = statistics.median(
+        _cli_rss(["chunk", str(ROOT / "examples" / "backup-guide.md"), "-o", os.devnull])[0] for _ in range(5))
+    helptime = statistics.median(timed(lambda: subprocess.run(_cli("--help"), capture_output=True), 1)
+                                 for _ in range(5))
+    load1 = os.getloadavg()
+    out.append(f"txt+md: CLI --jobs 1 = {ratio1:.2f}x the floor, --jobs 2 = {ratio2:.2f}x "
+               f"({totals['CLI --jobs 1'] / totals['CLI --jobs 2']:.2f}x faster)")
+    out.append(f"Start-up: `chunkctl chunk examples/backup-guide.md -o /dev/null` {startup:.2f} s wall, "
+               f"`chunkctl --help` {helptime:.2f} s (medians of 5)")
+    out.append("Peak RSS (MB) of the chunkctl process and of its largest worker:\n\n"
+               + table(["run", "chunkctl process", "worker"], rss_rows))
+    out.append(f"Load average (1, 5, 15 min): {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f} before, "
+               f"{load1[0]:.1f} {load1[1]:.1f} {load1[2]:.1f} after, on {os.cpu_count()} cores")
+    return "\n\n".join(out)
 
 
 def section_strategies(enc, repeats: int) -> str:
@@ -495,6 +680,7 @@ def main() -> None:
     enc = get_tokenizer("cl100k_base").encoding
     print(f"Machine: {machine()}\n")
     sections = {
+        "speed": lambda: section_speed(enc, repeats),
         "libs": lambda: section_libs(enc, repeats),
         "formats": lambda: section_formats(enc, repeats),
         "strategies": lambda: section_strategies(enc, repeats),
