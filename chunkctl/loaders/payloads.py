@@ -4,7 +4,7 @@ Markdown exported from PDFs and notebooks inlines images as
 `![alt](data:image/png;base64,...)` or `<img src="data:...">`; their payloads flowed into
 other tools' chunks and embeddings (linagora/openrag #570: oversized chunks and a failed
 store insert; Engram #1619: one 2.5 MB image became 1,222 chunks). Per
-`../shared/RULINGS.md`, a payload, from `data:` to its closing delimiter, is the one span
+the project's rules (docs/records.md, "Data URIs"), a payload, from `data:` to its closing delimiter, is the one span
 besides page furniture that chunks may leave out: blocks are cut around it so that no
 chunk body holds it, and the alt or link text stays in the body with its sentence.
 Never counts tokens.
