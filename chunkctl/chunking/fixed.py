@@ -26,8 +26,12 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
     - is within the budget by exact count (shrunk where snapping or trimming would
       push it over); only a lone cluster over the budget is `oversize`;
     - starts after the previous window's start and ends after its end, so no window
-      lies inside the previous one (with a large overlap the start moves on, token by
-      token, until the window reaches new text);
+      lies inside the previous one;
+    - starts on its own token: where the text shared with the previous window would
+      exceed `overlap` tokens once the leading space is trimmed (" violet" is one
+      token, "violet" two), the previous window ends a token or more earlier
+      (`make_room`); only where that cannot work (a cluster bigger than the step, e.g.
+      an emoji family at a large overlap) does the start move on, token by token;
     - leaves no gap: it starts at or before the first non-white-space character after
       the previous window, and the text it shares with the previous window encodes to
       at most `overlap` tokens (the overlap rule of ../shared/CONTRACT.md).
