@@ -22,7 +22,7 @@ _PREFIXES = frozenset(("pre", "post", "non", "self", "semi", "anti", "multi", "p
 # Words that English closes up with the next one ("overturned", "outbreak", "anyway").
 _PARTICLES = frozenset(("over", "under", "out", "any", "some", "every", "head", "with", "back", "fore", "down", "off",
                         "after", "through", "can", "her", "his", "for", "con", "com", "dis", "mis", "cap"))
-_EDGE_PUNCT = "\"'()[]{}<>,.;:!?\u201c\u201d\u2018\u2019\u00ab\u00bb*"
+_NOT_WORDS = re.compile(r"\S*(?:[/@]|[^\W_]\.[^\W_])\S*")
 
 
 class Joiner:
@@ -49,18 +49,18 @@ class Joiner:
         compounds: Counter = Counter()
         broken = False  # the previous line ended in a hyphen: this line's first word is a fragment
         for t in texts:
-            tokens = t.lower().split()
-            ends_broken = bool(tokens) and len(tokens[-1]) > 1 and tokens[-1].endswith("-") and tokens[-1][-2].isalpha()
-            for k, tok in enumerate(tokens):
-                if (k == 0 and broken) or (k == len(tokens) - 1 and ends_broken):
-                    continue  # halves of a word split at a line end are not words of the document
-                tok = tok.strip(_EDGE_PUNCT)
-                if "/" in tok or "@" in tok or "." in tok:
-                    continue  # URLs, addresses, file names: their pieces are not words
-                words.update(_WORD.findall(tok))
-                if "-" in tok:
-                    compounds.update(_COMPOUND.findall(tok))
+            low = t.lower().strip()
+            ends_broken = len(low) > 1 and low[-1] == "-" and low[-2].isalpha()
+            if broken:  # halves of a word split at a line end are not words of the document
+                low = low.partition(" ")[2]
+            if ends_broken:
+                low = low.rpartition(" ")[0]
             broken = ends_broken
+            if "/" in low or "@" in low or "." in low:
+                low = _NOT_WORDS.sub(" ", low)  # URLs, addresses, file names: their pieces are not words
+            words.update(_WORD.findall(low))
+            if "-" in low:
+                compounds.update(_COMPOUND.findall(low))
         self.words = words
         self.compounds = compounds
 

@@ -67,6 +67,7 @@ _CALL = re.compile(r"\w\.[A-Za-z_]\w*\(")
 # top-level domains and extensions that are not also English words).
 _DOMAIN_STRICT = re.compile(r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+(?:com|org|net|edu|gov|io|dev|info|biz)"
                             r"(?::\d+)?(?:[/?#]\S*)?")
+_GLUE_SPOT = re.compile(r"(?<=[./@:]) (?=\S)|(?<=\S) (?=[/@])")
 _FILE_STRICT = re.compile(r"[\w~-]+\.(?:py|pyi|ipynb|txt|pdf|md|rst|json|jsonl|ya?ml|toml|csv|tsv|html?|xml|js|ts|css"
                           r"|cpp|hpp|java|sh|zip|gz|tgz|png|jpe?g|gif|svg|docx?|xlsx?|pptx?|tex|bib|sql|exe|dll)", re.I)
 
@@ -339,21 +340,16 @@ class PageReader:
             (the text, the text page index of each of its characters).
         """
         idx = list(range(start, start + len(text)))
-        if " " not in text or not any(c in text for c in "./@:"):
-            return text, idx
+        spots = [m.start() for m in _GLUE_SPOT.finditer(text)]
         out = text
-        j = out.find(" ")
-        while j > 0:
+        for j in reversed(spots):  # right to left: a deletion leaves the earlier spots in place
             a = out.rfind(" ", 0, j) + 1
             b = out.find(" ", j + 1)
             left, right = out[a:j], out[j + 1:b if b >= 0 else len(out)]
-            if (left and right and (left[-1] in "./@:" or right[0] in "/@") and not right[0].isupper()
-                    and pdfium_c.FPDFText_IsGenerated(tp.raw, idx[j]) == 1 and unmistakable_token(left + right)):
+            if (left and right and not right[0].isupper() and pdfium_c.FPDFText_IsGenerated(tp.raw, idx[j]) == 1
+                    and unmistakable_token(left + right)):
                 out = out[:j] + out[j + 1:]
                 del idx[j]
-                j = out.find(" ", j)
-                continue
-            j = out.find(" ", j + 1)
         return out, idx
 
     def _restore_spaces(self, tp, text: str, start: int, size: float, angle: int,
@@ -417,7 +413,8 @@ class PageReader:
             text = "".join(chr(get(tp.raw, i)) if 0 < get(tp.raw, i) < 0x110000 else "\ufffe" for i in range(n))
             text = "".join(c if not 0xD800 <= ord(c) <= 0xDFFF else " " for c in text)
         crop = page.get_cropbox()
-        has_images, edges, empty_objects = _scan_objects(page, self._fp, self._f, crop, tp)
+        nonspace = sum(map(len, text.split())) - text.count("\ufffe")
+        has_images, edges, empty_objects = _scan_objects(page, self._fp, self._f, crop, tp, max(10, nonspace))
         raw_lines: list[tuple[int, int, bool]] = []
         pos = 0
         for m in re.finditer(r"\r\n|\ufffe", text):
@@ -479,7 +476,7 @@ class PageReader:
             pdata.edges = edges
         pdata.text = text
         pdata.empty_objects = empty_objects
-        pdata.n_chars, pdata.bad_chars, pdata.guessed = _unmapped(tp, text)
+        pdata.n_chars, pdata.bad_chars, pdata.guessed = _unmapped(tp, text, nonspace)
         for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin, ends) in enumerate(facts):
             x0, top, x1, bottom = frame.box(l, bt, r, t)
             if ang == angle:
@@ -520,7 +517,7 @@ _BAD_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd\ue000-\uf8ff\U000f
 _SAMPLE = 256
 
 
-def _unmapped(tp, text: str) -> tuple[int, int, int]:
+def _unmapped(tp, text: str, nonspace: int) -> tuple[int, int, int]:
     """(non-space characters, unmapped ones, guessed ones) of a page's text.
 
     Unmapped: control characters, private-use code points and U+FFFD. Guessed: other
@@ -529,7 +526,6 @@ def _unmapped(tp, text: str) -> tuple[int, int, int]:
     and counted in full only when the sample finds some.
     """
     n = len(text)
-    nonspace = n - sum(1 for ch in text if ch.isspace() or ch == "\ufffe")
     if not nonspace:
         return 0, 0, 0
     bad = min(len(_BAD_CHAR.findall(text)), nonspace)
@@ -556,25 +552,27 @@ def _frame(angle: int, crop: tuple[float, float, float, float]) -> Frame:
     return f
 
 
-def _scan_objects(page, fp, f, crop, tp) -> tuple[bool, list[tuple[str, float, float, float]], int]:
+def _scan_objects(page, fp, f, crop, tp, min_text_objects: int) -> tuple[bool, list[tuple[str, float, float, float]],
+                                                                           int]:
     """Images, axis-parallel ruling edges and unmapped text objects among a page's top-level objects.
 
     Returns:
         (has_images, edges, empty) where an edge is ("h", y, x0, x1) or ("v", x, y0,
         y1) in user space (points) and `empty` counts text objects whose text pdfium
-        maps to nothing. Rectangles give their four sides; edges whose middle lies
+        maps to nothing (counted only on a page with at least `min_text_objects` text
+        objects, else 0: asking each object for its text costs). Rectangles give their four sides; edges whose middle lies
         outside the crop box (printer's crop marks) are left out.
     """
     raw = page.raw
     n = pdfium_c.FPDFPage_CountObjects(raw)
     has_images = False
-    empty = 0
+    texts = []
     edges: list[tuple[str, float, float, float]] = []
     for i in range(n):
         obj = pdfium_c.FPDFPage_GetObject(raw, i)
         typ = pdfium_c.FPDFPageObj_GetType(obj)
         if typ == FPDF_PAGEOBJ_TEXT:
-            empty += pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2  # bytes of UTF-16 with its NUL
+            texts.append(obj)
         elif typ == FPDF_PAGEOBJ_IMAGE:
             has_images = True
         elif typ == FPDF_PAGEOBJ_FORM and not has_images:
@@ -599,6 +597,9 @@ def _scan_objects(page, fp, f, crop, tp) -> tuple[bool, list[tuple[str, float, f
         mx, my = ((e[2] + e[3]) / 2, e[1]) if e[0] == "h" else (e[1], (e[2] + e[3]) / 2)
         if cl - 1 <= mx <= cr + 1 and cb - 1 <= my <= ct + 1:
             visible.append(e)
+    empty = 0
+    if len(texts) >= min_text_objects:
+        empty = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2 for obj in texts)  # UTF-16 bytes + NUL
     return has_images, visible, empty
 
 
