@@ -106,10 +106,17 @@ def canonical(name: str) -> str:
 def utf16_without_bom(data: bytes) -> str | None:
     """The codec of BOM-less UTF-16/32 text, recognised from where its NUL bytes fall, else None.
 
-    Text in UTF-16 has a NUL byte in most code units of Latin text (every second byte:
-    even offsets for big-endian, odd for little-endian), UTF-32 in three bytes of four.
-    The first 8 KiB must then decode strictly in that codec to characters text holds:
-    no NUL, no C0/C1 control but white space, no unassigned or private-use code point.
+    A NUL byte in text that is not UTF-8 is the high byte of a UTF-16 code unit (every
+    ASCII character's, spaces and line ends included: even offsets for big-endian, odd
+    for little-endian) or, in CJK text (nine characters in ten from everyday blocks),
+    its low byte (U+4E00 and the like); or two or three bytes of a UTF-32 one (two
+    thirds of the NULs must then fall where one byte order puts them).
+    The first 8 KiB must decode strictly in the codec to characters of text (no NUL, no
+    control but white space, no unassigned, private-use or lone surrogate code point),
+    which a binary file's bytes do not. When both UTF-16 byte orders read as text, the
+    one with far more characters of everyday text wins ("一场" is U+4E00 U+573A one way,
+    U+004E U+3A57 the other), else the one with more NULs in its high bytes, else the
+    one whose high bytes take fewer values (04 for Cyrillic; the other order scatters them).
 
     Args:
         data: the file's bytes (only the first 8 KiB are looked at).
@@ -120,28 +127,60 @@ def utf16_without_bom(data: bytes) -> str | None:
     head = data[:8192]
     if b"\x00" not in head:
         return None
+    readings: list[tuple[str, float, int, int]] = []  # UTF-16: codec, and what ranks the byte orders
     for codec, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2), ("utf-16-be", 2)):
         body = head[:len(head) - len(head) % width]
-        units = len(body) // width
-        if not units:
+        if not body:
             continue
-        # where the NULs must be: the high bytes of each unit
+        # the high bytes of each unit: where an ASCII character's NULs fall
         high = range(1, width) if codec.endswith("le") else range(0, width - 1)
         nul_high = sum(body[i::width].count(0) for i in high)
-        nul_all = body.count(0)
-        if nul_high < 2 * (nul_all - nul_high) or nul_high < units * (width - 1) * 0.25:
+        if width == 4 and nul_high < 2 * (body.count(0) - nul_high):
             continue
         try:
             text = body.decode(codec)
         except UnicodeDecodeError:
-            # the 8 KiB cut may fall inside a surrogate pair
-            try:
+            if len(data) <= len(head):
+                continue
+            try:  # the 8 KiB cut may fall inside a surrogate pair
                 text = body[:-width].decode(codec)
             except UnicodeDecodeError:
                 continue
-        if "\x00" not in text and not _has_controls(text) and not _has_unassigned(text):
+        if not text or "\x00" in text or _has_controls(text) or _has_unassigned(text):
+            continue
+        if width == 4:
             return codec
-    return None
+        share = _ordinary_share(text)
+        if nul_high < body.count(0) - nul_high and share < 0.9:
+            continue  # most NULs in low bytes: only for text of U+4E00-like characters (CJK)
+        top = body[1::2] if codec.endswith("le") else body[0::2]
+        readings.append((codec, share, nul_high, len(set(top))))
+    if len(readings) < 2:
+        return readings[0][0] if readings else None
+    (a, share_a, nul_a, top_a), (b, share_b, nul_b, top_b) = readings
+    # both byte orders read as text: far more characters of everyday text in one; else the
+    # one with ASCII's NULs in the high bytes; else the one whose high bytes take fewer
+    # values (one script's block, 04 for Cyrillic; the other order scatters them)
+    if abs(share_a - share_b) > 0.2:
+        return a if share_a > share_b else b
+    if nul_a != nul_b:
+        return a if nul_a > nul_b else b
+    return a if top_a <= top_b else b
+
+
+# Blocks of everyday text: ASCII and Latin-1, Latin Extended-A, Greek to Arabic, the usual
+# punctuation, CJK symbols and kana, CJK Unified Ideographs, Hangul syllables, full-width forms.
+# Not U+3000 (the ideographic space), which ASCII "0" read in the wrong byte order gives.
+_ORDINARY = ((0x09, 0x0D), (0x20, 0x7E), (0xA0, 0x17F), (0x370, 0x6FF), (0x2010, 0x2027), (0x3001, 0x30FF),
+             (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xFF00, 0xFFEF))
+
+
+def _ordinary_share(text: str) -> float:
+    """The share of `text`'s characters in blocks of everyday text (`_ORDINARY`)."""
+    if not text:
+        return 0.0
+    hits = sum(1 for ch in text if any(lo <= ord(ch) <= hi for lo, hi in _ORDINARY))
+    return hits / len(text)
 
 
 def is_binary(data: bytes) -> bool:

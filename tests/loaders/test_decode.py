@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import collections
+import json
 import re
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import chunkctl
@@ -117,7 +120,8 @@ def test_binary_is_still_binary_but_encoding_overrides():
     assert decode(CSV.encode("utf-16-be"), "x.txt", forced="utf-16-be") == (CSV, "utf-16-be")
 
 
-_TEXTISH = st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"], exclude_characters="\ufeff")
+# letters, digits, punctuation and spaces of the alphabets before the CJK blocks (the CJK property is below)
+_TEXTISH = st.characters(codec="utf-8", categories=["L", "N", "P", "Zs"], max_codepoint=0x2FFF)
 
 
 @settings(max_examples=150, deadline=None)
@@ -131,6 +135,33 @@ def test_any_mostly_latin_utf16_without_bom_decodes(ascii_part, other, codec, se
     text = "".join(chars)
     found = decode_bytes(text.encode(codec), "x.txt")
     assert found.text == text and found.encoding == codec
+
+
+@settings(max_examples=100, deadline=None)
+@given(language=st.sampled_from(sorted(TEXTS)), codec=st.sampled_from(["utf-16-le", "utf-16-be"]), data=st.data())
+def test_utf16_without_bom_of_any_language_decodes(language, codec, data):
+    # Cyrillic, Hebrew, CJK: the NULs come from spaces, digits, line ends or U+4E00-like characters
+    words = _words(language) + ["\n", "2026", "-", "OK"]
+    text = " ".join(data.draw(st.lists(st.sampled_from(words), min_size=3, max_size=30)))
+    raw = text.encode(codec)
+    assume(b"\x00" in raw)
+    found = decode_bytes(raw, "x.txt")
+    assert (found.text, found.encoding) == (text, codec)
+
+
+def test_real_binaries_stay_binary():
+    import zlib
+
+    blobs = [Path(sys.executable).read_bytes()[:65536], zlib.compress(bytes(range(256)) * 64),
+             Path(json.__file__).with_suffix(".py").read_bytes().replace(b"\n", b"\n\x00\x01")]
+    pycache = sorted(Path(json.__file__).parent.glob("__pycache__/*.pyc"))
+    blobs += [p.read_bytes() for p in pycache[:3]]
+    for blob in blobs:
+        for head in (blob, blob[:64], blob[:16]):
+            if b"\x00" in head:
+                assert utf16_without_bom(head) is None
+                with pytest.raises(LoaderError, match="binary file"):
+                    decode(head, "x.txt")
 
 
 @settings(max_examples=100, deadline=None)
