@@ -156,6 +156,7 @@ def test_hyphen_rules_follow_the_documents_evidence():
     assert _join(prose, "Anglo-", "Saxon") == "Anglo-Saxon"
     assert _join(prose + ["TraceMonkey"], "Trace-", "Monkey") == "TraceMonkey"
     assert _join(prose, "2009-", "2010") == "2009-2010"
+    assert _join(prose, "the x-", "axis") == "the x-axis"  # one letter is never a hyphenated syllable
 
 
 _WORDS = st.from_regex(r"[a-z]{3,8}", fullmatch=True)

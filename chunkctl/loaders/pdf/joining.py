@@ -108,8 +108,8 @@ class Joiner:
         if not m or not r:
             return left + right
         a, b = m.group(1), r.group(0)
-        if left[m.start(1) - 1:m.start(1)].isdigit():
-            return left + right  # "3d-raytrace", "x86-64": a code, not a word
+        if left[m.start(1) - 1:m.start(1)].isdigit() or len(a) == 1:
+            return left + right  # "3d-raytrace", "x-axis", "φ-nodes": hyphenation leaves two letters or more
         joined, compound = self._seen((a + b).lower()), self.compounds[f"{a}-{b}".lower()]
         if joined or compound:
             return left[:-1] + right if joined > compound else left + right
