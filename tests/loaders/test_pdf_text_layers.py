@@ -233,3 +233,16 @@ def test_untitled_contents_page_still_leaves_the_previous_section(tmp_path):
     assert any(r["headings"] == ["Contents"] for r in recs)
     blocks = [json.loads(x) for x in run_cli("extract", "--blocks", str(pdf)).stdout.splitlines()]
     assert blocks[2] == {**blocks[2], "kind": "heading", "text": "1 Introduction ... 3", "headings": ["Contents"]}
+
+
+def test_leaders_drawn_apart_from_their_entry_join_it():
+    # The book of the issue: leaders and page numbers were pieces of their own (". . . . 37").
+    ops = [text(72, 780, "Contents", size=16, bold=True)]
+    for i, (name, pageno) in enumerate([("1 Introduction", 3), ("2 Background", 9), ("3 Method", 17),
+                                        ("4 Results", 25), ("5 Conclusions", 37)]):
+        ops.append(text(72, 740 - 20 * i, name))
+        ops.append(text(300, 740 - 20 * i, ". " * 25 + str(pageno)))
+    doc = _load([ops])
+    assert doc.text == ("Contents\n\n1 Introduction ... 3\n\n2 Background ... 9\n\n3 Method ... 17\n\n"
+                        "4 Results ... 25\n\n5 Conclusions ... 37")
+    assert all(b.headings == ("Contents",) for b in doc.blocks)
