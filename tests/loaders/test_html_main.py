@@ -3,6 +3,11 @@ comments and footers out; documentation content (tables, code, definition lists)
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from chunkctl.config import ChunkConfig
 from chunkctl.loaders import load_bytes
 from chunkctl.model import BlockKind
@@ -160,3 +165,40 @@ def test_list_item_starts_past_the_cut_trailing_lines_give_no_span():
     from chunkctl.loaders.html.text import line_spans
 
     assert line_spans(["- a", "- b"], [0, 1, 2, 3]) == [(0, 3), (4, 7)]
+
+
+def test_a_body_marked_hidden_or_as_a_dialog_is_no_crash():
+    assert load("<body hidden><p>Some text that is long enough to count here.</p></body>").text == ""
+    assert load("<body class='sidebar comments'><p>Text long enough, to count here.</p></body>").text == \
+        "Text long enough, to count here."
+
+
+_TAGS = ["div", "section", "article", "main", "p", "ul", "li", "a", "h1", "h2", "table", "tr", "td", "pre", "span",
+         "header", "figure", "dl", "dt", "dd"]
+_CLASSES = ["", "content", "post", "comments", "related", "sidebar", "share", "menu", "byline", "gallery", "entry"]
+_TEXTS = ["", "Short.", PARA, "Related articles", "Comments", "See more, and more, and more, of it.", "Figure 2. A"]
+
+
+@st.composite
+def pages(draw, depth: int = 0):
+    parts = []
+    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
+        tag = draw(st.sampled_from(_TAGS))
+        cls = draw(st.sampled_from(_CLASSES))
+        inner = draw(pages(depth + 1)) + draw(st.sampled_from(_TEXTS))
+        attr = f" class='{cls}'" if cls else ""
+        parts.append(f"<{tag}{attr}>{inner}</{tag}>")
+    return "".join(parts)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pages())
+def test_any_page_loads_and_keeps_its_spans(body):
+    doc = load(f"<html><body>{body}</body></html>")
+    pieces = [doc.text[b.start:b.end] for b in doc.blocks]
+    assert doc.text == "\n\n".join(pieces)
+    whole = load(f"<html><body>{body}</body></html>", keep_boilerplate=True).text
+    # the main content only leaves things out: its characters (white space aside) are a subsequence of
+    # the page's taken whole
+    rest = iter(re.sub(r"\s+", "", whole))
+    assert all(c in rest for c in re.sub(r"\s+", "", doc.text)), (doc.text, whole)

@@ -68,7 +68,7 @@ _TAIL_HEADING = re.compile(
     r"podobne artykuły|"
     r"相关(?:文章|阅读|新闻|推荐)|推荐阅读|热门(?:文章|推荐)|猜你喜欢)\W*$", re.I)
 # Short blocks that can carry such a label when it is not a heading.
-_LABELS = frozenset("p div span strong b".split())
+_LABELS = frozenset("p div".split())
 # Elements pruning may leave out (blocks; never inline text of a paragraph).
 _PRUNABLE = frozenset("div section ul ol p table aside header figure center".split())
 # Content a documentation page never loses to pruning.
@@ -181,7 +181,7 @@ class MainContent:
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
             attrs = node_attrs(node)
-            if is_furniture(node, tag, attrs, 1):
+            if open_ids and is_furniture(node, tag, attrs, 1):  # the body itself is always walked
                 continue
             marks = _marks(attrs)
             mid = node.mem_id
@@ -426,7 +426,7 @@ class MainContent:
         for mid, st in self.stats.items():
             if st.tag != "h1" or not st.chars:
                 continue
-            if self.inside(mid, rid):
+            if self.inside(mid, rid) or self.inside(rid, mid):  # it holds the root or the root holds it
                 return None
             if st.order < root.order:
                 if words is not None:

@@ -132,9 +132,10 @@ class Renderer:
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
             attrs = node_attrs(node)
-            if not self.keep and is_furniture(node, tag, attrs, self.scoped):
-                continue
-            if self.excluded and node.mem_id in self.excluded:
+            if (not self.keep and is_furniture(node, tag, attrs, self.scoped)) or (
+                    self.excluded and node.mem_id in self.excluded):
+                if tag in BLOCK_TAGS:  # a block left out still ends the line ("a<nav>x</nav>b" is not "ab")
+                    self._boundary()
                 continue
             if not self._open(node, tag, attrs):
                 continue
@@ -148,6 +149,17 @@ class Renderer:
         self._flush()
         self.scoped = 0
         return self.blocks
+
+    def _boundary(self) -> None:
+        """A block boundary where an element was left out: end the paragraph, line or cell line in progress."""
+        f = self.frames[-1]
+        if f.kind == _FLOW:
+            self._flush()
+        elif f.kind == _TABLE:
+            if f.cell is not None:
+                f.cell.newline()
+        elif f.lines is not None:
+            f.lines.newline()
 
     def _open(self, node, tag: str, attrs: dict[str, Any]) -> bool:
         """Handle a start tag; False to skip the element's content."""
