@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,14 +239,16 @@ def prepare(config: ChunkConfig) -> None:
         check_llm(config)
 
 
-def warm(config: ChunkConfig) -> None:
+def warm(config: ChunkConfig, formats: Iterable[str] | None = None) -> None:
     """Get a worker ready outside the per-file time limit: load the tokenizer and chunk
-    each registered format's small sample once, so lazy set-up (parsers, compiled
-    patterns, imports) is not charged to the first real file. Nothing is enriched."""
+    the small sample of each of `formats` (default: every registered format) once, so
+    lazy set-up (parsers, compiled patterns, imports) is not charged to the first real
+    file. Nothing is enriched."""
     tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
     get_strategy(config.strategy).ready(config)
-    for fmt, loader in LOADERS.items():
-        if loader.sample is not None:
+    for fmt in list(LOADERS) if formats is None else formats:
+        loader = LOADERS.get(fmt)
+        if loader is not None and loader.sample is not None:
             try:
                 doc = load_bytes(loader.sample, "warm-up", fmt, config)
                 chunked = chunk_document(doc, tok, config)

@@ -403,13 +403,28 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
     # Files of up to SMALL_FILE bytes go to a worker several at a time, up to that
     # much in all: a round trip per file would cost more than the file (issue 14).
     results = imap_ordered(task, items, jobs, file_timeout, weight=lambda it: it.size,
-                           init=functools.partial(warm, config), ahead=64e6, batch_weight=SMALL_FILE,
+                           init=_warm_for(items, config), ahead=64e6, batch_weight=SMALL_FILE,
                            on_done=done if on_done is not None else None)
     try:
         for i, res in results:
             yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
     finally:
         results.close()
+
+
+def _warm_for(items: list[InputFile], config: ChunkConfig) -> Callable[[], None]:
+    """The workers' warm-up for these items: their formats' loaders are imported here first
+    (a forked worker inherits them) and only their samples are chunked, so a run of
+    Markdown files does not load the PDF stack in every worker."""
+    from chunkctl.loaders import LOADERS
+
+    formats = sorted({it.format for it in items if it.format in LOADERS})
+    for fmt in formats:
+        try:
+            LOADERS.get(fmt)
+        except Exception:  # (a loader that cannot be imported: each of its files reports why)
+            pass
+    return functools.partial(warm, config, formats)
 
 
 def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None,
@@ -432,7 +447,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
         from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
         from_worker = imap_ordered(functools.partial(process_file, config=config), isolated, 1, limit,
-                                   init=functools.partial(warm, config), window=1)
+                                   init=_warm_for(isolated, config), window=1)
     tok = None
     if not isolated:  # (a thread alive would make the worker start from a forkserver)
         try:
