@@ -202,3 +202,9 @@ def test_any_page_loads_and_keeps_its_spans(body):
     # the page's taken whole
     rest = iter(re.sub(r"\s+", "", whole))
     assert all(c in rest for c in re.sub(r"\s+", "", doc.text)), (doc.text, whole)
+
+
+def test_a_table_named_like_boilerplate_is_still_kept():
+    html = (f"<article><h1>Markets</h1><p>{PARA}</p><table class='share-prices related'><tr><th>Stock</th>"
+            f"<th>Price</th></tr><tr><td>ACME</td><td>12</td></tr></table><p>{PARA}</p></article>")
+    assert "| ACME | 12 |" in load(html).text
