@@ -53,8 +53,8 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         if not text[e:].strip():
             break
         if w.overlap:
-            e = w.make_room(out, max(cur + 1, cur + room - w.overlap), e)
-        cur, chunk, e, room = w.next_window(out[-1], cur, room)
+            e = w.make_room(out, w.step(cur, room, e), e)
+        cur, chunk, e, room = w.next_window(out[-1], e, cur, room)
     return Chunked(out)
 
 
@@ -130,6 +130,12 @@ class _Windows:
             body_end = new_end if new_end > s else min(e, g.next(s))
         return Chunk(s, body_end, prefix, path, self.index.kind_of(s, body_end), n, size, oversize)
 
+    def step(self, cur: int, room: int, e: int) -> int:
+        """Nominal first token of the window after one of nominal first token `cur`, aimed at
+        `room` body tokens and ending (untrimmed) at character `e`: `room - overlap` tokens
+        on, never past the first token at or after `e` (no gap), at least one token on."""
+        return max(cur + 1, min(cur + room - self.overlap, self.packer.tokens_before(e)))
+
     def make_room(self, out: list[Chunk], tok: int, e: int) -> int:
         """Let the next window start at token `tok` by ending the last windows earlier.
 
@@ -146,7 +152,10 @@ class _Windows:
         """
         p, g, ov = self.packer, self.graphemes, self.overlap
         last = out[-1]
-        ns = self.skip_space(g.ceil(self.table.char(tok)))
+        raw = g.ceil(self.table.char(tok))
+        ns = self.skip_space(raw)
+        if ns == raw:  # nothing trimmed: when the token alone repeats too much, the start moves on
+            return e
         if last.oversize or ns <= last.start or ns >= last.end or p.count(ns, last.end) <= ov:
             return e
         saved = list(out[-_BACK:])
@@ -194,8 +203,8 @@ class _Windows:
             return True
         return False
 
-    def next_window(self, prev: Chunk, cur: int, room: int) -> tuple[int, Chunk, int, int]:
-        """The window after `prev` (nominal first token `cur`, aimed at `room` body tokens).
+    def next_window(self, prev: Chunk, e: int, cur: int, room: int) -> tuple[int, Chunk, int, int]:
+        """The window after `prev` (raw end `e`, nominal first token `cur`, aimed at `room` body tokens).
 
         Candidates are the starts of tokens from `cur + room - overlap` on (white space
         skipped), then the first non-white-space character after `prev`; the first one
@@ -208,8 +217,8 @@ class _Windows:
         p, g = self.packer, self.graphemes
         s, body_end = prev.start, prev.end
         gap_free = self.skip_space(body_end)  # starting later would leave a gap
-        tok = max(cur + 1, cur + room - self.overlap)
-        last_tok = p.tokens_before(gap_free)
+        last_tok = p.tokens_before(e)  # the first token that starts at or after this window's raw end
+        tok = self.step(cur, room, e)
         while tok < last_tok:
             cand = min(gap_free, self.skip_space(g.ceil(self.table.char(tok))))
             if cand >= gap_free:
