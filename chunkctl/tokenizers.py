@@ -22,8 +22,6 @@ import regex
 from chunkctl.errors import TokenizerError
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, Future
-
     import numpy as np
 
 # Verified BPE files: tiktoken's own expected sha256 (tiktoken_ext/openai_public.py).
@@ -33,8 +31,6 @@ _EXPECTED_SHA256 = {
     "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
     "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
 }
-PREFETCHED = 2
-"""Token tables `Tokenizer.prefetch` holds at most: the document being chunked and the next one."""
 _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
 _CL100K_PAT = (
@@ -231,7 +227,6 @@ class Tokenizer:
         self._bytes: tuple[Any, Any] | None = None
         self._encode_np = encoding.encode_to_numpy
         self._encode = encoding.encode_ordinary
-        self._ahead: dict[int, tuple[str, Future[TokenTable]]] = {}  # see `prefetch`
 
     def count(self, text: str) -> int:
         """Exact number of tokens of `text` (special-token strings count as ordinary text)."""
@@ -267,31 +262,7 @@ class Tokenizer:
             self._lead = lead
         return self._lead
 
-    def prefetch(self, text: str, executor: Executor) -> None:
-        """Start building `table(text)` on `executor` (a thread pool: the encoder releases the
-        GIL while it encodes, so the table of the next document is built while Python code
-        chunks the current one). A later `table` call with this same string object returns
-        that table (or raises what building it raised). At most PREFETCHED texts are held
-        (the oldest is let go); `cancel_prefetch` lets go of all."""
-        ahead = self._ahead
-        ahead[id(text)] = (text, executor.submit(self._build_table, text))
-        while len(ahead) > PREFETCHED:
-            del ahead[next(iter(ahead))]
-
-    def cancel_prefetch(self) -> None:
-        """Forget the tables `prefetch` started (documents that will not be chunked)."""
-        self._ahead.clear()
-
     def table(self, text: str) -> TokenTable:
-        """Tokenize `text` once and return its token -> character offset table (`_build_table`),
-        or the one `prefetch` started for this very string."""
-        if self._ahead:
-            hit = self._ahead.pop(id(text), None)
-            if hit is not None and hit[0] is text:
-                return hit[1].result()
-        return self._build_table(text)
-
-    def _build_table(self, text: str) -> TokenTable:
         """Tokenize `text` once and return its token -> character offset table.
 
         Exact (the same starts as one `encode` of the whole text) and built in bounded
@@ -810,7 +781,6 @@ class HFTokenizer(Tokenizer):
         self._safe_rev = None
         self._family = None
         self._hf_encode = hf.encode
-        self._ahead = {}
 
     def _enc(self, text: str, special: bool) -> Any:
         try:
@@ -829,7 +799,7 @@ class HFTokenizer(Tokenizer):
         """Token ids of `text`, as `count` counts them."""
         return list(self._enc(text, self.special).ids) if text else []
 
-    def _build_table(self, text: str) -> TokenTable:
+    def table(self, text: str) -> TokenTable:
         """Token starts of `text` from the encoder's character offsets, without added tokens.
 
         The text is encoded in ranges of about TABLE_PIECE characters cut after a line

@@ -1,6 +1,6 @@
 """One job without a worker process (issue 19): files run in this process with the per-file time limit
-kept by a SIGALRM timer, PDFs still in one worker, the next token table built on a thread; lazily
-imported loaders; the same records as with workers."""
+kept by a SIGALRM timer, PDFs still in one worker; lazily imported loaders; the same records as with
+workers."""
 
 from __future__ import annotations
 
@@ -9,14 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import chunkctl
 from chunkctl.loaders import EXTENSIONS, LOADERS
 from chunkctl.pipeline import discover, process_file
 from chunkctl.pipeline.engines import local
-from chunkctl.tokenizers import get_tokenizer
 
 run_mod = importlib.import_module("chunkctl.pipeline.run")  # (the package's `run` is the function)
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +33,7 @@ def _no_workers(monkeypatch):
 
 
 def test_one_job_runs_text_formats_in_this_process_with_the_records_of_workers(monkeypatch, tmp_path):
-    # a document big enough for its token table to be built on the prefetch thread, between small ones
+    # a document of some size between small ones
     big = tmp_path / "big.md"
     big.write_text("# Field notes\n\n" + "\n\n".join(f"Paragraph {i}: the survey crew logged the river gauge at "
                                                      f"dawn, then walked the levee to mile {i}." for i in range(600)))
@@ -48,7 +46,6 @@ def test_one_job_runs_text_formats_in_this_process_with_the_records_of_workers(m
     alone = [r.lines for r in run_mod.run(inputs, config, jobs=1, progress=lambda r: seen.append(r.source))]
     assert alone == with_workers and all(alone)
     assert sorted(seen) == sorted(i.source for i in inputs)
-    assert get_tokenizer()._ahead == {}  # nothing left held
 
 
 def test_a_file_over_the_time_limit_fails_alone_in_this_process(monkeypatch, tmp_path):
@@ -100,19 +97,6 @@ def test_one_job_with_a_time_limit_sends_only_pdfs_to_a_worker(monkeypatch):
     alone = [r.lines for r in run_mod.run(inputs, config, jobs=1, file_timeout=60)]
     assert sent == ["pdf"]
     assert alone == [process_file(i, config).lines for i in inputs]
-
-
-def test_a_prefetched_token_table_is_the_table():
-    from concurrent.futures import ThreadPoolExecutor
-
-    tok = get_tokenizer()
-    text = "Hello, world. " * 5000
-    with ThreadPoolExecutor(1) as pool:
-        tok.prefetch(text, pool)
-        same_words = "".join(["Hello, world. " * 5000])  # equal, but another string: built afresh
-        fresh = tok.table(same_words)
-        got = tok.table(text)
-    assert np.array_equal(got.starts, fresh.starts) and tok._ahead == {}
 
 
 def test_loaders_are_imported_when_their_format_is_used():

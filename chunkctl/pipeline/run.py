@@ -37,10 +37,6 @@ ISOLATED_FORMATS = frozenset({"pdf"})
 libraries (pdfium, OCR) can hang where no signal reaches them, or crash."""
 REFIRE = 0.1
 """Seconds between the time-limit signals to a file in this process once it is over its limit (see `_Alarm.run`)."""
-PREFETCH_MIN, PREFETCH_MAX = 16_000, 16_000_000
-"""Characters: a one-job run builds the token table of the next document of this size on a
-thread while it chunks the current one (smaller: the hand-over costs more than it saves;
-larger: two big documents in memory at once)."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +151,9 @@ class _OverTime(BaseException):
 
 
 class _FileJob:
-    """One input's processing in two steps, `load` and `finish`, so that a run in this process
-    can load the next file (and have its token table built on a thread) before it chunks
-    the current one. Neither step raises for a bad file: the failure goes into the result."""
+    """One input's processing in two steps, `load` and `finish`, each timed on its own (a run
+    in this process limits the time of both). Neither step raises for a bad file: the
+    failure goes into the result."""
 
     def __init__(self, item: InputFile, config: ChunkConfig, max_file_size: int | None = None):
         self.item = item
@@ -432,14 +428,11 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
     """Process inputs in this process, in order: one job without a worker process.
 
     With a time limit (`limit` seconds, timed by `_Alarm`), files of ISOLATED_FORMATS go
-    to one worker process all the same, one at a time. Otherwise each file is loaded
-    before the one before it is chunked, and the token table of a file of PREFETCH_MIN
-    to PREFETCH_MAX characters is built on a thread meanwhile (`Tokenizer.prefetch`):
-    the encoder runs beside the Python code, and the records are the same.
+    to one worker process all the same, one at a time. (Building the next document's token
+    table on a thread meanwhile was measured slower on a busy machine: the threads contend
+    for the GIL.)
     """
     import contextlib
-
-    from chunkctl.tokenizers import get_tokenizer
 
     isolated = [it for it in items if limit and it.format in ISOLATED_FORMATS]
     from_worker = None
@@ -448,14 +441,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
 
         from_worker = imap_ordered(functools.partial(process_file, config=config), isolated, 1, limit,
                                    init=_warm_for(isolated, config), window=1)
-    tok = None
-    if not isolated:  # (a thread alive would make the worker start from a forkserver)
-        try:
-            tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
-        except ChunkctlError:
-            pass  # each file reports it
     alarm = _Alarm() if limit else None
-    pool: Any = None
 
     def step(job: _FileJob, fn: Callable[[], Any]) -> None:
         if alarm is None:
@@ -463,49 +449,23 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
         elif limit is not None and not alarm.run(fn, limit - job.seconds):
             job.timed_out(limit)
 
-    def done(job: _FileJob) -> FileResult:
-        step(job, job.finish)
-        res = job.finish()  # the result the step gave, or the timeout
-        if on_done is not None:
-            on_done(res)
-        return res
-
-    pending: _FileJob | None = None
     try:
         with alarm if alarm is not None else contextlib.nullcontext():
             for item in items:
                 if from_worker is not None and item.format in ISOLATED_FORMATS:
-                    if pending is not None:
-                        yield done(pending)
-                        pending = None
                     _, res = next(from_worker)
                     if isinstance(res, TaskFailure):
                         res = _failure(item, res)
-                    if on_done is not None:
-                        on_done(res)
-                    yield res
-                    continue
-                job = _FileJob(item, config)
-                step(job, job.load)
-                doc = job.doc
-                if tok is not None and doc is not None and PREFETCH_MIN <= len(doc.text) <= PREFETCH_MAX:
-                    if pool is None:
-                        from concurrent.futures import ThreadPoolExecutor
-
-                        pool = ThreadPoolExecutor(1, thread_name_prefix="chunkctl-table")
-                    tok.prefetch(doc.text, pool)
-                del doc
-                if pending is not None:
-                    yield done(pending)
-                pending = job
-            if pending is not None:
-                job, pending = pending, None
-                yield done(job)
+                else:
+                    job = _FileJob(item, config)
+                    step(job, job.load)
+                    step(job, job.finish)
+                    res = job.finish()  # the result the step gave, or the timeout
+                    del job
+                if on_done is not None:
+                    on_done(res)
+                yield res
     finally:
-        if tok is not None:
-            tok.cancel_prefetch()
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
         if from_worker is not None:
             from_worker.close()
 
