@@ -414,7 +414,7 @@ def _warm_for(items: list[InputFile], config: ChunkConfig) -> Callable[[], None]
     Markdown files does not load the PDF stack in every worker."""
     from chunkctl.loaders import LOADERS
 
-    formats = sorted({it.format for it in items if it.format in LOADERS})
+    formats = sorted({it.format for it in items if it.format is not None and it.format in LOADERS})
     for fmt in formats:
         try:
             LOADERS.get(fmt)
