@@ -307,7 +307,8 @@ def test_output_dir_refuses_two_documents_with_one_output_file(tmp_path):
 def test_error_lines_stay_one_line_and_bad_values_are_usage_errors(tmp_path):
     d = tmp_path / "nl"
     d.mkdir()
-    (d / "evil\nchunkctl: 0 files ok.txt").write_bytes(b"a\0b")
+    # a PNG header: binary (three bytes like b"a\0b" may be BOM-less UTF-16 since issue 16)
+    (d / "evil\nchunkctl: 0 files ok.txt").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0")
     p = run_cli("chunk", str(d), "-o", str(tmp_path / "o.jsonl"))
     err = p.stderr.decode().strip().splitlines()
     assert p.returncode == 1 and err[0] == ("chunkctl: error: evil\\nchunkctl: 0 files ok.txt: binary file "
