@@ -55,6 +55,8 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         if w.overlap:
             e = w.make_room(out, w.step(cur, room, e), e)
         cur, chunk, e, room = w.next_window(out[-1], e, cur, room)
+    if doc.meta.get("skipped_spans"):
+        out = w.clip(out, doc.meta["skipped_spans"])
     return Chunked(out)
 
 
@@ -69,6 +71,43 @@ class _Windows:
         self.table = packer.table
         self.size = packer.budget
         self.overlap = packer.overlap
+
+    def clip(self, windows: list[Chunk], skipped: list[tuple[int, int]]) -> list[Chunk]:
+        """Windows with the skipped spans (data-URI payloads, docs/records.md) cut out.
+
+        A window holding a payload becomes its parts on either side (white space trimmed,
+        counted again with its prefix); parts that lie inside the part before them go,
+        so starts still rise, nothing else is lost and shared text only shrinks.
+        """
+        import bisect
+
+        spans = sorted(skipped)
+        starts = [a for a, _b in spans]
+        g, p = self.graphemes, self.packer
+        parts: list[Chunk] = []
+        for c in windows:
+            lo = bisect.bisect_left(starts, c.start) - 1
+            inside = [(a, b) for a, b in spans[max(0, lo):] if a < c.end and b > c.start]
+            if not inside:
+                parts.append(c)
+                continue
+            pos = c.start
+            for a, b in [*inside, (c.end, c.end)]:
+                stop = min(a, c.end)
+                ps, pe = (g.lstrip_start(pos, stop), g.rstrip_end(pos, stop)) if stop > pos else (pos, pos)
+                if pe > ps:
+                    parts.append(Chunk(ps, pe, c.prefix, c.headings, self.index.kind_of(ps, pe),
+                                       p.count(ps, pe, c.prefix), c.budget))
+                pos = max(pos, b)
+        out: list[Chunk] = []
+        for c in sorted(parts, key=lambda x: (x.start, -x.end)):
+            if out and c.end <= out[-1].end:
+                continue  # inside the part before it
+            if out and c.start == out[-1].start:
+                out[-1] = c
+                continue
+            out.append(c)
+        return out
 
     def skip_space(self, pos: int) -> int:
         """First position at or after `pos` that is not white space, on a cluster boundary."""
@@ -111,11 +150,12 @@ class _Windows:
         """The window `[s, body_end)` (trimmed end) with its final heading path, breadcrumb
         and exact count, shrunk until it fits the budget."""
         p, g, size = self.packer, self.graphemes, self.size
+        yielded = False  # the breadcrumb gave way to a window that cannot shrink
         while True:
             # The heading path comes from what the window holds, never from a heading
             # that starts after it (a window of heading lines only: its first heading's path).
             path = self.index.headings_at(s, body_end)
-            if not oversize:
+            if not oversize and not yielded:
                 prefix, _ = self._prefix(path, s, body_end)
             n = p.count(s, body_end, prefix)
             if n <= size or oversize:
@@ -125,6 +165,7 @@ class _Windows:
             e, oversize, _ = p.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
             if oversize and prefix:
                 prefix = ""
+                yielded = True
                 e, oversize, _ = p.window_end(s, body_end - 1, size, prefix, target=body_end - 1)
             new_end = g.rstrip_end(s, e)
             body_end = new_end if new_end > s else min(e, g.next(s))
