@@ -155,8 +155,7 @@ def test_br38_shallower_heading_closes_deeper_ones(tmp_path, run, strategy, size
     check_records(recs, CASES, tmp_path)
     for sentence, path in BR38_PATHS.items():
         a = doc.index(sentence)
-        holders = [r for r in recs if r["start"] <= a < r["end"] and not r["parent_id"] is None] or \
-            [r for r in recs if r["start"] <= a < r["end"]]
+        holders = [r for r in recs if r["start"] <= a < r["end"]]
         leaves = [r for r in holders if not any(c["parent_id"] == r["id"] for c in recs)]
         for r in leaves or holders:
             if run == "B" and len(r["headings"]) < len(path):
