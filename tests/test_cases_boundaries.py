@@ -324,3 +324,35 @@ def test_br45_one_line_pdf_is_kept(tmp_path, strategy):
     assert recs and text.strip()
     joined = " ".join(bodies(recs))
     assert text.split()[-1] in joined
+
+
+# ---------------------------------------------------------------- BR-36 (HTML)
+BR36 = "BR-36-html-br-in-paragraph.html"
+
+
+@pytest.mark.parametrize("run,strategy,size", [("A", "recursive", 512), ("B", "recursive", 24),
+                                               ("C", "sentence", 64), ("D", "section", 512)])
+def test_br36_br_is_a_line_break_inside_its_paragraph(tmp_path, run, strategy, size):
+    from chunkctl.model import BlockKind
+
+    recs, doc = chunk_case(BR36, strategy=strategy, chunk_size=size, overlap=0)
+    check_records(recs, CASES, tmp_path)
+    import chunkctl
+
+    blocks = chunkctl.load(CASES / BR36).blocks
+    paragraphs = [doc[b.start:b.end] for b in blocks if b.kind == BlockKind.PARAGRAPH]
+    assert [doc[b.start:b.end] for b in blocks if b.kind == BlockKind.HEADING] == [
+        "Ferry notice", "Winter timetable", "Fares"]
+    assert any(p.startswith("The morning ferry") and p.endswith("sold on board.") for p in paragraphs)
+    assert any(p.startswith("Address:") and p.endswith("Port Ellen") for p in paragraphs)
+    for glued in ("sevenfrom", "Address:Harbour", "Adultreturn", "EUR(summer"):
+        assert glued not in doc
+    for r in recs:
+        assert all("\n" not in h for h in r["headings"])
+    table = next(b for b in blocks if b.kind == BlockKind.TABLE)
+    for s, e in table.rows:
+        assert doc[s:e].count("|") == 3  # two cells a row
+    if run == "A":
+        a = doc.index("The morning ferry")
+        b = doc.index("sold on board.") + len("sold on board.")
+        assert _holding(recs, doc, a, b)
