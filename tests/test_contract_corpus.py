@@ -70,8 +70,11 @@ def test_corpus_passes_the_contract_checker(tmp_path, corpus, fmt, strategy, siz
     docs, extract = corpus
     config = ChunkConfig(strategy=strategy, chunk_size=size, overlap=overlap)
     records = [r for doc in docs[fmt] for r in chunk_records(doc, config)]
-    report = check_records(records, CORPUS / fmt, tmp_path, "--expect-all", "--phrases",
-                           str(CORPUS / "encodings.json"), "--allow-missing", *ALLOW_MISSING, extract_cmd=extract)
+    # The html phrases of encodings.json are checked on whole pages in test_html_corpus.py: one
+    # of them is an invisible skip link, which the main-content default leaves out.
+    phrases = () if fmt == "html" else ("--phrases", str(CORPUS / "encodings.json"))
+    report = check_records(records, CORPUS / fmt, tmp_path, "--expect-all", *phrases,
+                           "--allow-missing", *ALLOW_MISSING, extract_cmd=extract)
     assert report.splitlines()[-1].startswith("OK")
 
 

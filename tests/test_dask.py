@@ -34,7 +34,7 @@ def test_dask_engine_reports_bad_files_like_the_local_engine(tmp_path, cluster):
     d = tmp_path / "in"
     d.mkdir()
     (d / "ok.md").write_text("# Title\n\nText.\n")
-    (d / "bad.txt").write_bytes(b"\x00\x01binary")
+    (d / "bad.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10")  # binary (8 bytes with a NUL may read as UTF-16)
     p = run_cli("chunk", str(d), "--engine", "dask", "--scheduler", cluster.scheduler_address, "-o",
                 str(tmp_path / "o.jsonl"))
     assert p.returncode == 1

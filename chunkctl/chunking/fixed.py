@@ -17,7 +17,7 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
     """Fixed-size token windows over the whole document text.
 
     Window i nominally starts `chunk_size - overlap` tokens after window i-1 (in the
-    document's own tokenization; ../shared/RULINGS.md "Sizes and overlap") and holds up
+    document's own tokenization; docs/records.md, "Sizes and overlap") and holds up
     to `chunk_size` tokens including the breadcrumb prefix. Every window:
 
     - starts and ends on a grapheme-cluster boundary, with white space at both edges
@@ -34,7 +34,7 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
       an emoji family at a large overlap) does the start move on, token by token;
     - leaves no gap: it starts at or before the first non-white-space character after
       the previous window, and the text it shares with the previous window encodes to
-      at most `overlap` tokens (the overlap rule of ../shared/CONTRACT.md).
+      at most `overlap` tokens (the overlap rule, docs/records.md "Overlap limit").
 
     The loop stops at the window that reaches the end of the text (no redundant tail
     window). Front matter is skipped.
@@ -55,8 +55,9 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
         if w.overlap:
             e = w.make_room(out, w.step(cur, room, e), e)
         cur, chunk, e, room = w.next_window(out[-1], e, cur, room)
-    if doc.meta.get("skipped_spans"):
-        out = w.clip(out, doc.meta["skipped_spans"])
+    skipped = doc.meta.get("skipped_spans")
+    if skipped:
+        out = w.clip(out, skipped)
     return Chunked(out)
 
 

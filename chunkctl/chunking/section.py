@@ -92,7 +92,7 @@ def merge_siblings(packer: Packer, secs: list[Section], limit: int) -> list[Sect
       (exact count), so a merged section is always one chunk.
 
     The merged section's `path` is the heading path its parts share; their heading
-    lines stay in the body (../shared/RULINGS.md). Sections that do not fit the budget
+    lines stay in the body (docs/records.md, "Structure and headings"). Sections that do not fit the budget
     stay alone and are split by the recursive rules when packed.
 
     Args:
@@ -139,7 +139,7 @@ def chunk_section(doc, tokenizer, config, table) -> Chunked:
 
     Without `--min-chunk-tokens` this is `recursive` under another name, and gives the
     same records: every heading starts a chunk, a section that fits is one chunk, a
-    larger one is split by the recursive rules (../shared/cases BR-07, BR-21, BR-22,
+    larger one is split by the recursive rules (the shared bug-report cases BR-07, BR-21, BR-22,
     BR-25 and BR-38 require that a heading closes the previous chunk by default). With
     `--min-chunk-tokens N` (N up to the chunk size), runs of adjacent sections under one
     parent heading are merged while the run has fewer than N tokens and the merged text

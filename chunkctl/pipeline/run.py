@@ -385,7 +385,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         finally:
             answers.close()
         return
-    if jobs <= 1 and (not file_timeout or _Alarm.usable()):
+    if jobs <= 1 and (not file_timeout or _Alarm.usable()) and not _calls_model(config):
         yield from _in_process(items, config, file_timeout or None, on_done)
         return
     from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
@@ -421,6 +421,18 @@ def _warm_for(items: list[InputFile], config: ChunkConfig) -> Callable[[], None]
         except Exception:  # (a loader that cannot be imported: each of its files reports why)
             pass
     return functools.partial(warm, config, formats)
+
+
+def _calls_model(config: ChunkConfig) -> bool:
+    """Whether the run sends model requests: those go to a worker even with one job, since a
+    request in flight holds its pool thread (joined at exit) past Ctrl-C, while a worker
+    process is simply stopped."""
+    if not config.extras:
+        return False
+    from chunkctl.llm.options import LLMOptions
+
+    opts = LLMOptions.from_config(config)
+    return bool(opts.active and not opts.dry_run)
 
 
 def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None,
