@@ -30,9 +30,11 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
     if _deferring:
         _deferred.append(int(signum))
         return
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(signum)
+    exc: KeyboardInterrupt = KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+    run = sys.modules.get("chunkctl.pipeline.run")
+    if run is not None:  # a native library may swallow the exception: the run raises it again
+        run.note_stop(exc)
+    raise exc
 
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))

@@ -423,6 +423,19 @@ def _warm_for(items: list[InputFile], config: ChunkConfig) -> Callable[[], None]
     return functools.partial(warm, config, formats)
 
 
+_STOPPED: list[BaseException] = []
+
+
+def note_stop(exc: BaseException) -> None:
+    """Record the exception a stop signal raised (the CLI's signal handler calls this).
+
+    Raised inside a native call, it can be swallowed (ctypes turns it into an
+    `ArgumentError` that the file's step reports as an error); files run in this process
+    check between steps and raise it again, so the run stops as the signal asked.
+    """
+    _STOPPED.append(exc)
+
+
 def _calls_model(config: ChunkConfig) -> bool:
     """Whether the run sends model requests: those go to a worker even with one job, since a
     request in flight holds its pool thread (joined at exit) past Ctrl-C, while a worker
@@ -460,6 +473,10 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
             fn()
         elif limit is not None and not alarm.run(fn, limit - job.seconds):
             job.timed_out(limit)
+        if _STOPPED:
+            raise _STOPPED[0]
+
+    _STOPPED.clear()
 
     try:
         with alarm if alarm is not None else contextlib.nullcontext():
