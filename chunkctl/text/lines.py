@@ -80,25 +80,3 @@ def iter_paragraph_spans(text: str, a: int = 0, b: int | None = None) -> Iterato
             while text[end - 1].isspace():
                 end -= 1
             yield m.start(), end
-
-
-_NON_SPACE = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
-_COPY_LIMIT = 1 << 16
-"""Spans longer than this many characters are trimmed without copying them."""
-
-
-def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
-    """`[a, b)` without leading and trailing white space, or None when nothing is left."""
-    if b - a > _COPY_LIMIT:  # no copies of a long span (same result)
-        m = _NON_SPACE.search(text, a, b)
-        if m is None:
-            return None
-        while text[b - 1].isspace():
-            b -= 1
-        return m.start(), b
-    seg = text[a:b]
-    s = seg.lstrip()
-    if not s:
-        return None
-    a2 = a + (len(seg) - len(s))
-    return a2, a2 + len(s.rstrip())

@@ -10,7 +10,7 @@ from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import iter_paragraph_spans, paragraph_spans, trimmed
+from chunkctl.text.lines import iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -157,8 +157,27 @@ _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
 _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
 _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
+_COPY_LIMIT = 1 << 16
+"""Spans longer than this many characters are trimmed without copying them."""
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
+
+
+def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """`[a, b)` without leading and trailing white space, or None when nothing is left."""
+    if b - a > _COPY_LIMIT:  # no copies of a long span (same result)
+        m = _NON_WS.search(text, a, b)
+        if m is None:
+            return None
+        while text[b - 1].isspace():
+            b -= 1
+        return m.start(), b
+    seg = text[a:b]
+    s = seg.lstrip()
+    if not s:
+        return None
+    a2 = a + (len(seg) - len(s))
+    return a2, a2 + len(s.rstrip())
 
 
 def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int, int]]:
