@@ -145,6 +145,8 @@ class _Windows:
         if body_end <= s:
             body_end = e
         chunk = self._settle(s, body_end, prefix, oversize)
+        if chunk.end < body_end:  # settling shrank it: the text after it is still to come
+            e = chunk.end
         return chunk, max(e, chunk.end), room
 
     def _settle(self, s: int, body_end: int, prefix: str, oversize: bool) -> Chunk:

@@ -110,6 +110,16 @@ def test_a_window_of_heading_lines_gets_its_first_headings_path():
             assert all(text.index(h) < r["end"] for h in r["headings"]), r
 
 
+def test_a_window_shrunk_for_its_breadcrumb_leaves_the_rest_to_the_next_window():
+    # With "Title" the window ending after "black" is over 14 tokens; settling shrank it to
+    # the emoji family, and the loop used to stop there as if "black" had been taken (CI find).
+    text = "# Title\n\n \U0001f468\u200d\U0001f469\u200d\U0001f467black"
+    recs = run(text, fmt="md", chunk_size=14, overlap=0, context="headings")
+    assert window_faults(text, recs, 14, 0) == []
+    assert bodies(recs) == ["# Title", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "black"]
+    assert recs[-1]["prefix"].startswith("Title")
+
+
 PIECES = st.sampled_from(
     ["violet", "black", "clear.", "red", "the", "a", "b,", ".", "!", "(ok)", "1.5", "—", "...", "Hello!", "x" * 12,
      "猫が", "好き。", "日本語の文", "👍🏽", "👨\u200d👩\u200d👧", "🇫🇷", "e\u0301", " \u0301", "\u00a0", "\u3000",
