@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: install run test test-fast lint typecheck bench clean
+.PHONY: install run test test-fast fuzz lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test-fast: install
 	@echo '$(PY) -m pytest -n auto -m "not slow"'
 	@start=$$(date +%s); $(PY) -m pytest -n auto -m "not slow"; rc=$$?; \
 	echo "test-fast: $$(( $$(date +%s) - start )) s, slow tests left out (make test runs them)"; exit $$rc
+
+## fuzz: set up and run the property tests with fresh random examples, ten times as many (make test repeats fixed ones)
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -n auto -m "hypothesis and not slow"
 
 ## lint: ruff (pyflakes, pycodestyle, import order, bugbear, pyupgrade) on the package, tests and bench
 lint: install

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests: `make test` (what CI runs) draws the same examples on every run
+# (derandomized, a seed per test), so a submission passes or fails on its code alone;
+# `make fuzz` (HYPOTHESIS_PROFILE=fuzz) draws fresh random examples, ten times as many,
+# to look for new failures. A failure found there becomes an exact test.
+settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
+settings.register_profile("fuzz", derandomize=False, print_blob=True)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "repeatable")
+settings.load_profile(PROFILE)
+FUZZ_FACTOR = 10  # `make fuzz`: each property test draws this many times its own max_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -31,8 +43,14 @@ SLOW_TESTS = frozenset({
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of SLOW_MODULES and SLOW_TESTS `slow` (registered in pyproject.toml)."""
+    """Mark the tests of SLOW_MODULES and SLOW_TESTS `slow` (registered in pyproject.toml);
+    under the `fuzz` profile, multiply every property test's examples by FUZZ_FACTOR."""
     for item in items:
+        test = getattr(item, "obj", None)
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if PROFILE == "fuzz" and own is not None and not getattr(test, "_fuzz_scaled", False):
+            test._hypothesis_internal_use_settings = settings(own, max_examples=own.max_examples * FUZZ_FACTOR)
+            test._fuzz_scaled = True
         nodeid = item.nodeid.split("[", 1)[0]
         if item.path.name in SLOW_MODULES or nodeid in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
