@@ -57,6 +57,20 @@ def test_chunk_examples_to_file(tmp_path):
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
 
 
+def test_overlap_left_out_is_none_and_a_percentage_is_rounded_down():
+    # Default 0 since 0.1.3 (README "Evaluation": the setting that held on both sets).
+    import chunkctl
+    from chunkctl.config import ChunkConfig
+
+    assert ChunkConfig().overlap == 0 and ChunkConfig(chunk_size=512, overlap="15%").overlap == 76
+    p = run_cli("chunk", "examples/returns-policy.txt", "--chunk-size", "64", "--quiet")
+    recs = parse_jsonl(p.stdout)
+    assert len(recs) > 2 and {r["meta"]["overlap"] for r in recs} == {0}
+    assert all(a["end"] <= b["start"] for a, b in zip(recs, recs[1:]))  # nothing repeated
+    api = chunkctl.chunk_text("One. Two. Three.", source="t.txt")
+    assert api[0]["meta"]["overlap"] == 0
+
+
 def test_stdout_is_pure_jsonl_and_quiet_is_silent():
     p = run_cli("chunk", "examples/returns-policy.txt", "--chunk-size", "64", "--quiet")
     assert p.returncode == 0 and p.stderr == b""

@@ -171,7 +171,7 @@ def test_grid_entries_and_their_flags():
     entries = evaluation.parse_grid("recursive:200/0, sentence:256/15% ,hierarchical:200/0:parent=800,section:300")
     assert [e.spec for e in entries] == ["recursive:200/0", "sentence:256/15%", "hierarchical:200/0:parent=800",
                                          "section:300"]
-    assert entries[1].config.overlap == 38 and entries[3].config.overlap == 45
+    assert entries[1].config.overlap == 38 and entries[3].config.overlap == 0  # left out: the default, 0
     assert entries[2].flags == "--strategy hierarchical --chunk-size 200 --overlap 0 --parent-chunk-size 800"
     for bad in ("recursive", "recursive:abc/0", "nope:200/0", "recursive:200/300", "recursive:200/0:colour=red", ""):
         with pytest.raises(ConfigError):

@@ -13,7 +13,7 @@ import typer
 
 from chunkctl.chunking import get_strategy, strategy_names
 from chunkctl.cli.console import usage_error
-from chunkctl.config import CONTEXT_MODES, OCR_MODES, SENTENCE_SPLITTERS, ChunkConfig
+from chunkctl.config import CONTEXT_MODES, DEFAULT_OVERLAP, OCR_MODES, SENTENCE_SPLITTERS, ChunkConfig
 from chunkctl.configfile import parse_size
 from chunkctl.errors import ConfigError, MissingExtraError, TokenizerError
 from chunkctl.loaders import format_list
@@ -106,8 +106,8 @@ CHUNK_OPTIONS = [
     opt("strategy", str, "recursive", "--strategy", "-s", help=f"Chunking strategy: {', '.join(strategy_names())}.",
         autocompletion=complete_strategy),
     opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
-    opt("overlap", str, "15%", "--overlap", help="Tokens shared by consecutive chunks at most: a number or a "
-        "percentage of --chunk-size."),
+    opt("overlap", str, str(DEFAULT_OVERLAP), "--overlap", help="Tokens shared by consecutive chunks at most: a "
+        "number or a percentage of --chunk-size (15%)."),
     opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, a "
         ".tiktoken file, or a Hugging Face tokenizer.json file.", autocompletion=complete_tokenizer),
     opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "

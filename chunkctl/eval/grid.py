@@ -64,7 +64,7 @@ def parse_grid(text: str) -> list[GridEntry]:
     """Parse `--grid`: comma-separated `strategy:size/overlap[:key=value...]` entries.
 
     `size` is the chunk budget in tokens; `overlap` tokens or a percentage of it
-    (`15%`), chunkctl's default (15%) when left out. Options: `parent=800`
+    (`15%`), chunkctl's default (0) when left out. Options: `parent=800`
     (--parent-chunk-size), `levels=2048/512/128`, `min=50` (--min-chunk-tokens),
     `context=none`, `splitter=pysbd`, `percentile=90`, `content_type=legal`,
     `tokenizer=o200k_base`. Example: `recursive:200/0,hierarchical:200/0:parent=800`.
