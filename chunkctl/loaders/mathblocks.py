@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from chunkctl.model import Block, BlockKind
+from chunkctl.text.segment import trimmed
 
 # AMS and LaTeX display environments (amsmath's list, starred forms included).
 _ENVS = ("equation", "align", "alignat", "flalign", "gather", "multline", "eqnarray", "displaymath", "math",
@@ -95,15 +96,6 @@ def display_math_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
-def _trimmed(text: str, s: int, e: int) -> tuple[int, int] | None:
-    seg = text[s:e]
-    core = seg.strip()
-    if not core:
-        return None
-    s2 = s + (len(seg) - len(seg.lstrip()))
-    return s2, s2 + len(core)
-
-
 def mark_display_math(text: str, blocks: Sequence[Block]) -> list[Block]:
     """Blocks with their display math made atomic.
 
@@ -133,12 +125,12 @@ def mark_display_math(text: str, blocks: Sequence[Block]) -> list[Block]:
             continue
         pos = blk.start
         for s, e in spans:
-            before = _trimmed(text, pos, s)
+            before = trimmed(text, pos, s)
             if before:
                 out.append(Block(BlockKind.PARAGRAPH, *before, headings=blk.headings, meta=dict(blk.meta)))
             out.append(Block(BlockKind.MATH, s, e, headings=blk.headings))
             pos = e
-        after = _trimmed(text, pos, blk.end)
+        after = trimmed(text, pos, blk.end)
         if after:
             out.append(Block(BlockKind.PARAGRAPH, *after, headings=blk.headings, meta=dict(blk.meta)))
     return out

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from chunkctl.model import Block, BlockKind
+from chunkctl.text.segment import trimmed
 
 # data:[<media type>][;param=value]*[;base64],<data>; the data runs to the first
 # delimiter of the surrounding markup: ")" (Markdown), a quote (HTML attribute),
@@ -47,15 +48,6 @@ def payload_spans(text: str, a: int = 0, b: int | None = None) -> list[tuple[int
     return out
 
 
-def _trimmed(text: str, s: int, e: int) -> tuple[int, int] | None:
-    seg = text[s:e]
-    core = seg.strip()
-    if not core:
-        return None
-    s2 = s + (len(seg) - len(seg.lstrip()))
-    return s2, s2 + len(core)
-
-
 def cut_payloads(text: str, blocks: Sequence[Block]) -> tuple[list[Block], list[tuple[int, int]]]:
     """Blocks with data-URI payloads cut out, and the payload spans.
 
@@ -82,13 +74,13 @@ def cut_payloads(text: str, blocks: Sequence[Block]) -> tuple[list[Block], list[
         skipped.extend(spans)
         pos = blk.start
         for s, e in [*spans, (blk.end, blk.end)]:
-            piece = _trimmed(text, pos, s)
+            piece = trimmed(text, pos, s)
             pos = e
             if piece is None:
                 continue
             ps, pe = piece
             rows = tuple(r for r in ((max(rs, ps), min(re_, pe)) for rs, re_ in blk.rows) if r[1] > r[0])
-            rows = tuple(t for t in (_trimmed(text, rs, re_) for rs, re_ in rows) if t)
+            rows = tuple(t for t in (trimmed(text, rs, re_) for rs, re_ in rows) if t)
             atomic = [x for x in blk.meta.get("atomic", ()) if ps <= x[0] and x[1] <= pe]
             meta = {k: v for k, v in blk.meta.items() if k != "atomic"}
             if atomic:
