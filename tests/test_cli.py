@@ -108,11 +108,35 @@ def test_usage_errors_exit_2_without_output(tmp_path):
         assert not (tmp_path / "x.jsonl").exists()
 
 
+def test_parser_errors_are_one_line_naming_the_commands_help(tmp_path):
+    # click's own errors (a word for a number, a mistyped option or command, a missing
+    # option): one `chunkctl: error:` line and exit 2, like every other usage error.
+    cases = {("chunk", "examples", "--chunk-size", "abc"): "Invalid value for '--chunk-size'",
+             ("chunk", "examples", "--jobs", "abc"): "Invalid value for '--jobs'",
+             ("chunk", "examples", "--chunksize", "100"): "No such option: --chunksize",
+             ("chnk", "examples"): "No such command 'chnk'",
+             ("view", "examples"): "Missing option '-o'",
+             ("eval", "run"): "Missing argument"}
+    for args, says in cases.items():
+        p = run_cli(*args)
+        err = p.stderr.decode().strip().splitlines()
+        assert p.returncode == 2 and p.stdout == b"", args
+        assert len(err) == 1 and err[0].startswith("chunkctl: error: ") and says in err[0], (args, err)
+        assert err[0].endswith("--help')"), err
+    bare = run_cli()  # no command: the help text, as before
+    assert bare.returncode == 2 and b"Commands" in bare.stdout + bare.stderr
+    assert run_cli("chunk", "--help").returncode == 0 and run_cli("--version").stdout.startswith(b"chunkctl ")
+
+
 def test_missing_input_is_a_failure_not_a_crash():
     p = run_cli("chunk", "no/such/dir", "examples/backup-guide.md", "--quiet")
     assert p.returncode == 1 and b"Traceback" not in p.stderr, p.stderr
     assert parse_jsonl(p.stdout)[0]["source"] == "examples/backup-guide.md"
     assert b"no/such/dir: no such file or folder" in p.stderr
+    # the only input missing (a typo): its own line says why, no hint about empty selections
+    alone = run_cli("chunk", "no/such/file.md")
+    assert alone.returncode == 1 and alone.stdout == b""
+    assert alone.stderr.decode().splitlines() == ["chunkctl: error: no/such/file.md: no such file or folder"]
 
 
 def test_failed_run_does_not_replace_previous_output(tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -11,7 +11,7 @@ from chunkctl.__about__ import __version__
 from chunkctl.cli import console
 from chunkctl.cli.chunk import chunk
 from chunkctl.cli.commands import config_cmd, extract, inspect_cmd, schema, stats_cmd
-from chunkctl.cli.console import EXIT_FAILED, EXIT_INTERRUPTED, print_line
+from chunkctl.cli.console import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, print_line
 from chunkctl.cli.evaluation import eval_app
 from chunkctl.cli.view import view_cmd
 from chunkctl.errors import ChunkctlError
@@ -55,13 +55,51 @@ app.command("schema")(schema)
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Every failure ends in one `chunkctl: error: ...` line on stderr and an exit code:
+    click's usage errors too (an unknown option, `--jobs abc`), which it would print as
+    a usage block of four lines, with the command's `--help` named in the line.
+    """
     console.OWNS_PROCESS = True
     try:
-        app()
+        code = app(standalone_mode=False)
     except ChunkctlError as exc:
         print_line("error", str(exc))
         sys.exit(EXIT_FAILED)
+    except Exception as exc:
+        if not _is_click_error(exc):
+            raise
+        _click_error(exc)
     except KeyboardInterrupt:
         print_line("error", "interrupted")
         sys.exit(EXIT_INTERRUPTED)
+    # A command's own exit (typer.Exit(code)) comes back as its code; a command that returns
+    # normally gives None (0). Only a plain int is an exit code, never another return value.
+    sys.exit(code if type(code) is int else EXIT_OK)
+
+
+def _is_click_error(exc: BaseException) -> bool:
+    """True for click's own errors (usage errors, Abort), whichever click raised them:
+    typer before 0.22 raises the `click` package's, later versions their vendored copy's
+    (`typer._click`), so they are known by their interface, not by their class."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    return "ClickException" in names or "Abort" in names
+
+
+def _click_error(exc: Exception) -> NoReturn:
+    """Print click error `exc` as one line (the help text for a bare `chunkctl`) and exit."""
+    name = type(exc).__name__
+    if name == "NoArgsIsHelpError":
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(EXIT_USAGE)
+    if "Abort" in {c.__name__ for c in type(exc).__mro__}:  # end of input or Ctrl-C at a prompt
+        print_line("error", "interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    message = exc.format_message()  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    code = getattr(exc, "exit_code", EXIT_FAILED)
+    if code == EXIT_USAGE and ctx is not None:
+        message += f" (see '{ctx.command_path} --help')"
+    print_line("error", message)
+    sys.exit(code)

@@ -260,7 +260,11 @@ def _nothing_selected(found: Any, output: str | None, output_dir: str | None, er
         summary.fail(p.error_type)
     where = output_dir if output_dir else (output if output not in (None, "-") else None)
     kept = f"; {where} was left as it was" if where else ""
-    con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
+    if found.problems and not n:  # the inputs named are missing or unreadable: their lines said why
+        if where:
+            con.error(f"nothing to chunk{kept}")
+    else:
+        con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
     _commit_errors(errlog, con)
     raise report.exit(EXIT_FAILED, "nothing-selected")
 

@@ -32,7 +32,7 @@ def eval_(
     optimize: Annotated[str, typer.Option("--optimize", help="Pick the best configuration by iou or "
                                           "recall, leaving one corpus out in turn.")] = "iou",
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="Grid entry the others are compared to "
-                                                    "(paired 95%% bootstrap intervals) [default: the first].",
+                                                    "(paired 95% bootstrap intervals) [default: the first].",
                                                     show_default=False)] = None,
     sample: Annotated[Optional[int], typer.Option("--sample", help="Score this many questions, drawn at random "
                                                   "(--seed).", show_default=False)] = None,

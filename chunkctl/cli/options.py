@@ -107,7 +107,7 @@ CHUNK_OPTIONS = [
         autocompletion=complete_strategy),
     opt("chunk_size", int, 512, "--chunk-size", "-n", help="Token budget per chunk, prefix included."),
     opt("overlap", str, str(DEFAULT_OVERLAP), "--overlap", help="Tokens shared by consecutive chunks at most: a "
-        "number or a percentage of --chunk-size (15%)."),
+        "number (64) or a percentage of --chunk-size (15%)."),
     opt("tokenizer", str, "cl100k_base", "--tokenizer", help="cl100k_base, o200k_base, a model name, a "
         ".tiktoken file, or a Hugging Face tokenizer.json file.", autocompletion=complete_tokenizer),
     opt("tokenizer_pattern", Optional[str], None, "--tokenizer-pattern", help="Pre-tokenizer regex for a local "
