@@ -77,6 +77,16 @@ def test_stats_of_a_good_file(tmp_path):
     assert json.loads(piped.stdout)["records"] == len(recs)
 
 
+def test_stats_of_a_file_that_is_not_jsonl_is_one_line(tmp_path):
+    f = tmp_path / "notes.md"
+    f.write_text("# Notes\n\nNot records.\n")
+    r = invoke("stats", f)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [f"chunkctl: error: {f}: not chunkctl JSONL records (line 1: not valid "
+                                             "JSON (unexpected character, expected a JSON value: line 1 column 1 "
+                                             "(char 0)); 2 such lines)"]  # the blank line is not counted
+
+
 def test_stats_reports_records_that_break_the_contract(tmp_path):
     recs = chunkctl.chunk_file(GUIDE, chunk_size=64, overlap=8)
     bad = copy.deepcopy(recs)

@@ -153,6 +153,11 @@ def stats_cmd(
     except (OSError, EOFError) as exc:
         print_line("error", f"{file}: cannot read it ({exc})")
         raise typer.Exit(EXIT_FAILED) from None
+    if not st.records and st.violations:  # not chunk records at all (a README, a CSV): one line, not a table
+        first = st.violations[0]
+        print_line("error", f"{file}: not chunkctl JSONL records (line {first.line}: {first.message}; "
+                            f"{len(st.violations)} such lines)")
+        raise typer.Exit(EXIT_FAILED)
     if as_json:
         hist = [{"low": lo, "high": hi, "chunks": c} for lo, hi, c in st.histogram()]
         doc = {"records": st.records, "documents": st.documents, "tokens": st.tokens, "histogram": hist,
