@@ -26,7 +26,10 @@ def check_flavour(name: str) -> None:
     from chunkctl.errors import ConfigError
 
     if name not in FLAVOURS:
-        raise ConfigError(f"--flavour {name!r} is not one of: {', '.join(FLAVOURS)}")
+        hint = ""
+        if name in ("txt", "md", "markdown", "pdf", "html"):  # --format is --flavour's former name
+            hint = " (the record shape; input formats come from file extensions, --stdin-format for stdin)"
+        raise ConfigError(f"--flavour {name!r} is not one of: {', '.join(FLAVOURS)}{hint}")
 
 
 # The contract's record fields (docs/records.md, v1) other than `text` and `meta`, in order.
