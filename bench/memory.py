@@ -4,7 +4,10 @@ Each shape is written to a temporary folder outside the project (one file of abo
 `--mb` MB) and chunked by the CLI in a fresh process:
 
     chunkctl chunk FILE --jobs 1 --file-timeout 0 -o /dev/null   (in the main process)
-    chunkctl chunk FILE -o /dev/null                             (the default: one worker process)
+    chunkctl chunk FILE COMPANION --jobs 2 -o /dev/null          (worker processes)
+
+(A run of one file is chunked in the main process whatever `--jobs` says, so the worker
+mode adds a one-line companion file to get workers.)
 
 The peak is the largest resident set of any process of the run (the CLI or its
 worker), read from `getrusage(RUSAGE_CHILDREN).ru_maxrss` of a small parent that
@@ -122,12 +125,18 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     return shapes
 
 
-MODES = {"jobs1": ["--jobs", "1", "--file-timeout", "0"], "worker": []}
+MODES = {"jobs1": ["--jobs", "1", "--file-timeout", "0"], "worker": ["--jobs", "2"]}
 
 
 def peak(file: Path, mode: str, extra: list[str] | None = None) -> tuple[float, float, int]:
     """(peak RSS in MB of the largest process, seconds, exit code) of one CLI run."""
-    args = [*CLI, "chunk", str(file), "--quiet", "-o", os.devnull, *MODES[mode], *(extra or [])]
+    files = [str(file)]
+    if mode == "worker":  # one file alone runs in the main process
+        companion = file.parent / "companion.txt"
+        if not companion.exists():
+            companion.write_text("A companion file, so that the run uses worker processes.\n")
+        files.append(str(companion))
+    args = [*CLI, "chunk", *files, "--quiet", "-o", os.devnull, *MODES[mode], *(extra or [])]
     env = dict(os.environ)
     src = os.environ.get("CHUNKCTL_SRC")
     env["PYTHONPATH"] = src or str(ROOT)

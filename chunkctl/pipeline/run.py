@@ -354,7 +354,9 @@ def _failure(item: InputFile, failure: Any) -> FileResult:
 def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
              engine: str = "local", scheduler: str | None = None,
              on_done: Callable[[FileResult], None] | None = None) -> Generator[FileResult, None, None]:
-    """Process inputs (in worker processes unless jobs is 1 and there is no time limit), in order.
+    """Process inputs in order: in worker processes, or in this process when there is one
+    job or one file (a worker would only add its start-up: about 0.3 s) and a time limit,
+    if any, can be kept by a signal timer. Runs that call a model keep their worker.
 
     The local engine calls `on_done` with each result as soon as the file is done (in
     the order files finish); the dask engine does not (`run` reports its results).
@@ -385,7 +387,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         finally:
             answers.close()
         return
-    if jobs <= 1 and (not file_timeout or _Alarm.usable()) and not _calls_model(config):
+    if (jobs <= 1 or len(items) == 1) and (not file_timeout or _Alarm.usable()) and not _calls_model(config):
         yield from _in_process(items, config, file_timeout or None, on_done)
         return
     from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
