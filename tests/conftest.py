@@ -19,7 +19,8 @@ settings.register_profile("repeatable", derandomize=True, database=None, print_b
 settings.register_profile("fuzz", derandomize=False, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "repeatable")
 settings.load_profile(PROFILE)
-FUZZ_FACTOR = 10  # `make fuzz`: each property test draws this many times its own max_examples
+# `make fuzz`: each property test draws FUZZ_FACTOR (environment, default 10) times its own max_examples
+FUZZ_FACTOR = int(os.environ.get("FUZZ_FACTOR", "10"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
