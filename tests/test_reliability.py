@@ -142,6 +142,30 @@ def test_output_dir_prune_removes_files_of_deleted_documents_only(tmp_path):
     assert _cli("chunk", d, "-o", tmp_path / "x.jsonl", "--prune").returncode == 2  # needs --output-dir
 
 
+def test_prune_never_deletes_jsonl_files_chunkctl_did_not_write_there(tmp_path):
+    # A QA find: --prune deleted every .jsonl it did not expect, the user's own included.
+    d = _tree(tmp_path)
+    od = tmp_path / "od"
+    (od / "sub").mkdir(parents=True)
+    (od / "important.jsonl").write_text('{"keep": "me"}\n')
+    (od / "sub" / "other.jsonl").write_text("not json at all\n")
+    (od / "empty.jsonl").write_text("")
+    combined = tmp_path / "all.jsonl"  # records of this corpus, but not the file of their document
+    assert _cli("chunk", d, "-o", combined).returncode == 0
+    (od / "combined.jsonl").write_bytes(combined.read_bytes())
+    for flavour in ("chunkctl", "langchain"):
+        assert _cli("chunk", d, "--output-dir", od, "--flavour", flavour).returncode == 0
+        assert (od / "sub" / "f1.md.jsonl").exists()
+        (d / "sub" / "f1.md").unlink()
+        p = _cli("chunk", d, "--output-dir", od, "--prune", "--flavour", flavour)
+        assert p.returncode == 0, p.stderr
+        assert not (od / "sub" / "f1.md.jsonl").exists(), flavour  # a record file of a deleted document goes
+        for mine in ("important.jsonl", "sub/other.jsonl", "empty.jsonl", "combined.jsonl"):
+            assert (od / mine).exists(), (flavour, mine)
+        assert p.stderr.count(b"--prune: removed") == 1
+        (d / "sub" / "f1.md").write_text("# One\n\nText of one.\n")
+
+
 # --- 6. temporary files of killed runs ------------------------------------------------------------------------
 
 def test_a_killed_runs_temporary_files_are_removed_by_the_next_run(tmp_path):

@@ -302,7 +302,11 @@ def _remove_stale_staging(folder: str) -> None:
 
 
 def _prune(folder: str, keep: set[str]) -> list[str]:
-    """Delete `*.jsonl` files under `folder` whose relative path is not in `keep`, then empty folders; returns them."""
+    """Delete the record files under `folder` whose relative path is not in `keep`, then empty folders; returns them.
+
+    A file is a record file only when `_holds_records_of` says chunkctl wrote it there:
+    any other `.jsonl` (the user's own, another run's combined output) stays.
+    """
     removed: list[str] = []
     for dirpath, _dirnames, filenames in os.walk(folder, topdown=False):
         rel_dir = os.path.relpath(dirpath, folder)
@@ -312,7 +316,7 @@ def _prune(folder: str, keep: set[str]) -> list[str]:
             if not name.endswith(".jsonl"):
                 continue
             rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
-            if rel not in keep:
+            if rel not in keep and _holds_records_of(os.path.join(dirpath, name), rel):
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(dirpath, name))
                     removed.append(rel)
@@ -320,6 +324,28 @@ def _prune(folder: str, keep: set[str]) -> list[str]:
             with contextlib.suppress(OSError):
                 os.rmdir(dirpath)  # only when empty
     return sorted(removed)
+
+
+def _holds_records_of(path: str, rel: str) -> bool:
+    """True when the first line of the file at `path` is a chunk record (any flavour) of the
+    document whose `mirror_path` is `rel`: a file `--output-dir` wrote for that document.
+
+    Reads one line (at most 1 MiB); unreadable, empty or foreign files give False.
+    """
+    import orjson
+
+    try:
+        with open(path, "rb") as fh:
+            rec = orjson.loads(fh.readline(1 << 20))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(rec, dict):
+        return False
+    fields = rec if "source" in rec else rec.get("metadata")  # chunkctl, or langchain/llamaindex flavours
+    if not isinstance(fields, dict):
+        return False
+    source = fields.get("source")
+    return isinstance(source, str) and "chunk_index" in fields and mirror_path(source) == rel
 
 
 class ErrorLog:
