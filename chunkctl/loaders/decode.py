@@ -127,6 +127,8 @@ def utf16_without_bom(data: bytes) -> str | None:
     head = data[:8192]
     if b"\x00" not in head:
         return None
+    if len(data) <= len(head) and len(data) % 2:
+        return None  # a whole file of an odd number of bytes holds no UTF-16/32 code units
     readings: list[tuple[str, float, int, int]] = []  # UTF-16: codec, and what ranks the byte orders
     for codec, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2), ("utf-16-be", 2)):
         body = head[:len(head) - len(head) % width]
@@ -150,6 +152,8 @@ def utf16_without_bom(data: bytes) -> str | None:
             continue
         if width == 4:
             return codec
+        if _stray_nuls(body, codec.endswith("le")):
+            continue
         share = _ordinary_share(text)
         if nul_high < body.count(0) - nul_high and share < 0.9:
             continue  # most NULs in low bytes: only for text of U+4E00-like characters (CJK)
@@ -166,6 +170,36 @@ def utf16_without_bom(data: bytes) -> str | None:
     if nul_a != nul_b:
         return a if nul_a > nul_b else b
     return a if top_a <= top_b else b
+
+
+# Bytes of single-byte text: ASCII white space and printable ASCII.
+_PRINTABLE = frozenset(range(0x09, 0x0E)) | frozenset(range(0x20, 0x7F))
+
+
+def _stray_nuls(body: bytes, little: bool) -> bool:
+    """True when a UTF-16 reading of `body` is single-byte text with a few NULs in it.
+
+    Each code unit of the reading is one of: an ASCII or Latin-1 character (high byte
+    NUL), an "ASCII pair" (both bytes printable ASCII or white space: U+6869 for "hi"),
+    a unit with a NUL low byte (U+4E00), or any other unit: kana (U+3041-U+30FF; ASCII
+    text seldom has "0" before a letter) or a unit with a byte that ASCII text does not
+    hold (>= 0x80 or a control: Cyrillic's 04, most CJK units). Text written in UTF-16
+    has ASCII characters where ASCII text would have pairs (Latin), or many units of the
+    last kind (Cyrillic, Greek, CJK, kana). ASCII or Latin-1 text with stray NULs read
+    as UTF-16 has neither: its pairs are at least as many as its ASCII characters (which
+    only the stray NULs make) and over four times the units with other bytes (only its
+    accented letters make them). Such readings are refused.
+    """
+    lows, highs = (body[0::2], body[1::2]) if little else (body[1::2], body[0::2])
+    ascii_chars = pairs = others = 0
+    for low, high in zip(lows, highs):
+        if not high:
+            ascii_chars += 1
+        elif low in _PRINTABLE and high in _PRINTABLE and not (high == 0x30 and low > 0x40):
+            pairs += 1
+        elif low:
+            others += 1
+    return ascii_chars <= pairs and 4 * others < pairs
 
 
 # Blocks of everyday text: ASCII and Latin-1, Latin Extended-A, Greek to Arabic, the usual
