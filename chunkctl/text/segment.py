@@ -222,14 +222,37 @@ def _soft_break(text: str, a: int, b: int, ps: int, pe: int, s: int, e: int, pre
     `prev_width` is the width of the line before the break (characters from its line
     start), `wrap` the span's wrap width; `[a, b)` is the span.
     """
+    prev_start = _line_start(text, ps, pe)
+    if (_SENT_END.search(text, max(ps, pe - 8), pe) or _COLUMNS.search(text, prev_start, pe)
+            or _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))):
+        return False
     m = _NON_WS_RUN.match(text, s, e)
     first_word = (m.end() - s) if m else e - s
-    return (
-        prev_width + 1 + first_word > wrap
-        and not _SENT_END.search(text, max(ps, pe - 8), pe)
-        and not _COLUMNS.search(text, _line_start(text, ps, pe), pe)
-        and not _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))
-    )
+    if prev_width + 1 + first_word > wrap:  # a greedy wrapper could not have kept the word up there
+        return True
+    return _continues(text, prev_start, pe, s, prev_width, wrap)
+
+
+_WORD_GAP = re.compile(r"\S\s+(?=\S)")
+
+
+def _continues(text: str, prev_start: int, pe: int, s: int, prev_width: int, wrap: int) -> bool:
+    """Whether the line starting at `s` reads as the continuation of a filled prose line
+    `[prev_start, pe)`: the line before is well filled (at least 60% of the wrap width, four
+    words or more), and the next one starts with a lower-case letter at no deeper indent
+    than the line before's text (a hanging indent of up to 4 columns is allowed, as in
+    list items and definitions). Editors and formatters that fill paragraphs do not always
+    wrap greedily (RFCs, nroff, Knuth-Plass filling): "headers. A feature of HTTP is" +
+    "the typing ..." is one sentence going on, so a sentence end must win over that break.
+    """
+    if prev_width < 0.6 * wrap or not text[s].islower():
+        return False
+    if len(_WORD_GAP.findall(text, prev_start, pe)) < 3:
+        return False
+    first = _NON_WS.search(text, prev_start, pe)
+    indent_prev = (first.start() if first else pe) - prev_start
+    indent_next = s - _line_start(text, prev_start, s)
+    return indent_next <= indent_prev + 4
 
 
 def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int, int]]:

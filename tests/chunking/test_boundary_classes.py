@@ -318,3 +318,65 @@ def test_heading_only_body_path(strategy):
     for r in recs:
         if body(r).strip() == "# Sample":
             assert r["headings"] == ["Sample"] and "Second" not in r["prefix"]
+
+
+# ---------------------------------------------------------------- hard-wrapped prose (QA find)
+RFC_PARAGRAPH = """The Hypertext Transfer Protocol (HTTP) is an application-level
+protocol for distributed, collaborative, hypermedia information
+systems. It is a generic, stateless, protocol which can be used for
+many tasks beyond its use for hypertext, such as name servers and
+distributed object management systems, through extension of its
+request methods, error codes and headers. A feature of HTTP is
+the typing and negotiation of data representation, allowing systems
+to be built independently of the data being transferred.
+"""
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "sentence"])
+def test_a_paragraph_filled_without_greedy_wrapping_is_cut_at_sentences(strategy):
+    # RFC 2616's first paragraph: "headers. A feature of HTTP is" would have taken "the"
+    # (66 < 68 columns), so the greedy test alone took the break for a hard one and the
+    # chunk ended "A feature of HTTP is" at 60 and 80 tokens.
+    ends = {60: ["systems.", "headers.", "transferred."], 80: ["headers.", "transferred."]}
+    for size, want in ends.items():
+        recs = chunkctl.chunk_text(RFC_PARAGRAPH, "txt", strategy=strategy, chunk_size=size)
+        assert [body(r).split()[-1] for r in recs] == want, size
+        indented = "".join("   " + line + "\n" for line in RFC_PARAGRAPH.splitlines())
+        recs = chunkctl.chunk_text(indented, "txt", strategy=strategy, chunk_size=size)
+        assert [body(r).split()[-1] for r in recs] == want, ("indented", size)
+
+
+@st.composite
+def filled_paragraphs(draw):
+    """Paragraphs of sentences filled the way many formatters do: each line is cut at a word
+    boundary somewhere between 65% and 100% of the width, not always as late as possible."""
+    width = draw(st.integers(40, 100))
+    indent = " " * draw(st.sampled_from([0, 0, 2, 3]))  # 4 would make Markdown code
+    paragraphs, sentences = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        sents = [sentence(draw, 6, 24) for _ in range(draw(st.integers(2, 5)))]
+        sentences += sents
+        words = " ".join(sents).split()
+        lines, cur = [], ""
+        for w in words:
+            cand = f"{cur} {w}" if cur else w
+            stop_early = len(cur) >= 0.65 * width and draw(st.booleans())
+            if cur and (len(cand) > width or stop_early):
+                lines.append(cur)
+                cur = w
+            else:
+                cur = cand
+        lines.append(cur)
+        paragraphs.append("\n".join(indent + ln for ln in lines))
+    return "\n\n".join(paragraphs) + "\n", sentences
+
+
+@PROPS
+@given(filled_paragraphs(), st.sampled_from(["recursive", "sentence"]), st.sampled_from(["txt", "md"]),
+       st.sampled_from([0, 24]))
+def test_filled_prose_is_cut_at_sentence_ends_when_every_sentence_fits(doc_sents, strategy, fmt, slack):
+    doc, sents = doc_sents
+    size = max(TOK.count(s) for s in sents) + 8 + slack
+    recs = chunkctl.chunk_text(doc, fmt, strategy=strategy, chunk_size=size, context="none")
+    for r in recs:
+        assert body(r).rstrip().endswith("."), (size, body(r)[-60:])
