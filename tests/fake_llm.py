@@ -9,7 +9,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # What the model "says" (answer modes) and how the HTTP exchange goes (http modes).
-ANSWER_MODES = ("ok", "long", "offsets", "garbage", "plain", "empty", "think")
+ANSWER_MODES = ("ok", "long", "offsets", "garbage", "plain", "empty", "think", "not-json", "impossible")
 HTTP_MODES = ("ok", "429", "500", "slow", "bad-body", "echo-key")
 
 LONG_SENTENCE = ("This sentence is deliberately long and wordy so that the context or summary it belongs to runs far "
@@ -154,6 +154,8 @@ class FakeLLM:
             return "echo: " + prompt
         if mode == "empty":
             return ""
+        if mode == "not-json":
+            return "{not json at all"
         if task == "questions":
             return self._questions(_between(prompt, "<source>\n", "\n</source>"), mode)
         if task == "context":
@@ -179,6 +181,8 @@ class FakeLLM:
                            True, {"offset": "x"}, None]
             items += topics + topics  # the right offsets, each twice
             return json.dumps(items)
+        if mode == "impossible":  # well-formed JSON, but no start it names is in the excerpt
+            return json.dumps({"sections": [len(excerpt) + 7, -1, "words that appear nowhere in this excerpt"]})
         if mode == "plain":
             return "Here are the sections:\n" + "\n".join(f'{i + 1}. "{q}"' for i, q in enumerate(quotes))
         return '}{ [[ "sections": maybe here, maybe there ]'

@@ -14,8 +14,17 @@ from chunkctl.config import ChunkConfig
 from chunkctl.enrich import apply_llm, plan_llm
 from chunkctl.errors import ConfigError
 from chunkctl.llm import ChatClient, ChatRequest, LLMError, LLMOptions, check_llm, close_clients, llm_chunk_config
-from chunkctl.llm.boundaries import Window, cut_points, locate, parse_starts, validate
-from chunkctl.llm.client import retry_after
+from chunkctl.llm.boundaries import (
+    Window,
+    cut_points,
+    locate,
+    parse_starts,
+    read_answer,
+    validate,
+    window_requests,
+    windows,
+)
+from chunkctl.llm.client import DiskCache, retry_after
 from chunkctl.llm.prompts import clean_answer
 from chunkctl.model import BlockKind
 from chunkctl.pipeline import load
@@ -282,6 +291,13 @@ def test_empty_answers_are_failures_not_empty_records(server, tmp_path):
     assert all("holds no" in f.reason for f in failures)
     assert not any(r["kind"] == "summary" for r in recs) and all("context" not in c.meta for c in chunks)
     check_records(recs, tmp_path, tmp_path)
+    assert list((tmp_path / "cache").rglob("*.json")) == []  # an unusable answer is not kept
+    asked = server.count()
+    server.answers = "ok"
+    _d, chunks, failures, recs = run(tmp_path, config, guide_md())
+    assert failures == [] and server.count() == 2 * asked  # the rerun asks every question again
+    assert any(r["kind"] == "summary" for r in recs)
+    assert all(c.meta.get("context") for c in chunks if c.kind != "summary")
 
 
 def test_llm_strategy_with_llm_required_fails_on_a_failed_window(server, tmp_path):
@@ -291,7 +307,82 @@ def test_llm_strategy_with_llm_required_fails_on_a_failed_window(server, tmp_pat
         run(tmp_path, config, plain_txt(), "notes.txt")
 
 
+@pytest.mark.parametrize("answers, reason", [
+    ("empty", "the model's answer is empty"),
+    ("not-json", "the model's answer is not JSON and names no place in the window"),
+    ("impossible", "none of the 3 section starts in the model's answer is in the window"),
+])
+def test_unusable_section_answers_are_failures_not_cached_and_asked_again(server, tmp_path, answers, reason):
+    server.answers = answers
+    config = make_config(server, tmp_path, strategy="llm", chunk_size=64, llm_max_input_tokens=256)
+    doc, chunks, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
+    windows_sent = server.count("sections")
+    assert windows_sent > 1
+    assert len(failures) == 1 and failures[0].task == "sections" and failures[0].reason == reason
+    assert str(failures[0]).startswith("notes.txt: sections failed for characters 0-")
+    assert str(failures[0]).endswith(f": {reason}; cut at headings only there")
+    plain = chunk_document(doc, get_tokenizer(), config.replace(strategy="recursive")).chunks
+    assert [(c.start, c.end) for c in chunks] == [(c.start, c.end) for c in plain]  # cut at headings only
+    assert all(r["meta"]["llm_model"] is None for r in recs)  # no model decided these boundaries
+    assert list((tmp_path / "cache").rglob("*.json")) == []
+    server.reset()
+    server.answers = "ok"
+    doc, chunks, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
+    assert failures == [] and server.count("sections") == windows_sent  # asked again, window by window
+    assert set(topic_starts(doc.text)) <= {c.start for c in chunks}
+    assert {r["meta"]["llm_model"] for r in recs} == {"fake-1"}
+
+
+def test_unusable_answers_cached_by_an_older_version_are_asked_again(server, tmp_path):
+    config = make_config(server, tmp_path, strategy="llm", chunk_size=64, llm_max_input_tokens=256)
+    server.answers = "empty"
+    run(tmp_path, config, plain_txt(), "notes.txt")
+    client = ChatClient(LLMOptions.from_config(config))
+    path = tmp_path / "notes.txt"
+    doc = load(path, config, source="notes.txt")
+    reqs = window_requests(doc, windows(doc, get_tokenizer().table(doc.text), 256))
+    for req in reqs:  # empty answers in the cache, as earlier versions kept them
+        client.cache.put(req, "fake-1", "")
+    server.reset()
+    server.answers = "ok"
+    _d, _c, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
+    assert len(failures) == 1 and failures[0].reason == "the model's answer is empty" and server.count() == 0
+    _d, _c, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
+    assert failures == [] and server.count("sections") == len(reqs)
+
+
+def test_llm_model_names_the_model_on_records_whose_start_it_decided(server, tmp_path):
+    server.http, server.fail_first = "500", 1  # the first window's call fails, the others answer
+    config = make_config(server, tmp_path, strategy="llm", chunk_size=64, llm_max_input_tokens=256,
+                         llm_retries=0, llm_concurrency=1)
+    doc, chunks, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
+    wins = windows(doc, get_tokenizer().table(doc.text), 256)
+    assert len(wins) > 2 and len(failures) == 1 and "HTTP 500" in failures[0].reason
+    assert str(failures[0]).startswith(f"notes.txt: sections failed for characters {wins[0].start}-{wins[0].end}:")
+    named = [r["start"] for r in recs if r["meta"]["llm_model"] == "fake-1"]
+    unnamed = [r["start"] for r in recs if r["meta"]["llm_model"] is None]
+    assert named and unnamed and len(named) + len(unnamed) == len(recs)
+    assert all(s < wins[1].start for s in unnamed) and all(s >= wins[1].start for s in named)
+
+
 # ---------------------------------------------------------------------- the cache
+def test_answers_are_cached_per_endpoint_and_older_entries_are_not_read(server, tmp_path):
+    other = FakeLLM()
+    try:
+        req = ChatRequest((("user", "hello"),), 20)
+        first = client_for(server, tmp_path)
+        DiskCache(tmp_path / "cache").put(req, "fake-1", "from the old cache layout")  # keyed by model alone
+        assert first.complete(req).text == "echo: hello" and server.count() == 1
+        assert first.complete(req).cached and server.count() == 1
+        second = client_for(other, tmp_path)  # another server, the same model name
+        ans = second.complete(req)
+        assert ans.text == "echo: hello" and not ans.cached and other.count() == 1
+        assert second.complete(req).cached and other.count() == 1 and server.count() == 1
+        assert len(list((tmp_path / "cache").rglob("*.json"))) == 3  # old entry, one per endpoint
+    finally:
+        other.close()
+
+
 def test_the_cache_makes_a_second_run_free_and_identical(server, tmp_path):
     config = make_config(server, tmp_path, strategy="llm", contextualize=True, summaries=True,
                          summary_min_tokens=40, llm_max_input_tokens=256)
@@ -362,7 +453,7 @@ def test_llm_strategy_survives_bad_answers_without_losing_text(server, tmp_path,
     doc, chunks, failures, recs = run(tmp_path, config, plain_txt(), "notes.txt")
     if answers in ("offsets", "plain"):
         assert set(topic_starts(doc.text)) <= {c.start for c in chunks}  # the valid part of the answer is used
-    if http == "bad-body":
+    if http == "bad-body" or answers in ("garbage", "empty"):  # an answer with nothing usable is a failure
         assert [f.task for f in failures] == ["sections"] and "cut at headings only" in str(failures[0])
     else:
         assert failures == []
@@ -441,6 +532,29 @@ def test_validate_snaps_to_block_starts_and_drops_impossible_answers(tmp_path):
     got = validate([topics[0] + 5, -1, len(doc.text), 10 ** 6, topics[1], topics[1], "no such words at all here", 3],
                    doc.text, window, points)
     assert got == [topics[0], topics[1]]  # 3 snaps to the window's first block: not a new start
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ('{"sections": []}', ([], None)),   # one topic: a usable answer with no start
+    ("[]", ([], None)),
+    ('{"sections": ["Topic compost begins with kitchen scraps"]}', ("Soil-compost", None)),
+    ('{"sections": ["Good soil holds water and air in balance"]}', ([], None)),  # the window's start: no cut
+    ("", ([], "the model's answer is empty")),
+    ("  <think>none</think>\n", ([], "the model's answer is empty")),
+    ("{not json at all", ([], "the model's answer is not JSON and names no place in the window")),
+    ("Sure.", ([], "the model's answer is neither JSON nor a list of section starts")),
+    ('{"answer": "yes"}', ([], "the model's JSON answer holds no list of section starts")),
+    ('{"sections": [{"foo": 1}]}', ([], "the model's JSON answer holds no list of section starts")),
+    ('{"sections": [100000, "no such words here at all"]}',
+     ([], "none of the 2 section starts in the model's answer is in the window")),
+])
+def test_read_answer_tells_usable_from_unusable_answers(tmp_path, answer, expected):
+    path = tmp_path / "notes.txt"
+    path.write_text(plain_txt(), encoding="utf-8")
+    doc = load(path, ChunkConfig(), source="notes.txt")
+    found, reason = read_answer(answer, doc.text, Window(0, len(doc.text)), cut_points(doc))
+    want = [topic_starts(doc.text)[0]] if expected[0] == "Soil-compost" else expected[0]
+    assert (found, reason) == (want, expected[1])
 
 
 def test_clean_answer():

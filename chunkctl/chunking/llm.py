@@ -6,10 +6,17 @@ cache of `chunkctl.llm.client` (the only files it touches).
 
 from __future__ import annotations
 
+import bisect
+from typing import TYPE_CHECKING
+
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import sections, split_sections
+
+if TYPE_CHECKING:
+    from chunkctl.llm.boundaries import Window
+    from chunkctl.model import Chunk
 
 
 def _check(config) -> None:
@@ -50,7 +57,8 @@ def chunk_llm(doc, tokenizer, config, table) -> Chunked:
 
     opts = LLMOptions.from_config(config)
     opts.require_endpoint("--strategy llm")
-    starts, failed = section_starts(doc, table, opts.max_input_tokens, get_client(opts))
+    client = get_client(opts)
+    starts, failed, used = section_starts(doc, table, opts.max_input_tokens, client)
     problems = []
     if failed:
         problems = section_failures(doc.source, [((w.start, w.end), reason) for w, reason in failed])
@@ -58,4 +66,23 @@ def chunk_llm(doc, tokenizer, config, table) -> Chunked:
             raise LLMError(str(problems[0]))
     secs = split_sections(sections(doc.blocks), starts)
     chunks = pack_sections(Packer(doc, tokenizer, config, table), secs)
+    _name_model(chunks, used, client.model)
     return Chunked(chunks, sections=[(s.start, s.end) for s in secs], failures=problems)
+
+
+def _name_model(chunks: list[Chunk], used: list[Window], model: str) -> None:
+    """Set `meta["llm_model"]` on the chunks that start inside a window whose answer was used.
+
+    Those are the chunks whose start the model's answer decided (a cut it named, or
+    none where it saw one topic). A chunk starting where only failed windows reached
+    was cut at headings only, and keeps a null `llm_model`. Windows are sorted by start
+    and by end, so the first used window ending after a position is the one to check.
+    """
+    if not used:
+        return
+    ends = [w.end for w in used]
+    starts = [w.start for w in used]
+    for c in chunks:
+        k = bisect.bisect_right(ends, c.start)
+        if k < len(used) and starts[k] <= c.start:
+            c.meta["llm_model"] = model

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from chunkctl.llm.client import ChatClient, DiskCache, LLMError, get_client
+from chunkctl.llm.client import ChatClient, LLMError, answer_cache, get_client
 from chunkctl.llm.failures import LLMFailure, grouped
 from chunkctl.llm.options import LLMOptions, llm_chunk_config
 
@@ -94,7 +94,8 @@ def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chu
 
     Every call goes through the client's disk cache, so a second run sends nothing and
     yields identical records. A failed call leaves the chunk as it was (no context) or
-    the section without a summary, and is returned as an LLMFailure.
+    the section without a summary, and is returned as an LLMFailure; an answer that
+    could not be used is removed from the cache, so the next run asks again.
 
     Args:
         doc: the document (not changed).
@@ -140,7 +141,7 @@ def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chu
     splitter = SentenceSplitter(config.sentence_splitter)
 
     ctx_failed: list[tuple[Chunk, str]] = []
-    for (i, _req), ans in zip(ctx, answers):
+    for (i, req), ans in zip(ctx, answers):
         c = chunks[i]
         if ans.text is None:
             if ans.error is not None:
@@ -150,18 +151,20 @@ def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chu
         if reason is None:
             c.meta["llm_model"] = client.model
         else:
+            client.forget(req)  # an unusable answer is not kept: the next run asks again
             ctx_failed.append((c, reason))
 
     index = BlockIndex(doc.blocks)
     placed = []
     sum_failed: list[tuple[str, str]] = []
-    for span, ans in zip(secs, answers[len(ctx):]):
+    for span, sreq, ans in zip(secs, sums, answers[len(ctx):]):
         if ans.text is None:
             if ans.error is not None:
                 sum_failed.append((f"{span[0]}-{span[1]}", ans.error))
             continue
         made = summary_chunk(span, index.headings_at(*span), ans.text, tokenizer, splitter, budget)
         if isinstance(made, str):
+            client.forget(sreq)
             sum_failed.append((f"{span[0]}-{span[1]}", made))
             continue
         made.meta["llm_model"] = client.model
@@ -219,7 +222,7 @@ def plan_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chun
         requests += window_requests(doc, windows(doc, table, opts.max_input_tokens))
     ctx, _secs, sums = _requests(doc, chunked.chunks, tokenizer, table, opts, chunked.sections)
     requests += [r for _i, r in ctx] + sums
-    cache = DiskCache(opts.cache_path())
+    cache = answer_cache(opts)
     model = opts.model or ""
     seen: set[str] = set()
     calls = tokens = cached = 0

@@ -243,18 +243,10 @@ def snap(pos: int, points: list[int], lo: int, hi: int) -> int | None:
     return best
 
 
-def validate(items: list[int | str], text: str, window: Window, points: list[int]) -> list[int]:
-    """Turn parsed starts into document offsets of cut points inside the window.
-
-    Offsets count characters from the window's start; quotes are located in the
-    window's text. Positions outside the window, quotes not found, starts that snap to
-    the window's own beginning (the model was told not to list it), and duplicates are
-    dropped.
-
-    Returns:
-        sorted, distinct document offsets (characters).
-    """
+def _place(items: list[int | str], text: str, window: Window, points: list[int]) -> tuple[list[int], int]:
+    """`validate`'s cut points, and how many items named a real place in the window (window start included)."""
     found: set[int] = set()
+    placed = 0
     after = window.start
     for item in items:
         if isinstance(item, int):
@@ -266,11 +258,78 @@ def validate(items: list[int | str], text: str, window: Window, points: list[int
         if pos is None:
             continue
         at = snap(pos, points, window.start, window.end)
-        if at is None or at == window.start:
+        if at is None:
             continue
-        found.add(at)
+        placed += 1
+        if at != window.start:
+            found.add(at)
         after = max(after, pos)
-    return sorted(found)
+    return sorted(found), placed
+
+
+def validate(items: list[int | str], text: str, window: Window, points: list[int]) -> list[int]:
+    """Turn parsed starts into document offsets of cut points inside the window.
+
+    Offsets count characters from the window's start; quotes are located in the
+    window's text. Positions outside the window, quotes not found, starts that snap to
+    the window's own beginning (the model was told not to list it), and duplicates are
+    dropped.
+
+    Returns:
+        sorted, distinct document offsets (characters).
+    """
+    return _place(items, text, window, points)[0]
+
+
+def _listed(data: Any) -> list | None:
+    """The list of starts a JSON answer holds (the list `parse_starts` reads), or None when it holds none."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        for key in _LIST_KEYS:
+            if isinstance(data.get(key), list):
+                return data[key]
+        return next((v for v in data.values() if isinstance(v, list)), None)
+    return None
+
+
+def read_answer(answer: str, text: str, window: Window, points: list[int]) -> tuple[list[int], str | None]:
+    """The cut points one window's answer gives, or why the answer is unusable.
+
+    An answer is usable when it lists no start at all (`{"sections": []}`: the window
+    keeps to one topic) or when at least one start it lists is a real place in the
+    window (`validate`'s other drops, duplicates and the window's own beginning, are
+    not failures). It is unusable when it is empty, holds no list of starts, or lists
+    only starts that are not in the window (quotes not found, offsets outside it).
+
+    Args:
+        answer: the model's raw answer.
+        text: the document text.
+        window: the window the answer is about.
+        points: the document's cut points (`cut_points`).
+
+    Returns:
+        (sorted distinct document offsets in characters, None) for a usable answer;
+        ([], a one-line reason) for an unusable one.
+    """
+    stripped = strip_reasoning(answer or "")
+    if not stripped:
+        return [], "the model's answer is empty"
+    items = parse_starts(answer)
+    data = _json_payload(stripped)
+    if not items:
+        if data is not None and _listed(data) == []:
+            return [], None
+        if data is None:
+            return [], "the model's answer is neither JSON nor a list of section starts"
+        return [], "the model's JSON answer holds no list of section starts"
+    found, placed = _place(items, text, window, points)
+    if placed:
+        return found, None
+    if data is None:
+        return [], "the model's answer is not JSON and names no place in the window"
+    n = len(items)
+    return [], f"none of the {n} section start{'s' if n > 1 else ''} in the model's answer is in the window"
 
 
 def section_starts(doc: Document, table: TokenTable, max_tokens: int, client: ChatClient
@@ -283,21 +342,35 @@ def section_starts(doc: Document, table: TokenTable, max_tokens: int, client: Ch
         max_tokens: most document tokens per window (`llm_max_input_tokens`).
         client: the chat client (a dry-run client answers from its cache only).
 
+    An unusable answer (`read_answer`) is a failed window, and it is dropped from the
+    client's cache so that the next run asks again (in a dry run it only counts as
+    not asked).
+
     Returns:
-        (sorted distinct cut offsets in characters, failed windows with their one-line reasons).
+        (sorted distinct cut offsets in characters, failed windows with their one-line
+        reasons, the windows whose answers were used).
     """
     wins = windows(doc, table, max_tokens)
-    answers = client.complete_many(window_requests(doc, wins))
+    requests = window_requests(doc, wins)
+    answers = client.complete_many(requests)
     points = cut_points(doc)
     starts: set[int] = set()
     failed: list[tuple[Window, str]] = []
-    for win, ans in zip(wins, answers):
+    used: list[Window] = []
+    for win, req, ans in zip(wins, requests, answers):
         if ans.text is None:
             if ans.error is not None:
                 failed.append((win, ans.error))
             continue
-        starts.update(validate(parse_starts(ans.text), doc.text, win, points))
-    return sorted(starts), failed
+        found, reason = read_answer(ans.text, doc.text, win, points)
+        if reason is not None:
+            client.forget(req)
+            if not client.dry_run:
+                failed.append((win, reason))
+            continue
+        starts.update(found)
+        used.append(win)
+    return sorted(starts), failed, used
 
 
 def window_requests(doc: Document, wins: list[Window]) -> list[ChatRequest]:
@@ -305,5 +378,5 @@ def window_requests(doc: Document, wins: list[Window]) -> list[ChatRequest]:
     return [sections_request(doc.text[w.start:w.end], doc.title) for w in wins]
 
 
-__all__ = ["Window", "windows", "parse_starts", "locate", "cut_points", "snap", "validate",
+__all__ = ["Window", "windows", "parse_starts", "locate", "cut_points", "snap", "validate", "read_answer",
            "section_starts", "window_requests"]

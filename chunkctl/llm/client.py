@@ -97,26 +97,37 @@ class Answer:
 
 
 class DiskCache:
-    """Answers on disk, one JSON file per (model, prompt hash): `<folder>/<key[:2]>/<key>.json`.
+    """Answers on disk, one JSON file per (scope, model, prompt hash): `<folder>/<key[:2]>/<key>.json`.
 
     Writes are atomic (a temporary file renamed into place), so concurrent runs never
     see half an entry; an unreadable or malformed entry counts as a miss and is
     overwritten by the next answer. Entries hold the model name, the prompt hash and
-    the answer, nothing else.
+    the answer, nothing else: the scope only enters the key (a hash).
 
     Args:
         folder: the cache folder (created on first write), or None to keep nothing.
+        scope: what else an answer depends on, mixed into every key: the endpoint URL
+            (without credentials) for chat answers, so that two servers serving the
+            same model name never share answers. "" (the embeddings cache) keys by
+            model and prompt alone. Entries written before chat keys had a scope sit
+            under other keys: never read, they are asked again once.
     """
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None, scope: str = ""):
         self.folder = folder
+        self.scope = scope
 
-    def _path(self, key: str) -> Path | None:
-        return None if self.folder is None else self.folder / key[:2] / f"{key}.json"
+    def _path(self, request: Request, model: str) -> Path | None:
+        if self.folder is None:
+            return None
+        key = request.cache_key(model)
+        if self.scope:
+            key = hashlib.sha256(f"{self.scope}\n{key}".encode()).hexdigest()
+        return self.folder / key[:2] / f"{key}.json"
 
     def get(self, request: Request, model: str) -> str | None:
         """The cached answer to `request` by `model`, or None."""
-        path = self._path(request.cache_key(model))
+        path = self._path(request, model)
         if path is None:
             return None
         try:
@@ -130,12 +141,19 @@ class DiskCache:
 
     def put(self, request: Request, model: str, answer: str) -> None:
         """Store an answer; a cache that cannot be written is skipped silently (it only saves calls)."""
-        path = self._path(request.cache_key(model))
+        path = self._path(request, model)
         if path is None:
             return
         data = orjson.dumps({"v": CACHE_VERSION, "model": model, "prompt": request.prompt_hash(), "answer": answer})
         with contextlib.suppress(OSError):
             replace_atomically(path, data)
+
+    def drop(self, request: Request, model: str) -> None:
+        """Remove the answer to `request` by `model`, if any (an answer found unusable); errors are ignored."""
+        path = self._path(request, model)
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def _public_url(url: str) -> str:
@@ -151,6 +169,11 @@ def endpoint_url(base_url: str) -> str:
     """The chat-completions URL of a base URL ("http://host:8080/v1" -> ".../v1/chat/completions")."""
     url = base_url.rstrip("/")
     return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+
+def answer_cache(options: LLMOptions) -> DiskCache:
+    """The chat answer cache of these options: their cache folder, scoped by their endpoint (as `ChatClient` uses it)."""
+    return DiskCache(options.cache_path(), _public_url(endpoint_url(options.base_url or "")))
 
 
 def retry_after(headers: Any) -> float | None:
@@ -204,7 +227,7 @@ class ChatClient:
     """Sends chat-completions requests to one OpenAI-compatible endpoint.
 
     Every request is deterministic (temperature 0) and its answer is cached on disk
-    under (model, prompt hash), so a second run sends nothing and gets the same bytes.
+    under (endpoint URL, model, prompt hash), so a second run sends nothing and gets the same bytes.
     Failed attempts are retried with exponential backoff and jitter ("equal jitter",
     AWS Architecture Blog, "Exponential Backoff And Jitter", 2015), honouring a
     server's Retry-After; at most `concurrency` requests are in flight (a thread pool
@@ -223,7 +246,7 @@ class ChatClient:
         self.options = options
         self.model = options.model or ""
         self.url = self._endpoint(options.base_url or "")
-        self.cache = DiskCache(options.cache_path())
+        self.cache = DiskCache(options.cache_path(), _public_url(self.url))
         self.dry_run = options.dry_run
         self._transport = transport
         self._http: Any = None
@@ -292,6 +315,10 @@ class ChatClient:
     def complete(self, request: Request) -> Answer:
         """Answer one request (see `complete_many`)."""
         return self.complete_many([request])[0]
+
+    def forget(self, request: Request) -> None:
+        """Drop the cached answer to `request`: the caller found it unusable, so the next run asks again."""
+        self.cache.drop(request, self.model)
 
     def close(self) -> None:
         """Close the connection pool (a new one is opened on the next request)."""

@@ -243,9 +243,12 @@ def warm(config: ChunkConfig, formats: Iterable[str] | None = None) -> None:
     """Get a worker ready outside the per-file time limit: load the tokenizer and chunk
     the small sample of each of `formats` (default: every registered format) once, so
     lazy set-up (parsers, compiled patterns, imports) is not charged to the first real
-    file. Nothing is enriched."""
+    file. Nothing is enriched, and nothing is sent to a model: the `llm` strategy warms
+    up as a dry run (cached answers only), so a worker costs no model call."""
     tok = get_tokenizer(config.tokenizer, config.tokenizer_pattern)
     get_strategy(config.strategy).ready(config)
+    if config.strategy == "llm":
+        config = config.replace(extras={**config.extras, "llm_dry_run": True})
     for fmt in list(LOADERS) if formats is None else formats:
         loader = LOADERS.get(fmt)
         if loader is not None and loader.sample is not None:
