@@ -82,7 +82,8 @@ META_FIELDS: tuple[Field, ...] = (
                                      "null otherwise"),
     Field("context_truncated", "boolean", True, "--contextualize: the context was shortened or dropped; null "
                                                 "otherwise"),
-    Field("llm_model", "string", True, "the model that wrote the context or the summary record; null otherwise"),
+    Field("llm_model", "string", True, "the model that wrote the context or the summary record, or whose answer "
+                                       "placed the record's start (--strategy llm); null otherwise"),
 )
 """The `meta` keys every record carries, in output order (the first eight are the contract's)."""
 

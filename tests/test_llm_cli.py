@@ -72,6 +72,49 @@ def test_failed_model_calls_exit_1_and_keep_the_records(tmp_path, server):
     assert KEY.encode() not in p.stderr
 
 
+NOTES = ("Water early in the morning, when the air is cool and the leaves dry quickly in the sun. " * 3 + "\n\n"
+         + "Topic compost begins with kitchen scraps and garden waste that slowly rot into dark humus. " * 3 + "\n")
+
+
+@pytest.mark.parametrize("answers, reason", [
+    ("empty", "the model's answer is empty"),
+    ("not-json", "the model's answer is not JSON and names no place in the window"),
+    ("impossible", "none of the 3 section starts in the model's answer is in the window"),
+])
+def test_unusable_section_answers_exit_1_keep_the_records_and_are_asked_again(tmp_path, server, answers, reason):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(NOTES, encoding="utf-8")
+    out, errors, plain = tmp_path / "o.jsonl", tmp_path / "errors.jsonl", tmp_path / "plain.jsonl"
+    args = ["chunk", str(folder), "-s", "llm", "--chunk-size", "64", *llm_args(server, tmp_path / "cache"),
+            "-o", str(out), "--errors", str(errors)]
+    server.answers = answers
+    p = cli(*args)
+    assert p.returncode == 1
+    message = f"sections failed for characters 0-538: {reason}; cut at headings only there"  # the last block ends at 538
+    assert len(NOTES.rstrip()) == 538
+    lines = p.stderr.decode().splitlines()
+    assert lines[0] == f"chunkctl: error: notes.txt: {message}"
+    assert len(lines) == 2 and lines[1].endswith(", 1 written without some model output")
+    assert [json.loads(line) for line in errors.read_text().splitlines()] == [
+        {"source": "notes.txt", "error_type": "LLMFailure", "message": message}]
+    recs = parse_jsonl(out.read_bytes())
+    assert cli("chunk", str(folder), "--chunk-size", "64", "-o", str(plain)).returncode == 0
+    assert [(r["start"], r["end"], r["text"]) for r in recs] == [  # the fallback: cut at headings only
+        (r["start"], r["end"], r["text"]) for r in parse_jsonl(plain.read_bytes())]
+    assert all(r["meta"]["llm_model"] is None for r in recs)
+    check_records(recs, folder, tmp_path)
+    assert server.count("sections") == 1
+    assert cli(*args).returncode == 1 and server.count("sections") == 2  # not cached: asked again
+    server.answers = "ok"
+    p = cli(*args)
+    assert p.returncode == 0, p.stderr.decode()
+    assert server.count("sections") == 3 and errors.read_text() == ""
+    recs = parse_jsonl(out.read_bytes())
+    assert NOTES.index("Topic") in {r["start"] for r in recs}
+    assert {r["meta"]["llm_model"] for r in recs} == {"fake-1"}
+
+
 def test_dry_run_counts_and_sends_nothing(tmp_path, server):
     out = tmp_path / "o.jsonl"
     p = cli("chunk", "examples", "--contextualize", *llm_args(server, tmp_path / "cache"), "--llm-dry-run",

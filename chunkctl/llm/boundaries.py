@@ -333,7 +333,7 @@ def read_answer(answer: str, text: str, window: Window, points: list[int]) -> tu
 
 
 def section_starts(doc: Document, table: TokenTable, max_tokens: int, client: ChatClient
-                   ) -> tuple[list[int], list[tuple[Window, str]]]:
+                   ) -> tuple[list[int], list[tuple[Window, str]], list[Window]]:
     """Ask the model where thematic sections begin, one request per window, and validate every answer.
 
     Args:
