@@ -767,6 +767,29 @@ class Packer:
                     te[:] = search(ends).tolist()
                     after[:] = [y.strength for y in win[1:]] + [last]
                     continue
+            if k + base >= nhead and te[k] - tcs < self.min_fill * body_budget:
+                # No candidate fills the chunk to MIN_FILL (a short paragraph, then a long
+                # one cut only at lines): cut the first coarse atom after it that has
+                # sentences at them, so the chunk can take its first sentences instead of
+                # ending as a crumb.
+                split = False
+                for x in range(k + 1, j + 2):  # window indices; opened holds run indices
+                    if not has(x + base):
+                        break
+                    if win[x].level <= Level.SENTENCE or win[x].barrier or x + base in opened:
+                        continue
+                    opened.add(x + base)
+                    used = self.count(cs, win[x - 1].end, prefix_text)
+                    pieces = self._open_at_sentences(win[x], budget - used - SLACK, budget)
+                    if pieces:
+                        win[x:x + 1] = pieces
+                        ends = np.fromiter((y.end for y in win), dtype=np.int64, count=len(win))
+                        te[:] = search(ends).tolist()
+                        after[:] = [y.strength for y in win[1:]] + [last]
+                        split = True
+                        break
+                if split:
+                    continue
             own = path
             if k + base < nhead:
                 own = lead_path(i)  # only headings: the path of its first heading
@@ -796,6 +819,22 @@ class Packer:
         out: list[Atom] = []
         self._refine(atom.start, atom.end, levels, 0, atom.strength, atom.kind, room, False, atom.block, out)
         if len(out) < 2 or out[0].level == Level.GRAPHEME or not self.fits(out[0].start, out[0].end, room):
+            return None
+        return out
+
+    def _open_at_sentences(self, atom: Atom, room: int, budget: int) -> list[Atom] | None:
+        """`atom` (prose cut only at lines or paragraphs) cut at its sentences, each piece
+        within `budget` tokens as usual, when its first sentence fits `room` tokens (what is
+        left of a chunk that is too short so far); else None. Code, tables and formulas
+        are kept whole, and a sentence is never cut for this."""
+        if atom.barrier or atom.oversize or atom.block is None or room < 1 or atom.level <= Level.SENTENCE:
+            return None
+        levels = [lv for lv in self.levels_for(atom.block) if Level.WORD <= lv <= Level.SENTENCE]
+        if Level.SENTENCE not in levels:
+            return None
+        out: list[Atom] = []
+        self._refine(atom.start, atom.end, levels, 0, atom.strength, atom.kind, budget, False, atom.block, out)
+        if len(out) < 2 or out[0].level != Level.SENTENCE or not self.fits(out[0].start, out[0].end, room):
             return None
         return out
 

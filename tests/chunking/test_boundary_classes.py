@@ -380,3 +380,48 @@ def test_filled_prose_is_cut_at_sentence_ends_when_every_sentence_fits(doc_sents
     recs = chunkctl.chunk_text(doc, fmt, strategy=strategy, chunk_size=size, context="none")
     for r in recs:
         assert body(r).rstrip().endswith("."), (size, body(r)[-60:])
+
+
+DEFINITION = """Term
+
+:   Treat top-level headings as the given division type in
+    LaTeX, ConTeXt, DocBook, and TEI output. The hierarchy
+    order is part, chapter, then section; all headings are
+    shifted such that the top-level heading becomes the
+    specified type. The default behavior is to determine the
+    best division type via heuristics: unless other conditions
+    apply, section is chosen. When the documentclass
+    variable is set to report, book, or memoir (unless the
+    article option is specified), chapter is implied as the
+    setting for this option.
+"""
+
+
+def test_a_short_block_before_a_long_one_takes_its_first_sentences_not_a_chunk_of_its_own():
+    # pandoc's MANUAL (QA find): at 120 tokens "Term" was a chunk of 1 token, then a line
+    # of 12 ending "division type in", then the rest: the long paragraph was cut only at its
+    # hard line break ("in" / "LaTeX"), so nothing could fill the first chunk to MIN_FILL.
+    for size, ends in ((120, ["chosen.", "option."]), (80, ["type.", "option."]), (200, ["option."])):
+        recs = chunkctl.chunk_text(DEFINITION, "md", strategy="recursive", chunk_size=size)
+        assert [body(r).split()[-1] for r in recs] == ends, size
+        assert body(recs[0]).startswith("Term\n\n:   Treat")
+
+
+@st.composite
+def short_then_filled(draw):
+    head = sentence(draw, 2, 5)
+    doc, sents = draw(filled_paragraphs())
+    return head + "\n\n" + doc, [head, *sents]
+
+
+@PROPS
+@given(short_then_filled(), st.sampled_from(["txt", "md"]))
+def test_no_chunk_under_a_quarter_full_while_the_next_sentence_would_fit(doc_sents, fmt):
+    # Sentences of at most half the budget: a chunk under a quarter full always has room
+    # for the next one, so only the document's last chunk may be that short (MIN_FILL).
+    doc, sents = doc_sents
+    size = 2 * max(TOK.count(s) for s in sents) + 8
+    recs = chunkctl.chunk_text(doc, fmt, strategy="recursive", chunk_size=size, context="none")
+    for r in recs[:-1]:
+        assert r["n_tokens"] >= size // 4, (size, body(r))
+        assert body(r).rstrip().endswith("."), (size, body(r)[-60:])
