@@ -218,3 +218,73 @@ def test_python_api_reports_the_warning(tmp_path):
         warnings.simplefilter("error")
         assert chunkctl.chunk_file(f, encoding="latin-1")[0]["text"].startswith("Vielä")
         chunkctl.chunk_text("Grüße", format="txt")
+
+
+# Stray NUL bytes in single-byte text: binary, never BOM-less UTF-16 mojibake
+
+STRAY_NULS = {
+    "a.txt": b"hi\x00there",  # read as UTF-16-BE "桩t桥牥" before
+    "b.txt": (b"abcdefghij" * 15)[:70] + b"\x00" + (b"abcdefghij" * 15)[71:],
+    "c.md": b"ab\x00cd\x00ef",
+    "d.txt": b"2026-11-30 12:00:01 INFO worker 3 started job 1\x00442 (queue default)\n",  # "looks like utf-16-be" before
+    "e.txt": (b"The quick brown fox jumps over the lazy dog. " * 6)[:135] + b"\x00" + (b"Pack my box. " * 11)[:134],
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRAY_NULS))
+def test_single_byte_text_with_stray_nuls_is_binary(name):
+    data = STRAY_NULS[name]
+    assert b"\x00" in data
+    assert utf16_without_bom(data) is None
+    with pytest.raises(LoaderError, match=r"^.*binary file \(NUL bytes in the first 8 KiB\)"):
+        decode(data, name)
+
+
+def test_cli_refuses_stray_nuls_as_binary_files(tmp_path):
+    for name, data in STRAY_NULS.items():
+        (tmp_path / name).write_bytes(data)
+    for name in sorted(STRAY_NULS):
+        p = run_cli("chunk", str(tmp_path / name), "--no-config")
+        assert p.returncode == 1 and p.stdout == b""
+        assert p.stderr.decode().splitlines()[0] == (
+            f"chunkctl: error: {tmp_path / name}: binary file (NUL bytes in the first 8 KiB); not a text document")
+        assert "utf-16" not in p.stderr.decode()
+
+
+_ASCII_TEXT = st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("\n\t")
+_ACCENTED = st.characters(codec="latin-1", min_codepoint=0xA0, categories=["L", "N", "P", "S", "Zs"])
+
+
+# From 16 characters up: below, about one random string in 12,000 (4 to 15 bytes) still reads as
+# UTF-16 of common hanzi (docs/loaders.md); the reproductions above are shorter.
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(_ASCII_TEXT, min_size=16, max_size=2000), codec=st.sampled_from(["ascii", "latin-1", "cp1252", "utf-8"]),
+       data=st.data())
+def test_single_byte_text_with_a_few_stray_nuls_is_never_utf16(text, codec, data):
+    # Western text: ASCII, up to one character in eight an accented letter or sign of Latin-1
+    chars = list(text)
+    if codec != "ascii":
+        for _ in range(data.draw(st.integers(0, len(chars) // 8))):
+            chars[data.draw(st.integers(0, len(chars) - 1))] = data.draw(_ACCENTED)
+    raw = bytearray("".join(chars).encode(codec))
+    # 1..k NULs, at most one per four bytes of text (more is the pattern of UTF-16 Latin text)
+    for _ in range(data.draw(st.integers(1, max(1, min(32, len(raw) // 4))))):
+        raw.insert(data.draw(st.integers(0, len(raw))), 0)
+    blob = bytes(raw)
+    assert utf16_without_bom(blob) is None, blob
+    with pytest.raises(LoaderError, match="binary file"):
+        decode(blob, "x.txt")
+
+
+@settings(max_examples=200, deadline=None)
+@given(languages=st.lists(st.sampled_from(sorted(TEXTS)), min_size=1, max_size=3, unique=True),
+       codec=st.sampled_from(["utf-16-le", "utf-16-be"]), data=st.data())
+def test_bomless_utf16_of_everyday_text_is_recognised(languages, codec, data):
+    # words of Latin, Cyrillic, Hebrew and CJK text mixed, with the spaces, digits and line ends files have
+    words = [w for lang in languages for w in _words(lang)] + ["\n", "2026", "12.5", "OK", "-", "(PDF)"]
+    text = " ".join(data.draw(st.lists(st.sampled_from(words), min_size=3, max_size=60)))
+    assume(len(text) >= 8)
+    raw = text.encode(codec)
+    assume(b"\x00" in raw)
+    assert utf16_without_bom(raw) == codec, text
+    assert decode_bytes(raw, "x.txt").text == text
