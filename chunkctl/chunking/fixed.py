@@ -261,13 +261,17 @@ class _Windows:
         p, g = self.packer, self.graphemes
         s, body_end = prev.start, prev.end
         gap_free = self.skip_space(body_end)  # starting later would leave a gap
+        # no overlap across a heading or into code, table or formula lines
+        floor = min(gap_free, self.skip_space(g.ceil(self.index.overlap_floor(s, body_end))))
         last_tok = p.tokens_before(e)  # the first token that starts at or after this window's raw end
         tok = self.step(cur, room, e)
         while tok < last_tok:
-            cand = min(gap_free, self.skip_space(g.ceil(self.table.char(tok))))
+            cand = min(gap_free, max(floor, self.skip_space(g.ceil(self.table.char(tok)))))
             if cand >= gap_free:
                 break
             if cand > s and (cand >= body_end or p.count(cand, body_end) <= self.overlap):
+                if cand == floor and floor > s:
+                    tok = max(tok, p.tokens_before(cand))  # aim the window from where it starts
                 chunk, e, r = self.window(cand, tok)
                 if chunk.end > body_end:
                     return tok, chunk, e, r

@@ -109,6 +109,37 @@ class BlockIndex:
             i += 1
         return out
 
+    def overlap_floor(self, start: int, end: int) -> int:
+        """The earliest character at which a window following the window `[start, end)` may
+        start, so that the text the two share crosses no heading and repeats no line of a
+        code block, table or display formula (docs/records.md, "Overlap"; RULINGS: overlap
+        never crosses a heading boundary nor repeats rows or code lines).
+
+        That is the latest of: the start of a heading that begins inside the window after
+        its start; the end of a code block, table or formula (or one nested in a list item
+        or quote) that the window holds; and `end` itself when the window ends inside one.
+        Returns `start` when nothing limits the overlap.
+        """
+        import bisect
+
+        floor = start
+        i = max(0, bisect.bisect_right(self.ends, start))
+        while i < len(self.blocks) and self.blocks[i].start < end:
+            b = self.blocks[i]
+            i += 1
+            if b.kind == BlockKind.HEADING:
+                if b.start > start:
+                    floor = max(floor, b.start)
+                continue
+            if b.kind in (BlockKind.CODE, BlockKind.TABLE, BlockKind.MATH):
+                spans: list[tuple[int, int]] = [(b.start, b.end)]
+            else:
+                spans = [tuple(x) for x in b.meta.get("atomic", ())]
+            for s, e in spans:
+                if s < end and e > start:
+                    floor = max(floor, e if e <= end else end)
+        return floor
+
     def kind_of(self, start: int, end: int) -> str:
         """`text`, `table`, `code` or `mixed` from the blocks a span touches (headings count as text)."""
         import bisect

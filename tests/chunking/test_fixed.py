@@ -152,3 +152,46 @@ def test_random_markdown_windows_keep_the_rules_with_breadcrumbs(pieces, size, f
     assert window_faults(text, recs, size, overlap) == []
     for r in recs:  # a breadcrumb names only headings that start before the window ends
         assert all(h in text[:r["end"]] for h in r["headings"]), r
+
+
+STRUCTURED = st.sampled_from(
+    ["# Title\n\n", "\n\n## Part two\n\n", "\n\n### Deeper\n\n", "\n\n```\ncode line one\ncode line two\n```\n\n",
+     "\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |\n\n", "\n\n$$\nx = y + 1\n$$\n\n", "- item\n",
+     "The sky is clear. ", "Rain falls on the plain. ", "violet black white ", "\n\n"])
+
+
+def _structure(text: str):
+    """Heading starts and code/table/math spans of a Markdown text (from the loader's blocks)."""
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders import load_bytes
+
+    doc = load_bytes(text.encode(), "doc.md", "md", ChunkConfig())
+    heads = [b.start for b in doc.blocks if b.kind.value == "heading"]
+    atoms = [(b.start, b.end) for b in doc.blocks if b.kind.value in ("code", "table", "math")]
+    return heads, atoms
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(STRUCTURED, min_size=2, max_size=30), size=st.integers(8, 48), frac=st.floats(0.1, 0.9))
+def test_overlap_never_crosses_a_heading_nor_repeats_code_table_or_math_lines(pieces, size, frac):
+    # RULINGS ("Sizes and overlap"): overlap never crosses a heading boundary and never
+    # repeats rows of a table or lines of a code block; fixed windows too (a QA find).
+    text = "".join(pieces)
+    overlap = max(1, min(size - 1, int(size * frac)))
+    recs = run(text, fmt="md", chunk_size=size, overlap=overlap, context="headings")
+    assert window_faults(text, recs, size, overlap) == []
+    heads, atoms = _structure(text)
+    for prev, r in zip(recs, recs[1:]):
+        a, b = r["start"], prev["end"]
+        if a >= b:
+            continue  # nothing shared
+        assert not [h for h in heads if a < h < b], (text[a:b], "crosses a heading")
+        assert not [(s, e) for s, e in atoms if s < b and a < e], (text[a:b], "repeats code, table or math")
+
+
+def test_fixed_overlap_starts_at_the_heading_it_would_cross():
+    text = ("# A\n\nAlpha text one two three four five six seven eight nine ten.\n\n"
+            "## B\n\nBeta text one two three four five six seven eight nine ten.\n")
+    recs = run(text, fmt="md", chunk_size=16, overlap=8)
+    assert [r["start"] for r in recs] == [0, 30, 67, 87]
+    assert bodies(recs)[2].startswith("## B") and "## B" in bodies(recs)[1]
