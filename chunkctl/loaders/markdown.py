@@ -19,11 +19,14 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NONSPACE = re.compile(r"\S")
 # Front matter: YAML between --- lines (closed by --- or ...), TOML between +++ lines.
 _FRONT_MATTER = re.compile(
-    r"\A(?P<open>---|\+\+\+)[ \t]*(?:\r\n|\r|\n)(?P<body>.*?)(?:\r\n|\r|\n)(?P<close>---|\+\+\+|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)",
+    r"\A(?P<open>---|\+\+\+)[ \t]*(?:\r\n|\r|\n)(?:(?P<body>.*?)(?:\r\n|\r|\n))?"  # an empty block too (Jekyll)
+    r"(?P<close>---|\+\+\+|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)",
     re.S,
 )
 _INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|!?\[([^\]]*)\]\[[^\]]*\]")
 _INLINE_MARK = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`+|~~|<[^>]{1,200}>|\s*\{#[^}]*\}\s*$")
+
+_CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 
 _MD = None
 
@@ -233,6 +236,8 @@ def clean_heading(text: str) -> str:
     """Heading text without inline Markdown: links keep their text, emphasis and code marks go."""
     text = _INLINE_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else (m.group(2) or ""), text)
     text = _INLINE_MARK.sub("", text)
+    # an ATX closing sequence left before an attribute block ("### Styles ### {#styles}")
+    text = _CLOSING_HASHES.sub("", text)
     return " ".join(text.split())
 
 
@@ -246,7 +251,7 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
     m = _FRONT_MATTER.match(text)
     if not m:
         return 0, None, None
-    opener, closer, body = m.group("open"), m.group("close"), m.group("body")
+    opener, closer, body = m.group("open"), m.group("close"), m.group("body") or ""
     if opener == "+++":
         if closer != "+++":
             return 0, None, None

@@ -66,6 +66,21 @@ def test_front_matter_yaml_toml_and_bom():
     assert not_fm.blocks[0].kind == BlockKind.RULE
 
 
+def test_empty_front_matter_is_front_matter():
+    # Jekyll's "---" + "---" (QA find): it stayed in the first chunk's body.
+    for text in ("---\n---\n\n# Hello\n\nText.\n", "---\r\n---\r\n\n# Hello\n\nText.\n"):
+        doc = load(text)
+        assert doc.blocks[0].kind == BlockKind.FRONT_MATTER and doc.text[doc.blocks[0].start:doc.blocks[0].end] \
+            .replace("\r", "") == "---\n---"
+        assert kinds(doc)[1:] == [("heading", "# Hello"), ("paragraph", "Text.")]
+
+
+def test_heading_closing_hashes_before_an_attribute_block_go():
+    doc = load("### Extension: `styles` ### {#ext-styles}\n\nText.\n\n## C#\n\nx\n\n## Issue #12 fixed ##\n\ny\n")
+    assert [b.headings[-1] for b in doc.blocks if b.kind == BlockKind.HEADING] == [
+        "Extension: styles", "C#", "Issue #12 fixed"]
+
+
 def test_title_falls_back_to_file_name():
     assert load("no heading here\n").meta["title"] == "doc"
 
