@@ -262,7 +262,7 @@ class _Windows:
         s, body_end = prev.start, prev.end
         gap_free = self.skip_space(body_end)  # starting later would leave a gap
         # no overlap across a heading or into code, table or formula lines
-        floor = min(gap_free, self.skip_space(g.ceil(self.index.overlap_floor(s, body_end))))
+        floor = min(gap_free, self.skip_space(g.ceil(self.index.overlap_floor(s, body_end, self.text))))
         last_tok = p.tokens_before(e)  # the first token that starts at or after this window's raw end
         tok = self.step(cur, room, e)
         while tok < last_tok:

@@ -109,7 +109,7 @@ class BlockIndex:
             i += 1
         return out
 
-    def overlap_floor(self, start: int, end: int) -> int:
+    def overlap_floor(self, start: int, end: int, text: str) -> int:
         """The earliest character at which a window following the window `[start, end)` may
         start, so that the text the two share crosses no heading and repeats no line of a
         code block, table or display formula (docs/records.md, "Overlap"; RULINGS: overlap
@@ -117,8 +117,10 @@ class BlockIndex:
 
         That is the latest of: the start of a heading that begins inside the window after
         its start; the end of a code block, table or formula (or one nested in a list item
-        or quote) that the window holds; and `end` itself when the window ends inside one.
-        Returns `start` when nothing limits the overlap.
+        or quote) that the window holds; and, when the window ends inside one, the start
+        of the line it ends in (that line, cut by the window, can then come whole in the
+        next one, as far as `--overlap` allows; no whole line is repeated). Returns `start`
+        when nothing limits the overlap.
         """
         import bisect
 
@@ -137,7 +139,7 @@ class BlockIndex:
                 spans = [tuple(x) for x in b.meta.get("atomic", ())]
             for s, e in spans:
                 if s < end and e > start:
-                    floor = max(floor, e if e <= end else end)
+                    floor = max(floor, e if e <= end else max(s, text.rfind("\n", s, end) + 1))
         return floor
 
     def kind_of(self, start: int, end: int) -> str:
