@@ -368,7 +368,20 @@ def filled_paragraphs(draw):
                 cur = cand
         lines.append(cur)
         paragraphs.append("\n".join(indent + ln for ln in lines))
-    return "\n\n".join(paragraphs) + "\n", sentences
+    doc = "\n\n".join(paragraphs) + "\n"
+    return doc, as_in(doc, sentences)
+
+
+def as_in(doc: str, sentences: list[str]) -> list[str]:
+    """The sentences as they stand in `doc` (line breaks and indents where it wraps them):
+    what the budget must hold ("\npump" may take more tokens than " pump")."""
+    out, pos = [], 0
+    for s in sentences:
+        m = re.compile(r"\s+".join(map(re.escape, s.split()))).search(doc, pos)
+        assert m is not None, s
+        out.append(m.group())
+        pos = m.end()
+    return out
 
 
 @PROPS
@@ -411,7 +424,7 @@ def test_a_short_block_before_a_long_one_takes_its_first_sentences_not_a_chunk_o
 def short_then_filled(draw):
     head = sentence(draw, 2, 5)
     doc, sents = draw(filled_paragraphs())
-    return head + "\n\n" + doc, [head, *sents]
+    return head + "\n\n" + doc, [head, *sents]  # sentences as they stand in the document
 
 
 @PROPS
