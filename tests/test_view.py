@@ -298,7 +298,7 @@ def _check_document(dom: HTMLParser, data: dict) -> None:
     for k, c in enumerate(chunks):
         body = units[2 * c["s"]:2 * c["e"]].decode("utf-16-le")
         assert "".join(shown[k]) == display(body), k
-    seen = "".join(s.text(deep=True) for s in text_box.css("div.body > span:not(.mk):not(.pfx)"))
+    seen = "".join(s.text(deep=True) for s in text_box.css("div.body > span:not(.mk):not(.pfx):not(.lead)"))
     assert seen == display(text)
 
 

@@ -112,8 +112,8 @@ class BlockIndex:
     def overlap_floor(self, start: int, end: int, text: str) -> int:
         """The earliest character at which a window following the window `[start, end)` may
         start, so that the text the two share crosses no heading and repeats no line of a
-        code block, table or display formula (docs/records.md, "Overlap"; RULINGS: overlap
-        never crosses a heading boundary nor repeats rows or code lines).
+        code block, table or display formula (docs/records.md, "Overlap": overlap never
+        crosses a heading boundary nor repeats rows or code lines).
 
         That is the latest of: the start of a heading that begins inside the window after
         its start; the end of a code block, table or formula (or one nested in a list item
