@@ -270,9 +270,6 @@ _CJK_SIGNS = frozenset([0x3001, 0x3002, 0x300C, 0x300D, 0x300E, 0x300F, 0x3010, 
                         *range(0xFF01, 0xFF5F)])
 
 
-MINH = 3
-
-
 @functools.lru_cache(maxsize=1)
 def _common_hanzi() -> frozenset[int]:
     """Code points of the common hanzi and kanji: GB 2312 level 1, Big5's frequent characters, JIS X 0208 level 1.
