@@ -628,6 +628,17 @@ class Packer:
             after.extend(x.strength for x in new[1:])
             after.append(last)  # until the next atom arrives
 
+        def splice(x: int, pieces: list[Atom]) -> None:
+            """Put `pieces` in the place of window atom x, with their token ends and the
+            strengths of the boundaries around them (only theirs are computed)."""
+            tail = after[x]
+            win[x:x + 1] = pieces
+            ends = np.fromiter((y.end for y in pieces), dtype=np.int64, count=len(pieces))
+            te[x:x + 1] = search(ends).tolist()
+            if x > 0:
+                after[x - 1] = pieces[0].strength
+            after[x:x + 1] = [y.strength for y in pieces[1:]] + [tail]
+
         def has(k: int) -> bool:  # atom k exists (taken from the source if needed)
             while k >= base + len(win) and not done:
                 pull()
@@ -746,10 +757,7 @@ class Packer:
                     out.append(Chunk(a0, atom.end, pre, own, self._kind(win, r, r), n_pre, budget))
                     i += 1
                     continue
-                win[r:r + 1] = self._split_atom(atom, budget)
-                ends = np.fromiter((x.end for x in win), dtype=np.int64, count=len(win))
-                te[:] = search(ends).tolist()
-                after[:] = [x.strength for x in win[1:]] + [last]
+                splice(r, self._split_atom(atom, budget))
                 if i < nhead:  # a heading line cut in pieces: the lead has more atoms
                     while nhead - base < len(win) and win[nhead - base].kind == "heading":
                         nhead += 1
@@ -761,11 +769,7 @@ class Packer:
                 opened.add(nhead)
                 pieces = self._open_body(win[nhead - base], budget - cnt - SLACK)
                 if pieces:
-                    x = nhead - base
-                    win[x:x + 1] = pieces
-                    ends = np.fromiter((y.end for y in win), dtype=np.int64, count=len(win))
-                    te[:] = search(ends).tolist()
-                    after[:] = [y.strength for y in win[1:]] + [last]
+                    splice(nhead - base, pieces)
                     continue
             if k + base >= nhead and te[k] - tcs < self.min_fill * body_budget:
                 # No candidate fills the chunk to MIN_FILL (a short paragraph, then a long
@@ -782,10 +786,7 @@ class Packer:
                     used = self.count(cs, win[x - 1].end, prefix_text)
                     pieces = self._open_at_sentences(win[x], budget - used - SLACK, budget)
                     if pieces:
-                        win[x:x + 1] = pieces
-                        ends = np.fromiter((y.end for y in win), dtype=np.int64, count=len(win))
-                        te[:] = search(ends).tolist()
-                        after[:] = [y.strength for y in win[1:]] + [last]
+                        splice(x, pieces)
                         split = True
                         break
                 if split:
