@@ -138,16 +138,6 @@ def tool_text_splitter(fmt):
     return run
 
 
-def tool_langchain_recursive(enc):
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    def run(texts):
-        splitter = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=OVERLAP,
-                                                  length_function=lambda s: len(enc.encode(s, disallowed_special=())))
-        return [splitter.split_text(t) for t in texts]
-    return run
-
-
 def tool_chonkie_sentence(enc):
     from chonkie import SentenceChunker
 
@@ -318,7 +308,7 @@ def section_speed(enc, repeats: int) -> str:
         texts = [chunkctl.load(p).text for p in paths]
         mb = sum(p.stat().st_size for p in paths) / 1e6
         tools = [("tiktoken encode_ordinary (floor)", tool_floor(enc))]
-        optional = [("LangChain RecursiveCharacterTextSplitter", lambda: tool_langchain_recursive(enc))]
+        optional = [("LangChain RecursiveCharacterTextSplitter", lambda: tool_langchain(enc, "txt"))]  # recursive splitter
         if fmt == "md":
             optional.append(("LangChain MarkdownTextSplitter", lambda: tool_langchain(enc, "md")))
         optional += [("chonkie RecursiveChunker (no overlap)", lambda: tool_chonkie(enc)),
