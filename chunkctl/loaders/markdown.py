@@ -308,36 +308,25 @@ def _jsonable(value: Any, budget: int = 10_000) -> Any:
     return conv(value)
 
 
-def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str | None]:
-    """Typed blocks of the Markdown in `text[start:]` (start must be a line start).
+LineRange = tuple[int, int]
+"""Lines `[first, end)` of the parsed text, counted from 0 (markdown-it's token `map`)."""
 
-    Returns:
-        (blocks, first h1 text or None). Blocks cover every non-white-space character
-        of `text[start:]`: lines markdown-it drops (link reference definitions) become
-        paragraph blocks.
-    """
-    line_starts = array("q", [0])  # 8 bytes a line (a list of ints takes about 36)
-    line_starts.extend(m.end() for m in _NEWLINE.finditer(text))
-    n_lines = len(line_starts)
-    base_line = bisect.bisect_left(line_starts, start)
-    tokens = _parser().parse(text[start:])
-    total = len(text)
+Item = tuple[str, LineRange, dict]
+"""One top-level block as a parser saw it, in lines: (name, lines, extra). Names and extras:
+"heading" {"level", "content"}; "code" {"info", "indented"}; "table" {"head": header row
+lines or None, "cells": header cell texts, "rows": first line of each body row}; "list"
+{"items": lines of each item}; "quote", "paragraph", "html", "rule" {}."""
 
-    def span(lines: list[int], keep_indent: bool = False) -> tuple[int, int]:
-        a = base_line + lines[0]
-        b = base_line + lines[1]
-        s = line_starts[a] if a < n_lines else total
-        e = line_starts[b] if b < n_lines else total
-        seg = text[s:e]
-        e = s + len(seg.rstrip())
-        if not keep_indent:
-            m = _NONSPACE.search(text, s, e)
-            s = m.start() if m else e
-        return s, e
+Items = tuple[list[Item], list[LineRange]]
+"""(top-level items in document order, lines of the code blocks and tables nested in lists
+and quotes)."""
 
-    raw: list[tuple[BlockKind, int, int, dict]] = []
-    nested: list[tuple[int, int]] = []  # code and tables inside list items and block quotes
-    first_h1 = None
+
+def _reference_items(src: str) -> Items:
+    """The block items of `src` read from markdown-it-py's tokens (the reference parser)."""
+    tokens = _parser().parse(src)
+    items: list[Item] = []
+    nested: list[LineRange] = []
     i = 0
     n = len(tokens)
     while i < n:
@@ -345,43 +334,27 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
         t = tok.type
         if tok.level != 0 or tok.map is None:
             if tok.map is not None and t in ("fence", "code_block", "table_open"):
-                nested.append(span(tok.map))
+                nested.append((tok.map[0], tok.map[1]))
             i += 1
             continue
+        lines = (tok.map[0], tok.map[1])
         if t == "heading_open":
-            s, e = span(tok.map)
-            title = clean_heading(tokens[i + 1].content) if i + 1 < n else ""
-            level = int(tok.tag[1])
-            if level == 1 and first_h1 is None and title:
-                first_h1 = title
-            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
+            content = tokens[i + 1].content if i + 1 < n else ""
+            items.append(("heading", lines, {"level": int(tok.tag[1]), "content": content}))
             i += 3
             continue
         if t in ("fence", "code_block"):
-            s, e = span(tok.map, keep_indent=(t == "code_block"))
-            lang = tok.info.strip().split()[0] if tok.info.strip() else ""
-            raw.append((BlockKind.CODE, s, e, {"language": lang.lower()[:40]}))
+            items.append(("code", lines, {"info": tok.info, "indented": t == "code_block"}))
         elif t == "table_open" and "chunkctl" in tok.meta:  # a table from `_compact_table`
-            s, e = span(tok.map)
-            head, cells, row_lines = tok.meta["chunkctl"]
-            head_span = span([head[0], head[1] + 1]) if head else None
-            row_spans = tuple(span([r, r + 1]) for r in row_lines)
-            del row_lines
-            cell_texts = [clean_heading(c) for c in cells]
-            if head_span is not None and row_spans:
-                raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
-                                                     "meta": {"header_cells": cell_texts}}))
-            else:
-                raw.append((BlockKind.TABLE, s, e, {"header": head_span or (s, e), "rows": (),
-                                                     "meta": {"header_cells": cell_texts}}))
-            del row_spans
+            head, head_cells, row_lines = tok.meta["chunkctl"]
+            items.append(("table", lines, {"head": (head[0], head[1]) if head else None, "cells": head_cells,
+                                           "rows": row_lines}))
             i += 2
             continue
-        elif t == "table_open":
-            s, e = span(tok.map)
-            header = None
-            rows: list[tuple[int, int]] = []
-            header_cells: list[str] = []
+        elif t == "table_open":  # markdown-it-py's own table tokens (a parser without `_compact_table`)
+            head = None
+            cells: list[str] = []
+            rows: list[int] = []
             j = i + 1
             depth = 1
             in_head = False
@@ -396,45 +369,123 @@ def build_markdown_blocks(text: str, start: int = 0) -> tuple[list[Block], str |
                 elif tj.type == "thead_close":
                     in_head = False
                 elif tj.type == "tr_open" and tj.map:
-                    rs, re_ = span(tj.map)
                     if in_head:
-                        # header row plus the delimiter row under it
-                        hs, he = span([tj.map[0], tj.map[1] + 1])
-                        header = (hs, he)
+                        head = (tj.map[0], tj.map[1])
                     else:
-                        rows.append((rs, re_))
+                        rows.append(tj.map[0])
                 elif tj.type == "inline" and in_head:
-                    header_cells.append(clean_heading(tj.content))
+                    cells.append(tj.content)
                 j += 1
-            if header is not None and rows:
-                raw.append((BlockKind.TABLE, s, e, {"header": header, "rows": tuple(rows),
-                                                     "meta": {"header_cells": header_cells}}))
-            else:
-                raw.append((BlockKind.TABLE, s, e, {"header": header or (s, e), "rows": (),
-                                                     "meta": {"header_cells": header_cells}}))
+            items.append(("table", lines, {"head": head, "cells": cells, "rows": rows}))
             i = j
             continue
         elif t in ("bullet_list_open", "ordered_list_open"):
-            s, e = span(tok.map)
-            items = []
+            members = []
             j = i + 1
             while j < n and not (tokens[j].level == 0 and tokens[j].type in ("bullet_list_close", "ordered_list_close")):
                 tj = tokens[j]
                 if tj.type == "list_item_open" and tj.level == 1 and tj.map:
-                    items.append(span(tj.map))
+                    members.append((tj.map[0], tj.map[1]))
                 j += 1
-            raw.append((BlockKind.LIST, s, e, {"rows": tuple(items)}))
+            items.append(("list", lines, {"items": members}))
             i += 1  # its tokens are read again for code and tables nested in its items
             continue
-        elif t == "blockquote_open":
-            raw.append((BlockKind.QUOTE, *span(tok.map), {}))
-        elif t == "paragraph_open":
-            raw.append((BlockKind.PARAGRAPH, *span(tok.map), {}))
-        elif t == "html_block":
-            raw.append((BlockKind.HTML, *span(tok.map), {}))
-        elif t == "hr":
-            raw.append((BlockKind.RULE, *span(tok.map), {}))
+        elif t in _SIMPLE:
+            items.append((_SIMPLE[t], lines, {}))
         i += 1
+    return items, nested
+
+
+_SIMPLE = {"blockquote_open": "quote", "paragraph_open": "paragraph", "html_block": "html", "hr": "rule"}
+_KINDS = {"quote": BlockKind.QUOTE, "paragraph": BlockKind.PARAGRAPH, "html": BlockKind.HTML, "rule": BlockKind.RULE}
+
+
+def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, int, dict]], list[tuple[int, int]],
+                                                   str | None]:
+    """Block kinds and character spans of parsed items: (blocks, nested atom spans, first h1 text or None).
+
+    `span(lines, keep_indent=False)` gives the character span of lines (white space trimmed).
+    """
+    items, nested_lines = parsed
+    raw: list[tuple[BlockKind, int, int, dict]] = []
+    first_h1 = None
+    for name, lines, extra in items:
+        if name == "heading":
+            s, e = span(lines)
+            title = clean_heading(extra["content"])
+            level = extra["level"]
+            if level == 1 and first_h1 is None and title:
+                first_h1 = title
+            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
+        elif name == "code":
+            s, e = span(lines, keep_indent=extra["indented"])
+            info = extra["info"].strip()
+            lang = info.split()[0] if info else ""
+            raw.append((BlockKind.CODE, s, e, {"language": lang.lower()[:40]}))
+        elif name == "table":
+            s, e = span(lines)
+            head = extra["head"]
+            head_span = span((head[0], head[1] + 1)) if head else None  # the header and delimiter rows
+            row_spans = tuple(span((r, r + 1)) for r in extra["rows"])
+            cell_texts = [clean_heading(c) for c in extra["cells"]]
+            if head_span is not None and row_spans:
+                raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
+                                                     "meta": {"header_cells": cell_texts}}))
+            else:
+                raw.append((BlockKind.TABLE, s, e, {"header": head_span or (s, e), "rows": (),
+                                                     "meta": {"header_cells": cell_texts}}))
+        elif name == "list":
+            s, e = span(lines)
+            raw.append((BlockKind.LIST, s, e, {"rows": tuple(span(x) for x in extra["items"])}))
+        else:
+            raw.append((_KINDS[name], *span(lines), {}))
+    return raw, [span(x) for x in nested_lines], first_h1
+
+
+def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tuple[list[Block], str | None]:
+    """Typed blocks of the Markdown in `text[start:]` (start must be a line start).
+
+    Args:
+        parser: "auto" reads the block structure with markdown-it-pyrs (Rust) when it is
+            installed and the document is not nested deeper than it is tested for
+            (`chunkctl.loaders.markdown_rs`), else with markdown-it-py; "reference" always
+            uses markdown-it-py, the reference both must agree with (tests/loaders/
+            test_markdown_parsers.py compares them on the CommonMark spec examples, GFM
+            tables and every Markdown file of the shared corpus).
+
+    Returns:
+        (blocks, first h1 text or None). Blocks cover every non-white-space character
+        of `text[start:]`: lines markdown-it drops (link reference definitions) become
+        paragraph blocks.
+    """
+    line_starts = array("q", [0])  # 8 bytes a line (a list of ints takes about 36)
+    line_starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    n_lines = len(line_starts)
+    base_line = bisect.bisect_left(line_starts, start)
+    total = len(text)
+
+    def span(lines: LineRange, keep_indent: bool = False) -> tuple[int, int]:
+        a = base_line + lines[0]
+        b = base_line + lines[1]
+        s = line_starts[a] if a < n_lines else total
+        e = line_starts[b] if b < n_lines else total
+        seg = text[s:e]
+        e = s + len(seg.rstrip())
+        if not keep_indent:
+            m = _NONSPACE.search(text, s, e)
+            s = m.start() if m else e
+        return s, e
+
+    items = None
+    if parser == "auto":
+        from chunkctl.loaders import markdown_rs
+
+        items = markdown_rs.block_items(text[start:])
+    elif parser != "reference":
+        raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
+    if items is None:
+        items = _reference_items(text[start:])
+    raw, nested, first_h1 = _raw_blocks(items, span)
 
     # Cover what markdown-it leaves out (reference definitions, stray lines) and
     # keep blocks non-overlapping and in order.

@@ -1,0 +1,224 @@
+"""Issue 19: the fast Markdown parser (markdown-it-pyrs) gives the same blocks as the reference
+(markdown-it-py) on the CommonMark spec examples, GFM tables, generated Markdown and every
+Markdown file of the shared corpus; and the loader falls back to the reference where it must."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunkctl.loaders import markdown, markdown_rs
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+pytestmark = pytest.mark.skipif(not markdown_rs.available(), reason="markdown-it-pyrs is not installed here")
+
+
+def both(text: str, start: int = 0, fast_only: bool = True):
+    """(reference blocks, fast blocks), asserting (unless `fast_only` is False) that the fast parser read the text."""
+    assert markdown_rs.block_items(text[start:]) is not None or not fast_only
+    ref = markdown.build_markdown_blocks(text, start, parser="reference")
+    fast = markdown.build_markdown_blocks(text, start, parser="auto")
+    return ref, fast
+
+
+def assert_same(text: str, start: int = 0, fast_only: bool = True) -> None:
+    ref, fast = both(text, start, fast_only)
+    assert fast == ref
+    assert [b.meta for b in fast[0]] == [b.meta for b in ref[0]]  # header cells, nested atoms
+
+
+def prefixed(md: str, prefix: str) -> str:
+    """`md` with `prefix` before each line (inside a list item: two spaces; inside a quote: "> ")."""
+    return "".join(prefix + x for x in md.splitlines(True))
+
+
+def examples(name: str, count: int) -> list[dict]:
+    found = json.loads((DATA / name).read_text("utf-8"))
+    assert len(found) == count
+    return found
+
+
+def test_commonmark_spec_examples_give_the_same_blocks():
+    fallbacks = 0
+    for ex in examples("commonmark-0.31.2-examples.json", 652):
+        md = ex["markdown"]
+        fallbacks += markdown_rs.block_items(md) is None
+        # alone, after a heading, inside a list item and inside a quote
+        for text in (md, "# Title\n\n" + md, "- item\n\n" + prefixed(md, "  "), prefixed(md, "> ")):
+            try:
+                assert_same(text, fast_only=False)
+            except AssertionError:
+                pytest.fail(f"CommonMark example {ex['example']} ({ex['section']}): {text!r}")
+    assert fallbacks <= 60  # 47 with markdown-it-pyrs 0.4.0 (link titles, tabs, lazy lines): the fast parser reads the rest
+
+
+def test_gfm_table_examples_give_the_same_blocks():
+    tables = 0
+    for ex in examples("gfm-tables-examples.json", 42):
+        md = ex["markdown"]
+        for text in (md, "- item\n\n" + prefixed(md, "  "), md.replace("\n", "\r\n")):
+            assert_same(text, fast_only=False)  # documents with tables take the reference parser
+        tables += sum(b.kind.value == "table" for b in markdown.build_markdown_blocks(md)[0])
+    assert tables >= 30  # the examples do hold tables
+
+
+def test_exact_blocks_of_a_small_document_with_both_parsers():
+    text = ("---\ntitle: T\n---\n# Héllo *wörld* #\n\nPara one\nline two\n\n- a\n\n  ```py\n  x\n  ```\n- b\n\n"
+            "```md\n| a | b |\n|---|---|\n```\n\n    code\n\n> q\n\n<div>\nx\n</div>\n\n[r]: /url\n\n***\n"
+            "Setext\n===\n")
+    start = text.index("# H")
+    ref, fast = both(text, start)
+    assert fast == ref
+    blocks, h1 = fast
+    assert h1 == "Héllo wörld"
+    got = [(b.kind.value, text[b.start:b.end]) for b in blocks]
+    assert got == [
+        ("heading", "# Héllo *wörld* #"),
+        ("paragraph", "Para one\nline two"),
+        ("list", "- a\n\n  ```py\n  x\n  ```\n- b"),
+        ("code", "```md\n| a | b |\n|---|---|\n```"),  # a table row inside code: the fast parser still reads it
+        ("code", "    code"),
+        ("quote", "> q"),
+        ("html", "<div>\nx\n</div>"),
+        ("paragraph", "[r]: /url"),  # markdown-it drops reference definitions; the loader keeps the text
+        ("rule", "***"),
+        ("heading", "Setext\n==="),
+    ]
+    assert blocks[3].language == "md"
+    assert [text[s:e] for s, e in blocks[2].meta["atomic"]] == ["```py\n  x\n  ```"]
+
+
+def test_the_shared_corpus_gives_the_same_blocks():
+    files = sorted((SHARED / "corpus").rglob("*.md")) + sorted((SHARED / "cases").rglob("*.md"))
+    assert len(files) >= 20
+    deep = []  # read by the reference parser
+    for path in files:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        start, _fm, _warning = markdown.parse_front_matter(text)
+        assert_same(text, start, fast_only=False)
+        if markdown_rs.block_items(text[start:]) is None:
+            deep.append(path.name)
+    # most have tables (and take the reference parser); the rest must have been read fast
+    assert len(files) - len(deep) >= 20, deep  # 24 of 66 with markdown-it-pyrs 0.4.0
+
+
+@pytest.mark.parametrize("text", [
+    "| h |\n---\n",  # one-column table without a pipe in its delimiter row (or a setext heading)
+    "`\n|-",  # a line without a pipe over "|-"
+    "```|\n--", "~~~||\n-|-", ">||\n-|-",  # a table's header row that opens a fence or a quote
+    "a||||\n-|-|-|-\n2)",  # a list marker under a table
+    "| a | b\\|c |\n|---|---|\n| 1 | 2 |\n",  # an escaped pipe in a cell
+    ">)\n2)", ">`\n-", ">é\nm\n1.",  # lazy continuation lines in a quote
+    ">>1.\t *", ">>> \t-",  # a tab after a container marker
+    "0. <!--\n\n   ```",  # an HTML comment opened inside a list item
+    "[c]:l (\n2)\nt", "[a]:\n/url\n", "[a]:< > (\r2)\ra",  # link reference definitions over two lines
+])
+def test_where_the_parsers_differ_the_reference_reads(text):
+    """Each input is the shortest of a class where markdown-it.rs and markdown-it-py read the
+    lines differently (found on generated Markdown): the loader gives the reference's blocks."""
+    assert markdown_rs.block_items(text) is None
+    assert_same(text, fast_only=False)
+
+
+# ------------------------------------------------------------------ generated Markdown
+WORD = st.sampled_from(["alpha", "beta", "*em*", "`code`", "[link](/u)", "x|y", "\\|", "é", "日本", "<b>", "1.", "-",
+                        "#", ">", "    ", "\t", "~~~", "```", "==", "--", "|"])
+
+
+@st.composite
+def line(draw) -> str:
+    return " ".join(draw(st.lists(WORD, min_size=0, max_size=6)))
+
+
+@st.composite
+def block(draw, depth: int = 0) -> str:
+    kinds = ["para", "heading", "setext", "fence", "indented", "table", "html", "hr", "ref", "blank"]
+    if depth < 3:
+        kinds += ["list", "olist", "quote"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "para":
+        return "\n".join(draw(st.lists(line(), min_size=1, max_size=3))) + "\n"
+    if kind == "heading":
+        return "#" * draw(st.integers(1, 7)) + " " + draw(line()) + draw(st.sampled_from(["", " ##", " #"])) + "\n"
+    if kind == "setext":
+        return draw(line()) + "\n" + draw(st.sampled_from(["===", "---", "-", "= ="])) + "\n"
+    if kind == "fence":
+        fence = draw(st.sampled_from(["```", "~~~", "````"]))
+        info = draw(st.sampled_from(["", "py", "js title", "`x`"]))
+        close = draw(st.sampled_from([fence, "", "```", "    " + fence]))
+        return fence + info + "\n" + "\n".join(draw(st.lists(line(), max_size=3))) + "\n" + close + "\n"
+    if kind == "indented":
+        return "".join("    " + x + "\n" for x in draw(st.lists(line(), min_size=1, max_size=3)))
+    if kind == "table":
+        cols = draw(st.integers(1, 4))
+        head = "| " + " | ".join(draw(line()) or "h" for _ in range(cols)) + " |"
+        delim = "|" + "|".join(draw(st.sampled_from(["---", ":--", "--:", ":-:", "-"])) for _ in range(cols)) + "|"
+        if draw(st.booleans()):
+            delim = delim.strip("|")
+        rows = ["| " + " | ".join(draw(line()) for _ in range(draw(st.integers(0, cols + 1)))) + " |"
+                for _ in range(draw(st.integers(0, 3)))]
+        return "\n".join([head, delim, *rows]) + "\n"
+    if kind == "html":
+        return draw(st.sampled_from(["<div>\n", "<!-- c -->\n", "<pre>\nx\n</pre>\n", "<span>x</span>\n",
+                                     "<script>\nx\n\ny\n</script>\n", "<?php\nx\n?>\n", "<!DOCTYPE html>\n",
+                                     "<![CDATA[\nx\n]]>\n", "</div>\n", "<custom-tag a=\"b\">\n", "<!-- open\n"]))
+    if kind == "hr":
+        return draw(st.sampled_from(["***", "---", "_ _ _", "- - -"])) + "\n"
+    if kind == "ref":
+        return ("[" + draw(st.sampled_from(["a", "b c", "é", "a\nb"])) + "]:" + draw(st.sampled_from([" /url", "\n/url", " <u v>"]))
+                + draw(st.sampled_from(["", ' "t"', "\n't\nu'", " (t"])) + "\n")
+    if kind == "blank":
+        return draw(st.sampled_from(["\n", "  \n", "\t\n"]))
+    inner = "".join(draw(st.lists(block(depth + 1), min_size=1, max_size=3)))
+    if kind == "quote":
+        return "".join(draw(st.sampled_from(["> ", ">", ""])) + x for x in inner.splitlines(True))
+    marker = draw(st.sampled_from(["- ", "* ", "+ ", "-    ", " - "])) if kind == "list" else draw(
+        st.sampled_from(["1. ", "2) ", "10. ", "0. "]))
+    lines = inner.splitlines(True) or ["\n"]
+    pad = " " * (len(marker) + draw(st.integers(-1, 2)))
+    return marker + lines[0] + "".join((pad if draw(st.booleans()) else "") + x for x in lines[1:])
+
+
+@st.composite
+def document(draw) -> str:
+    text = "".join(draw(st.lists(block(), min_size=1, max_size=8)))
+    eol = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return text.replace("\n", eol)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document())
+def test_generated_markdown_gives_the_same_blocks(text):
+    assert_same(text, fast_only=False)
+
+
+# ------------------------------------------------------------------ fallbacks
+def test_deep_nesting_takes_the_reference_parser():
+    """markdown-it-py stops reading at nesting level 20 (`maxNesting`); markdown-it.rs goes on,
+    so a document nested that deep is read by the reference."""
+    deep = "".join("  " * i + "- item\n" for i in range(30)) + "\n" + "> " * 30 + "quote\n\n```\ncode\n```\n"
+    assert markdown_rs.block_items(deep) is None
+    assert markdown.build_markdown_blocks(deep) == markdown.build_markdown_blocks(deep, parser="reference")
+    shallow = "".join("  " * i + "- item\n" for i in range(5))
+    assert markdown_rs.block_items(shallow) is not None
+
+
+def test_without_markdown_it_pyrs_the_reference_reads_everything(monkeypatch):
+    text = "# T\n\n- a\n\n| x |\n|---|\n| 1 |\n"
+    fast = markdown.build_markdown_blocks(text)
+    monkeypatch.setattr(markdown_rs, "_MD", None)
+    monkeypatch.setattr(markdown_rs, "_MISSING", True)
+    assert not markdown_rs.available()
+    assert markdown_rs.block_items(text) is None
+    assert markdown.build_markdown_blocks(text) == fast
+
+
+def test_an_unknown_parser_name_is_an_error():
+    with pytest.raises(ValueError, match="unknown Markdown parser"):
+        markdown.build_markdown_blocks("x", parser="pulldown")
