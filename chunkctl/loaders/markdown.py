@@ -14,8 +14,8 @@ from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, Document
+from chunkctl.text.lines import line_starts as lines_of
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _NONSPACE = re.compile(r"\S")
 # Front matter: YAML between --- lines (closed by --- or ...), TOML between +++ lines.
 _FRONT_MATTER = re.compile(
@@ -458,8 +458,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tu
         of `text[start:]`: lines markdown-it drops (link reference definitions) become
         paragraph blocks.
     """
-    line_starts = array("q", [0])  # 8 bytes a line (a list of ints takes about 36)
-    line_starts.extend(m.end() for m in _NEWLINE.finditer(text))
+    line_starts = lines_of(text)  # 8 bytes a line (a list of ints takes about 36)
     n_lines = len(line_starts)
     base_line = bisect.bisect_left(line_starts, start)
     total = len(text)
@@ -480,7 +479,8 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tu
     if parser == "auto":
         from chunkctl.loaders import markdown_rs
 
-        items = markdown_rs.block_items(text[start:])
+        known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
+        items = markdown_rs.block_items(text[start:], (line_starts, start, base_line) if known else None)
     elif parser != "reference":
         raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
     if items is None:

@@ -16,8 +16,13 @@ Speed (issue 19, 583 real Markdown files, 9.6 MB): markdown-it-py's block parse 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from array import array
+from collections.abc import Sequence
 from typing import Any
+
+from chunkctl.text.lines import line_starts as lines_of
 
 _PLUGINS = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference",
             "html_block", "table")
@@ -27,8 +32,6 @@ _PLUGINS = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", 
 MAX_LEVEL = 16
 
 _NEWLINES = re.compile(r"\r\n?")
-_LF = re.compile(b"\n")
-_LF_STR = re.compile("\n")
 _SIMPLE = {"blockquote": "quote", "paragraph": "paragraph", "html_block": "html", "hr": "rule"}
 _CONTAINERS = {"blockquote": 1, "bullet_list": 1, "ordered_list": 1, "list_item": 1}
 _SKIP = frozenset(("definition",))  # link reference definitions: markdown-it-py gives no token
@@ -90,13 +93,15 @@ def available() -> bool:
     return _parser() is not None
 
 
-def block_items(src: str) -> Any:
+def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = None) -> Any:
     """The block items of `src` (see `markdown.Items`), or None when the reference parser must read it.
 
     `src` is normalized as markdown-it-py does before parsing (CR LF and CR become LF, NUL
     becomes U+FFFD), so line numbers are those of markdown-it-py's token maps. Source maps
     of markdown-it.rs are UTF-8 byte offsets; they become lines through the byte offsets of
-    line starts.
+    line starts. `known_lines` saves computing them: (line starts of a text `src` is the end
+    of, where `src` starts in it, its first line's number); only for ASCII text without CR or
+    NUL, where characters are bytes.
     """
     md = _parser()
     if md is None:
@@ -105,14 +110,19 @@ def block_items(src: str) -> Any:
     if "\0" in norm:
         norm = norm.replace("\0", "\ufffd")
     root = md.tree(norm)
-    data = norm.encode("utf-8")
-    line_starts = [0]
-    line_starts.extend(m.end() for m in _LF.finditer(data))
+    if known_lines is None:
+        line_starts: Sequence[int] = array("q", [0])
+        line_starts.extend(itertools.accumulate(  # type: ignore[attr-defined]
+            map((1).__add__, map(len, norm.encode("utf-8").split(b"\n")[:-1]))))
+        offset = first = 0
+    else:
+        line_starts, offset, first = known_lines
     find = bisect.bisect_right
 
     def lines(node: Any) -> tuple[int, int]:
         bs, be = node.srcmap
-        return find(line_starts, bs) - 1, find(line_starts, max(bs, be - 1))
+        bs += offset
+        return find(line_starts, bs) - 1 - first, find(line_starts, max(bs, be + offset - 1)) - first
 
     items: list[tuple[str, tuple[int, int], dict]] = []
     nested: list[tuple[int, int]] = []
@@ -153,8 +163,7 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]]) -> bool:
         return False
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
     code_starts = [a for a, _b in code]
-    line_starts = [0]
-    line_starts.extend(m.end() for m in _LF_STR.finditer(norm))
+    line_starts = lines_of(norm)
     for m in (first, *matches):
         la = bisect.bisect_right(line_starts, m.start()) - 1
         lb = bisect.bisect_right(line_starts, max(m.start(), m.end() - 2)) - 1

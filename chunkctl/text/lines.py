@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
+from array import array
 from collections.abc import Iterator
 
 # A paragraph break: a line break followed by one or more blank lines.
@@ -15,6 +17,24 @@ _BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*\r)+")
 _BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*\r\n)+")
 _FF = re.compile(r"\f")
 _NONSPACE = re.compile(r"\S")
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> array:
+    """Character offset of the start of each line of `text` (lines end at LF, CR LF or CR;
+    the first starts at 0), 8 bytes a line.
+
+    Without a CR the offsets come from `str.split` and running sums, about twice as fast
+    as a regex search for each line end.
+    """
+    starts = array("q", [0])
+    if "\r" in text:
+        starts.extend(m.end() for m in _LINE_END.finditer(text))
+    else:
+        starts.extend(itertools.accumulate(map((1).__add__, map(len, text.split("\n")[:-1]))))
+    return starts
 
 
 def _blank_pattern(text: str, a: int, b: int) -> re.Pattern:

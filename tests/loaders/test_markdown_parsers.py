@@ -17,6 +17,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 pytestmark = pytest.mark.skipif(not markdown_rs.available(), reason="markdown-it-pyrs is not installed here")
+# (CI installs it: pyproject.toml requires it on CPython 3.12 and older)
 
 
 def both(text: str, start: int = 0, fast_only: bool = True):
@@ -222,3 +223,13 @@ def test_without_markdown_it_pyrs_the_reference_reads_everything(monkeypatch):
 def test_an_unknown_parser_name_is_an_error():
     with pytest.raises(ValueError, match="unknown Markdown parser"):
         markdown.build_markdown_blocks("x", parser="pulldown")
+
+
+@pytest.mark.parametrize("text, starts", [
+    ("", [0]), ("a", [0]), ("a\n", [0, 2]), ("a\nbc\n\nd", [0, 2, 5, 6]),
+    ("a\r\nb\rc\n", [0, 3, 5, 7]), ("\r\r\n\n", [0, 1, 3, 4]), ("é\n日本\nx", [0, 2, 5]),
+])
+def test_line_starts(text, starts):
+    from chunkctl.text.lines import line_starts
+
+    assert list(line_starts(text)) == starts
