@@ -295,11 +295,16 @@ def test_binary_file_is_a_one_line_error():
         load(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
 
 
-def test_deep_nesting_is_cut_with_a_warning_not_a_crash():
+def test_deep_nesting_is_read_past_the_cut_with_a_warning_not_a_crash():
+    """Past the nesting limit the page's text is kept as plain paragraphs (issue 14: no text
+    left out), read without a tree in time linear in the markup."""
     depth = MAX_DEPTH + 2000
-    doc = load("<p>before</p>" + "<div>" * depth + "deep" + "</div>" * depth + "<p>after</p>")
-    assert doc.text.startswith("before")
-    assert doc.warnings and "nested deeper" in doc.warnings[0]
+    doc = load("<p>before</p>" + "<div>" * depth + "deep <b>bold</b> &amp; more" + "<p>next<br>line</p>"
+               + "<script>var x = '<p>';</script><style>p {}</style>" + "<table><tr><td>a</td><td>b</td></tr></table>"
+               + "</div>" * depth + "<p>after</p>")
+    assert doc.text == "before\n\ndeep bold & more\n\nnext\n\nline\n\na b\n\nafter"
+    assert [b.kind.value for b in doc.blocks] == ["paragraph"] * 6
+    assert len(doc.warnings) == 1 and "nested deeper" in doc.warnings[0] and "plain paragraphs" in doc.warnings[0]
 
 
 def test_deep_nesting_under_the_cut_walks_without_recursion():

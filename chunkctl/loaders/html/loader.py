@@ -8,7 +8,7 @@ from chunkctl.errors import LoaderError, MissingExtraError
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.main import MainContent
-from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
+from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
@@ -82,9 +82,11 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     """
     warnings: list[str] = []
     cut = nesting_cut(html)
+    rest: list[str] = []
     if cut is not None:
+        rest = flat_paragraphs(html[cut:])
         warnings.append(f"markup nested deeper than {MAX_DEPTH} elements at character {cut}; "
-                        f"the rest of the page is left out")
+                        f"the rest of the page is read as plain paragraphs, without its structure")
         html = html[:cut]
     tree = parse(html)
     facts: dict[str, Any] = {"title": None, "lang": None}
@@ -110,6 +112,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
             renderer.render(found.title)
         root = found.root
     raw = renderer.render(root) if root is not None else []
+    raw.extend((BlockKind.PARAGRAPH, para, 0, "", None, (), {}) for para in rest)
     text, blocks, first_h1 = assemble(raw)
     facts["first_h1"] = first_h1
     return text, blocks, facts, warnings

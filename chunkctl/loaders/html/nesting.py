@@ -1,8 +1,10 @@
-"""HTML nesting guard: where markup first nests too deep for the parser, found by regex scans; no DOM."""
+"""HTML nesting guard: where markup first nests too deep for the parser, found by regex scans, and
+the text of what lies past that point read without a tree (the standard library's event parser)."""
 
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from itertools import accumulate
 
 MAX_DEPTH = 4096
@@ -48,3 +50,60 @@ def nesting_cut(html: str, max_depth: int = MAX_DEPTH) -> int | None:
         if len(stack) > max_depth:
             return m.start()
     return None
+
+
+_BREAKS = frozenset("address article aside blockquote br dd details dialog div dl dt fieldset figcaption figure footer "
+                    "form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table tr ul".split())
+_HIDDEN = frozenset("script style template noscript head title svg math iframe object".split())
+
+
+class _FlatText(HTMLParser):
+    """Text of markup as paragraphs: a block element's start or end tag breaks a paragraph,
+    cells are spaced, scripts, styles and other non-text are left out. No tree, no stack of
+    open elements: time and memory are linear in the markup however deep it nests."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.paragraphs: list[list[str]] = [[]]
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        else:
+            self._mark(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        self._mark(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        else:
+            self._mark(tag)
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.paragraphs[-1].append(data)
+
+    def _mark(self, tag: str) -> None:
+        if tag in _BREAKS:
+            if self.paragraphs[-1]:
+                self.paragraphs.append([])
+        elif tag in ("td", "th") and self.paragraphs[-1]:
+            self.paragraphs[-1].append(" ")
+
+
+def flat_paragraphs(html: str) -> list[str]:
+    """The text of `html` as paragraphs (white space collapsed, empty ones left out), read by
+    the standard library's event parser: for the part of a page that nests too deep for a
+    tree (`nesting_cut`), so its text is kept, without its structure."""
+    parser = _FlatText()
+    parser.feed(html)
+    parser.close()
+    out = []
+    for parts in parser.paragraphs:
+        text = " ".join("".join(parts).split())
+        if text:
+            out.append(text)
+    return out
