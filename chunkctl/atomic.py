@@ -65,6 +65,21 @@ def remove_stale(folder: str, base: str | None = None) -> list[str]:
     return removed
 
 
+def remove_stale_shards(folder: str | os.PathLike) -> list[str]:
+    """`remove_stale` in each two-character shard folder of a cache (`<folder>/<key[:2]>/`).
+
+    Never raises. Returns the paths removed.
+    """
+    removed: list[str] = []
+    try:
+        shards = [e.path for e in os.scandir(os.fspath(folder)) if len(e.name) == 2 and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return removed
+    for shard in shards:
+        removed.extend(remove_stale(shard))
+    return removed
+
+
 def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
     """Write `parts` to `path` through a temporary file in its folder, then rename it over `path`.
 

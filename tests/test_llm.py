@@ -560,3 +560,26 @@ def test_read_answer_tells_usable_from_unusable_answers(tmp_path, answer, expect
 def test_clean_answer():
     assert clean_answer('Context: "It is about soil."\n') == "It is about soil."
     assert clean_answer("<think>x</think>\n\nA\u0000 note\ufffd.") == "A note ."
+
+
+def test_the_answer_cache_removes_temporary_files_of_killed_writers(server, tmp_path):
+    """Issue 14: a writer killed by SIGKILL between its temporary file and the rename leaves
+    `.<key>.json.chunkctl-<pid>-*.tmp`; the next write to the cache removes those of dead
+    processes and leaves a live writer's alone."""
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    shard = tmp_path / "cache" / "ab"
+    shard.mkdir(parents=True)
+    stale = shard / f".ab12.json.chunkctl-{dead_pid}-x1.tmp"
+    live = shard / f".ab34.json.chunkctl-{os.getpid()}-x2.tmp"
+    other = shard / "notes.tmp"
+    for f in (stale, live, other):
+        f.write_bytes(b"{")
+    client = client_for(server, tmp_path)
+    assert client.complete(ChatRequest((("user", "hello"),), 20)).text == "echo: hello"
+    assert not stale.exists() and live.exists() and other.exists()
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 1

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from chunkctl.atomic import replace_atomically
+from chunkctl.atomic import remove_stale_shards, replace_atomically
 from chunkctl.errors import ChunkctlError, MissingExtraError
 from chunkctl.llm.options import LLMOptions
 
@@ -100,7 +100,8 @@ class DiskCache:
     """Answers on disk, one JSON file per (scope, model, prompt hash): `<folder>/<key[:2]>/<key>.json`.
 
     Writes are atomic (a temporary file renamed into place), so concurrent runs never
-    see half an entry; an unreadable or malformed entry counts as a miss and is
+    see half an entry, and the first write of a cache object removes the temporary files
+    of writers killed before their rename (SIGKILL); an unreadable or malformed entry counts as a miss and is
     overwritten by the next answer. Entries hold the model name, the prompt hash and
     the answer, nothing else: the scope only enters the key (a hash).
 
@@ -116,6 +117,7 @@ class DiskCache:
     def __init__(self, folder: Path | None, scope: str = ""):
         self.folder = folder
         self.scope = scope
+        self._swept = False
 
     def _path(self, request: Request, model: str) -> Path | None:
         if self.folder is None:
@@ -144,6 +146,9 @@ class DiskCache:
         path = self._path(request, model)
         if path is None:
             return
+        if not self._swept:  # temporary files of writers killed by SIGKILL, once per cache object
+            self._swept = True
+            remove_stale_shards(path.parent.parent)
         data = orjson.dumps({"v": CACHE_VERSION, "model": model, "prompt": request.prompt_hash(), "answer": answer})
         with contextlib.suppress(OSError):
             replace_atomically(path, data)

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from chunkctl.__about__ import __version__
-from chunkctl.atomic import remove_stale, replace_atomically
+from chunkctl.atomic import remove_stale_shards, replace_atomically
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
 
@@ -79,14 +79,7 @@ class RecordCache:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             self._failed(exc)
-        for sub in self._subfolders():
-            remove_stale(str(sub))
-
-    def _subfolders(self) -> list[Path]:
-        try:
-            return [p for p in self.folder.iterdir() if len(p.name) == 2 and p.is_dir()]
-        except OSError:
-            return []
+        remove_stale_shards(self.folder)
 
     def _failed(self, exc: OSError) -> None:
         if self.failed is None:
