@@ -4,8 +4,9 @@ of the Markdown loader.
 markdown-it-py stays the reference (`markdown._reference_items`): this module gives the same
 items, in lines, and says `None` wherever it is not known to agree, so the loader falls back
 to the reference: markdown-it-pyrs not installed (it has wheels for CPython 3.8-3.12 only),
-a node type it was not tested on, or a document nested deeper than markdown-it-py's
-`maxNesting` could reach. tests/loaders/test_markdown_parsers.py checks that both give the
+a node type it was not tested on, a document nested deeper than markdown-it-py's
+`maxNesting` could reach, or lines the two are known to read differently (`_DIVERGENT`,
+`_TABLE_ROWS`, `_table_diverges`). tests/loaders/test_markdown_parsers.py checks that both give the
 same blocks on the CommonMark 0.31.2 spec examples, GFM tables, generated Markdown and every
 Markdown file of the shared corpus.
 
@@ -43,20 +44,27 @@ _INLINE = frozenset(("text",))
 # patterns are searched in "\n" + text and open with that line break instead of "^", which
 # lets the regex engine skip from line break to line break (ten times faster than "^" in
 # MULTILINE mode on 10 MB of Markdown).
-_DIVERGENT = re.compile(
-    # - GFM tables: which line may start a table (after a quote marker or a fence, a line
-    #   without a pipe over "|-"), which line ends one (a list marker), one-column tables whose
-    #   delimiter row has no pipe ("| h |" over "---": a table for markdown-it-py, a setext
-    #   heading for markdown-it.rs). Any delimiter row sends the document to the reference; so
-    #   does any table markdown-it.rs still finds (`block_items`).
-    r"\n[ \t>]*[:\-]*\|[|:\- \t]*-[|:\- \t]*$"  # a delimiter row with a pipe
+_TABLE_ROWS = re.compile(
+    # - GFM tables. A line that may be a table's delimiter row (pipes, colons and hyphens, with
+    #   a pipe in it, or hyphens under a line with a pipe) must be the delimiter row of a table
+    #   markdown-it.rs found, which then passes `_table_diverges`: otherwise the reference may
+    #   read a table there that markdown-it.rs does not ("| h |" over "---": a one-column table
+    #   for markdown-it-py, a setext heading for markdown-it.rs; "```|" over "--": a table, or
+    #   a fence).
+    r"\n[ \t>]*[:\-]*\|[|:\- \t]*-[|:\- \t]*$"
     r"|\n[ \t>]*[|:\- \t]*-[|:\- \t]*\|[|:\- \t]*$"
-    r"|\n[^\n]*\|[^\n]*\n[ \t>]*:?-+:?[ \t]*$"  # a row of hyphens without a pipe under a line with one
+    r"|\n[^\n]*\|[^\n]*\n[ \t>]*:?-+:?[ \t]*$",
+    re.M,
+)
+_DIVERGENT = re.compile(
     # - a list item that may not interrupt a paragraph (an empty item, a number other than 1)
     #   in or after a quote: markdown-it-py ends the quote, markdown-it.rs reads a lazy
     #   continuation line ("> a" then "b" then "2)")
-    r"|\n[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>[^\n]*\n(?:[ \t]*\S[^\n]*\n)*?"
+    r"\n[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>[^\n]*\n(?:[ \t]*\S[^\n]*\n)*?"
     r"[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]*$|(?!1[.)])\d{1,9}[.)][ \t])"
+    # - a list marker on the line after a quote: markdown-it-py ends the quote, markdown-it.rs
+    #   may read a lazy continuation line
+    r"|\n[ \t]*>[^\n]*\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)"
     # - a tab after a list or quote marker, before the content: the column it starts at differs
     r"|\n[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))(?:[ >]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*\t"
     # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
@@ -67,6 +75,16 @@ _DIVERGENT = re.compile(
     r"|\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(])|\[[^\]]*\n[^\]]*\]:",
     re.M,
 )
+# A table row whose first character may start another block (quote, fence, heading, list item,
+# rule, HTML): markdown-it-py ends the table before such a line, markdown-it.rs may not; a
+# header row that starts so may be that block for one parser and a table for the other.
+_ROW_OPENER = re.compile(rb"[>`~#<]|[-+*](?:[ \t]|$)|[-*_][ \t]*[-*_][ \t]*[-*_]|\d{1,9}[.)](?:[ \t]|$)")
+# A table under a paragraph line of a quote or list item: markdown-it-py reads its rows as lazy
+# continuation lines of that paragraph, markdown-it.rs lets the table interrupt it.
+_CONTAINER_START = re.compile(rb">|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)")
+# markdown-it-py stops a table's body once it has filled in 65,536 missing cells (a guard against
+# huge tables of short rows); tables that could reach it take the reference.
+_MAX_FILLED_CELLS = 60_000
 
 _MD: Any = None
 _MISSING = False
@@ -126,6 +144,7 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
 
     items: list[tuple[str, tuple[int, int], dict]] = []
     nested: list[tuple[int, int]] = []
+    tables: list[Any] = []  # table nodes, top-level and nested
     for node in root.children:
         name = node.name
         if node.srcmap is None:
@@ -139,6 +158,12 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
             items.append(("heading", lines(node), {"level": node.meta["level"], "content": content}))
         elif name in ("fence", "code_block"):
             items.append(("code", lines(node), {"info": node.meta.get("info", ""), "indented": name == "code_block"}))
+        elif name == "table":
+            table = _table(node, lines)
+            if table is None:
+                return None
+            items.append(table)
+            tables.append(node)
         elif name in ("bullet_list", "ordered_list"):
             members = [lines(c) for c in node.children if c.name == "list_item"]
             items.append(("list", lines(node), {"items": members}))
@@ -146,49 +171,120 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
             items.append((_SIMPLE[name], lines(node), {}))
         else:
             return None
-        if name in _CONTAINERS and not _nested_atoms(node, lines, nested):
+        if name in _CONTAINERS and not _nested_atoms(node, lines, nested, tables):
             return None
     nested.sort()
-    if _diverges(norm, items, nested):
+    if tables:
+        data = norm.encode("utf-8")
+
+        def line_bytes(k: int) -> bytes:  # line k of `norm`, in UTF-8
+            a = line_starts[k + first] - offset
+            b = line_starts[k + first + 1] - offset if k + first + 1 < len(line_starts) else len(data)
+            return data[a:b]
+
+        if any(_table_diverges(t, data, lines, line_bytes) for t in tables):
+            return None
+    if _diverges(norm, items, nested, [lines(t) for t in tables]):
         return None
     return items, nested
 
 
-def _diverges(norm: str, items: list, nested: list[tuple[int, int]]) -> bool:
-    """True when a `_DIVERGENT` pattern matches lines of `norm` other than the inside of a code
-    block from its third line on (a table's delimiter row under a fence's opening line counts)."""
-    matches = _DIVERGENT.finditer("\n" + norm)  # offsets in it: a match's "\n" is at its line's start in `norm`
-    first = next(matches, None)
-    if first is None:
+def _table(node: Any, lines: Any) -> tuple[str, tuple[int, int], dict] | None:
+    """A table item (see `markdown.Item`) from markdown-it.rs's table node, or None for an unknown part."""
+    head = None
+    cells: list[str] = []
+    rows: list[int] = []
+    for part in node.children:
+        if part.name == "thead":
+            for row in part.children:
+                head = lines(row)
+                cells = ["".join(c.meta.get("content", "") for c in cell.children if c.name in _INLINE)
+                         for cell in row.children]
+        elif part.name == "tbody":
+            rows.extend(lines(row)[0] for row in part.children)
+        else:
+            return None
+    return "table", lines(node), {"head": head, "cells": cells, "rows": rows}
+
+
+def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> bool:
+    """True when markdown-it-py may read this table of markdown-it.rs's differently (see
+    `_TABLE_ROWS`, `_ROW_OPENER`, `_CONTAINER_START`): its header row has no pipe, is indented
+    4 columns or more (or with a tab), or it or a body row starts like another block; it comes
+    under text of a quote or list item; the line after it is not blank; or it is big enough
+    for markdown-it-py's guard against filling in missing cells."""
+    first, end = lines(table)
+    head_line = line_bytes(first)
+    if b"|" not in head_line:
+        return True
+    start = table.srcmap[0]
+    before = data[data.rfind(b"\n", 0, start) + 1:start]  # its line up to the table: container marks, indentation
+    if b"\t" in before or len(before) - len(before.rstrip(b" ")) >= 4:
+        return True
+    k = first - 1
+    while k >= 0:  # the lines of text right above the table: a lazy continuation of a quote or list item?
+        above = line_bytes(k).lstrip(b" \t")
+        if not above.strip():
+            break
+        if _CONTAINER_START.match(above):
+            return True
+        k -= 1
+    rows = [row for part in table.children if part.name == "tbody" for row in part.children]
+    columns = sum(len(row.children) for part in table.children if part.name == "thead" for row in part.children)
+    if len(rows) * max(columns, 1) > _MAX_FILLED_CELLS:
+        return True
+    for node in (table, *rows):
+        a = node.srcmap[0]
+        e = data.find(b"\n", a)
+        if _ROW_OPENER.match(data, a, e if e >= 0 else len(data)):
+            return True
+    try:
+        after = line_bytes(end)
+    except IndexError:
+        return False
+    return bool(after.strip(b" \t>\n"))
+
+
+def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: list[tuple[int, int]]) -> bool:
+    """True when a `_DIVERGENT` pattern, or a `_TABLE_ROWS` pattern other than on the header and
+    delimiter rows of one of `tables` (their lines), matches lines of `norm` other than the
+    inside of a code block from its third line on (a table's delimiter row under a fence's
+    opening line counts)."""
+    text = "\n" + norm  # offsets in it: a match's "\n" is at its line's start in `norm`
+    found = [(m, False) for m in _DIVERGENT.finditer(text)] + [(m, True) for m in _TABLE_ROWS.finditer(text)]
+    if not found:
         return False
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
     code_starts = [a for a, _b in code]
+    heads = {a for a, _b in tables}
     line_starts = lines_of(norm)
-    for m in (first, *matches):
+    for m, table_row in found:
         la = bisect.bisect_right(line_starts, m.start()) - 1
         lb = bisect.bisect_right(line_starts, max(m.start(), m.end() - 2)) - 1
+        if table_row and (la - 1 in heads and lb == la or la in heads and lb == la + 1):
+            continue  # the delimiter row (or header and delimiter rows) of a table markdown-it.rs read
         k = bisect.bisect_right(code_starts, la) - 1
         if k < 0 or la <= code[k][0] + 1 or lb >= code[k][1]:
             return True  # not inside one code block, two lines below its first (a fence's opening line)
     return False
 
 
-def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]]) -> bool:
-    """Add the lines of code blocks and tables inside a top-level container to `out`.
+def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]], tables: list[Any]) -> bool:
+    """Add the lines of code blocks and tables inside a top-level container to `out`, and its
+    table nodes to `tables`.
 
     Returns:
-        False when the container nests deeper than `MAX_LEVEL` token levels or holds a table
-        (tables are read by the reference parser, see `_DIVERGENT`).
+        False when the container nests deeper than `MAX_LEVEL` token levels.
     """
     stack = [(child, _CONTAINERS[root.name]) for child in root.children]
     while stack:
         node, level = stack.pop()
         name = node.name
-        if name in ("fence", "code_block"):
+        if name in ("fence", "code_block", "table"):
             out.append(lines(node))
+            if name == "table":
+                tables.append(node)
             continue
-        if name == "table":
-            return False
         step = _CONTAINERS.get(name)
         if step is None:
             continue
