@@ -235,6 +235,16 @@ def test_links_out_of_the_folder_are_skipped_unless_asked(tmp_path):
     p = _cli("chunk", repo, "--follow-links")
     assert [r["source"] for r in parse_jsonl(p.stdout)] == ["alias.md", "inner/real.md", "linked/deep.md",
                                                             "notes.txt", "view/real.md"]
+    # `chunkctl view` reads the same selection and says the same (it did not name the links)
+    (repo / "image.png").write_bytes(b"\x89PNG")
+    page = tmp_path / "page.html"
+    p = _cli("view", repo, repo / "image.png", "-o", page)
+    assert p.returncode == 0, p.stderr
+    err = p.stderr.decode()
+    assert "linked: skipped, a symbolic link that leads out of the folder (--follow-links follows it)" in err
+    assert "notes.txt: skipped, a symbolic link that leads out of the folder" in err
+    assert "image.png: skipped, no loader for its extension (" in err
+    assert "Inside text." in page.read_text() and "root:x:0" not in page.read_text()
 
 
 # --- 12. outputs that cannot be written are found before any work ---------------------------------------------

@@ -24,6 +24,7 @@ from chunkctl.cli.console import (
     one_line,
     print_line,
     usage_error,
+    warn_selection,
 )
 from chunkctl.cli.options import (
     CHUNK_OPTIONS,
@@ -38,7 +39,6 @@ from chunkctl.cli.options import (
     with_options,
 )
 from chunkctl.errors import ConfigError, OutputError
-from chunkctl.loaders import format_list
 from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, RunSummary
 
 
@@ -67,12 +67,7 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
                                 follow_links=values["follow_links"], source_root=values["source_root"])
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
-    for source in found.unsupported_named:
-        con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
-    for source in found.outside:
-        con.warn(f"{source}: skipped, a symbolic link that leads out of the folder (--follow-links follows it)")
-    for pattern in found.unmatched:
-        con.warn(f"{pattern} matched no file")
+    warn_selection(con, found)
     return found
 
 

@@ -139,3 +139,17 @@ class Console:
     def say(self, kind: str, msg: str) -> None:
         """`error` or `warn` by kind ("error" or "warning")."""
         (self.error if kind == "error" else self.warn)(msg)
+
+
+def warn_selection(con: Console, found: Any) -> None:
+    """Say what the input selection left out (`pipeline.gather`'s result): files named on the
+    command line that no loader reads, symbolic links that lead out of a folder, and patterns
+    that matched nothing; one warning line each (`chunk` and `view` alike)."""
+    from chunkctl.loaders import format_list
+
+    for source in found.unsupported_named:
+        con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
+    for source in found.outside:
+        con.warn(f"{source}: skipped, a symbolic link that leads out of the folder (--follow-links follows it)")
+    for pattern in found.unmatched:
+        con.warn(f"{pattern} matched no file")

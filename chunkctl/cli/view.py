@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, Console, usage_error
+from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, Console, usage_error, warn_selection
 from chunkctl.cli.options import (
     CHUNK_OPTIONS,
     CONFIG_OPTIONS,
@@ -93,10 +93,7 @@ def view_cmd(
         raise usage_error(str(exc)) from None
     for p in found.problems:
         con.error(str(p))
-    for source in found.unsupported_named:
-        con.warn(f"{source}: skipped, no loader for its extension")
-    for pattern in found.unmatched:
-        con.warn(f"{pattern} matched no file")
+    warn_selection(con, found)
     if not any(i.format for i in found.inputs):
         con.error(f"no document to show among {len(found.inputs)} files selected (no loader for their extensions)"
                   if found.inputs else "no input files selected; nothing written")
