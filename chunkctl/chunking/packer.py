@@ -10,13 +10,20 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chunkctl.model import Block, BlockKind, Chunk
-from chunkctl.text.segment import ITER_SPAN, Graphemes, Level, Splitters, iter_split_lines, split_lines, split_words
+from chunkctl.text.segment import (
+    ITER_SPAN,
+    Graphemes,
+    Level,
+    Splitters,
+    hard_line_starts,
+    quick_wrap,
+    split_words,
+)
 from chunkctl.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
@@ -127,7 +134,7 @@ class Packer:
         self.min_fill = MIN_FILL
         # starts of the spans no chunk may hold (data-URI payloads), in order
         self.skipped_starts = [s for s, _e in sorted(doc.meta.get("skipped_spans", ()))]
-        self._line_cache: dict[tuple[int, int], Sequence[int]] = {}
+        self._wrap_cache: dict[tuple[int, int], int | None] = {}
 
     # ------------------------------------------------------------------ counting
     def tokens_before(self, pos: int) -> int:
@@ -909,8 +916,7 @@ class Packer:
             a = max(lo, wlo - 80)
             found = self.sentences.quick_starts(self.text, a, ce)
             for b in blocks:
-                starts = self._hard_line_starts(b)
-                found += starts[bisect.bisect_right(starts, a):bisect.bisect_left(starts, ce)]
+                found += self._hard_line_starts(b, a, ce)
             for s in found:
                 if s >= wlo:
                     cands.add(s)
@@ -925,20 +931,19 @@ class Packer:
                  if s > cs and (s == 0 or text[s - 1].isspace())]
         return self._first_within_overlap(words, cs, ce, tce)
 
-    def _hard_line_starts(self, block: Block) -> Sequence[int]:
-        """Starts of the block's hard lines (soft wraps of prose left out), computed once per block."""
+    def _hard_line_starts(self, block: Block, lo: int, hi: int) -> list[int]:
+        """Starts `s`, `lo < s < hi`, of the block's hard lines (soft wraps of prose left out:
+        `split_lines`), reading only the lines near the window (`hard_line_starts`); the
+        block's wrap width is computed once per block."""
         key = (block.start, block.end)
-        starts = self._line_cache.get(key)
-        if starts is None:
-            if len(self._line_cache) >= 256:  # the overlaps look back at the last few blocks only
-                self._line_cache.clear()
-            prose = block.kind not in (BlockKind.CODE, BlockKind.MATH)
-            if block.end - block.start > ITER_SPAN:  # 8 bytes a line, not a list
-                starts = array("q", (s for s, _e in iter_split_lines(self.text, block.start, block.end, prose)))
-            else:
-                starts = [s for s, _e in split_lines(self.text, block.start, block.end, prose=prose)]
-            self._line_cache[key] = starts
-        return starts
+        prose = block.kind not in (BlockKind.CODE, BlockKind.MATH)
+        if key in self._wrap_cache:
+            wrap = self._wrap_cache[key]
+        else:
+            if len(self._wrap_cache) >= 256:  # the overlaps look back at the last few blocks only
+                self._wrap_cache.clear()
+            wrap = self._wrap_cache[key] = quick_wrap(self.text, block.start, block.end) if prose else None
+        return hard_line_starts(self.text, block.start, block.end, lo, hi, prose, wrap)
 
     def _first_within_overlap(self, starts: list[int], cs: int, ce: int, tce: int) -> int | None:
         """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens."""

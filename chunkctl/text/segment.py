@@ -321,6 +321,64 @@ def iter_split_lines(text: str, a: int, b: int, prose: bool = True) -> Iterator[
         yield cur
 
 
+_CR_LF = re.compile(r"\r\n|\r|\n")
+
+
+def quick_wrap(text: str, a: int, b: int) -> int | None:
+    """`line_wrap(text, a, b)`, from string methods: the widest line is the longest line
+    (split at CR, LF and CR LF) without its trailing white space; there are two lines or
+    more when white space with a line break lies between two visible characters."""
+    seg = text[a:b]
+    inner = seg.strip()
+    if not _LINE_SEP.search(inner):
+        return None
+    wrap = max(map(len, map(str.rstrip, _CR_LF.split(seg))))
+    return wrap if 30 <= wrap <= 200 else None
+
+
+def hard_line_starts(text: str, a: int, b: int, lo: int, hi: int, prose: bool, wrap: int | None) -> list[int]:
+    """Starts `s` with `lo < s < hi` of the lines `split_lines(text, a, b, prose)` gives, found
+    by reading the lines near `[lo, hi)` only (the same starts; tests check it).
+
+    `wrap` is the span's wrap width (`quick_wrap(text, a, b)`), computed once per span by
+    the caller. Whether a line break is soft depends on the line before it and the one after
+    (`_soft_break`), and on the line before's own break only when that line is indented
+    (its indentation counts once it is joined to the line above): reading starts at the
+    nearest line above `lo` that begins at its first column, or at `a`.
+    """
+    if not prose or wrap is None:
+        start = _line_start(text, a, max(a, lo))
+        return [s for s, _e in _iter_split_by(_LINE_SEP, text, start, min(hi, b)) if lo < s < hi]
+    pos = max(a, lo)
+    while True:  # the nearest line at or above `lo` that starts with a visible character
+        start = _line_start(text, a, pos)
+        if start <= a:
+            start = a
+            break
+        if not text[start].isspace():
+            break
+        pos = start - 1
+    out: list[int] = []
+    cur: tuple[int, int] | None = None
+    prev_width = 0
+    for s, e in _iter_split_by(_LINE_SEP, text, start, b):
+        if s >= hi:
+            break
+        width = e - _line_start(text, a, s)
+        if cur is None:
+            if lo < s:
+                out.append(s)  # the span's first line (reading began at `a`)
+        elif _soft_break(text, a, b, cur[0], cur[1], s, e, prev_width, wrap):
+            cur = (cur[0], e)
+            prev_width = width
+            continue
+        elif lo < s:
+            out.append(s)
+        cur = (s, e)
+        prev_width = width
+    return out
+
+
 _LINE_BREAK_REV = regex.compile(r"[\r\n]", flags=regex.REVERSE)
 
 
