@@ -518,17 +518,23 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tu
 
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []
+    heads: tuple[str, ...] = ()  # the heading path in force, one tuple shared by the blocks under it
     for kind, s, e, extra in filled:
         if kind == BlockKind.HEADING:
             level = extra["level"]
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, extra["title"]))
-            blocks.append(Block(kind, s, e, level=level, headings=tuple(t for _, t in path)))
+            heads = tuple(t for _, t in path)
+            blocks.append(Block(kind, s, e, level=level, headings=heads))
+            continue
+        if not extra:
+            block = Block(kind, s, e, headings=heads)
+            blocks.append(as_pipe_table(text, block) if kind == BlockKind.PARAGRAPH else block)
             continue
         blocks.append(as_pipe_table(text, Block(
             kind, s, e,
-            headings=tuple(t for _, t in path),
+            headings=heads,
             language=extra.get("language", ""),
             header=extra.get("header"),
             rows=extra.get("rows", ()),

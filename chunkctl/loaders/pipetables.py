@@ -29,7 +29,7 @@ def as_pipe_table(text: str, block: Block) -> Block:
     is a row. Exports of spreadsheets and filings write tables this way, without the
     `| --- |` row GitHub-flavoured Markdown requires.
     """
-    if block.kind != BlockKind.PARAGRAPH or "|" not in text[block.start:block.end]:
+    if block.kind != BlockKind.PARAGRAPH or text.find("|", block.start, block.end) < 0:
         return block
     lines = [(m.start(), m.end()) for m in _LINE.finditer(text, block.start, block.end)]
     lines = [(s, e) for s, e in lines if text[s:e].strip()]
