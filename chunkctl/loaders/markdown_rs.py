@@ -56,7 +56,9 @@ _TABLE_ROWS = re.compile(
     r"|\n[^\n]*\|[^\n]*\n[ \t>]*:?-+:?[ \t]*$",
     re.M,
 )
-_DIVERGENT = re.compile(
+# Each of the following needs a character ('>', a tab, "]:") that many documents lack: it is
+# searched for only when the text has it. (Patterns open with "\n": see `_TABLE_ROWS`.)
+_QUOTE_LAZY = re.compile(
     # - a list item that may not interrupt a paragraph (an empty item, a number other than 1)
     #   in or after a quote: markdown-it-py ends the quote, markdown-it.rs reads a lazy
     #   continuation line ("> a" then "b" then "2)")
@@ -64,17 +66,22 @@ _DIVERGENT = re.compile(
     r"[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]*$|(?!1[.)])\d{1,9}[.)][ \t])"
     # - a list marker on the line after a quote: markdown-it-py ends the quote, markdown-it.rs
     #   may read a lazy continuation line
-    r"|\n[ \t]*>[^\n]*\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)"
-    # - a tab after a list or quote marker, before the content: the column it starts at differs
-    r"|\n[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))(?:[ >]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*\t"
-    # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
-    #   that is indented or inside a list or quote: where it ends differs
-    r"|\n(?!<)[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t>]*)*<(?:!|\?|script|pre|style|textarea)"
-    # - a link reference definition with a title, or whose label or destination goes on to
-    #   another line: where the definition ends differs
-    r"|\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(])|\[[^\]]*\n[^\]]*\]:",
+    r"|\n[ \t]*>[^\n]*\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)",
     re.M,
 )
+# - a tab after a list or quote marker, before the content: the column it starts at differs
+_TAB_AFTER_MARK = re.compile(
+    r"\n[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))(?:[ >]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*\t")
+# - a link reference definition with a title, or whose label or destination goes on to
+#   another line: where the definition ends differs
+_REF_DEF = re.compile(r"\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(])|\[[^\]]*\n[^\]]*\]:")
+_DIVERGENT = ((">", _QUOTE_LAZY), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
+"""(a character or string the text must hold, pattern): lines the two parsers read differently."""
+# - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
+#   that is indented or inside a list or quote: where it ends differs. Found from each such
+#   opener (a literal search), then its line: only container marks and indentation before it.
+_HTML_OPENER = re.compile(r"<(?:!|\?|script|pre|style|textarea)", re.I)
+_CONTAINER_MARKS = re.compile(r"[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t>]*)*")
 # A table row whose first character may start another block (quote, fence, heading, list item,
 # rule, HTML): markdown-it-py ends the table before such a line, markdown-it.rs may not; a
 # header row that starts so may be that block for one parser and a table for the other.
@@ -246,21 +253,28 @@ def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> boo
 
 
 def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: list[tuple[int, int]]) -> bool:
-    """True when a `_DIVERGENT` pattern, or a `_TABLE_ROWS` pattern other than on the header and
+    """True when a `_DIVERGENT` pattern, an `_HTML_OPENER` after container marks, or a
+    `_TABLE_ROWS` pattern other than on the header and
     delimiter rows of one of `tables` (their lines), matches lines of `norm` other than the
     inside of a code block from its third line on (a table's delimiter row under a fence's
     opening line counts)."""
     text = "\n" + norm  # offsets in it: a match's "\n" is at its line's start in `norm`
-    found = [(m, False) for m in _DIVERGENT.finditer(text)] + [(m, True) for m in _TABLE_ROWS.finditer(text)]
+    found = [(m.start(), m.end(), False) for need, rx in _DIVERGENT if need in norm for m in rx.finditer(text)]
+    found += [(m.start(), m.end(), True) for m in _TABLE_ROWS.finditer(text)]
+    for m in _HTML_OPENER.finditer(norm):
+        q = m.start()
+        line = norm.rfind("\n", 0, q) + 1
+        if q > line and _CONTAINER_MARKS.fullmatch(norm, line, q):
+            found.append((line, q + 2, False))  # in `text`'s offsets, as the matches above
     if not found:
         return False
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
     code_starts = [a for a, _b in code]
     heads = {a for a, _b in tables}
     line_starts = lines_of(norm)
-    for m, table_row in found:
-        la = bisect.bisect_right(line_starts, m.start()) - 1
-        lb = bisect.bisect_right(line_starts, max(m.start(), m.end() - 2)) - 1
+    for start, end, table_row in found:
+        la = bisect.bisect_right(line_starts, start) - 1
+        lb = bisect.bisect_right(line_starts, max(start, end - 2)) - 1
         if table_row and (la - 1 in heads and lb == la or la in heads and lb == la + 1):
             continue  # the delimiter row (or header and delimiter rows) of a table markdown-it.rs read
         k = bisect.bisect_right(code_starts, la) - 1
