@@ -253,11 +253,10 @@ def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> boo
 
 
 def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: list[tuple[int, int]]) -> bool:
-    """True when a `_DIVERGENT` pattern, an `_HTML_OPENER` after container marks, or a
-    `_TABLE_ROWS` pattern other than on the header and
-    delimiter rows of one of `tables` (their lines), matches lines of `norm` other than the
-    inside of a code block from its third line on (a table's delimiter row under a fence's
-    opening line counts)."""
+    """True when lines of `norm` match a `_DIVERGENT` pattern, an `_HTML_OPENER` after container
+    marks, or a `_TABLE_ROWS` pattern other than on the header and delimiter rows of one of
+    `tables` (their lines), anywhere but inside a code block from its third line on (a
+    table's delimiter row under a fence's opening line counts)."""
     text = "\n" + norm  # offsets in it: a match's "\n" is at its line's start in `norm`
     found = [(m.start(), m.end(), False) for need, rx in _DIVERGENT if need in norm for m in rx.finditer(text)]
     found += [(m.start(), m.end(), True) for m in _TABLE_ROWS.finditer(text)]
