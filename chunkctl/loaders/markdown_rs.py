@@ -33,6 +33,10 @@ _PLUGINS = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", 
 MAX_LEVEL = 16
 
 _NEWLINES = re.compile(r"\r\n?")
+# Nesting markdown-it.rs is not given: a line that opens 12 or more quotes or list items, or is
+# indented 64 columns or more. (About 20,000 nested markers on one line overflow its stack and
+# kill the process; nesting deeper than `MAX_LEVEL` takes the reference anyway.)
+_TOO_DEEP = re.compile(r"\n(?:[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))){12}|\n[ \t]{64}")
 _SIMPLE = {"blockquote": "quote", "paragraph": "paragraph", "html_block": "html", "hr": "rule"}
 _CONTAINERS = {"blockquote": 1, "bullet_list": 1, "ordered_list": 1, "list_item": 1}
 _SKIP = frozenset(("definition",))  # link reference definitions: markdown-it-py gives no token
@@ -58,29 +62,35 @@ _TABLE_ROWS = re.compile(
 )
 # Each of the following needs a character ('>', a tab, "]:") that many documents lack: it is
 # searched for only when the text has it. (Patterns open with "\n": see `_TABLE_ROWS`.)
-_QUOTE_LAZY = re.compile(
-    # - a list item that may not interrupt a paragraph (an empty item, a number other than 1)
-    #   in or after a quote: markdown-it-py ends the quote, markdown-it.rs reads a lazy
-    #   continuation line ("> a" then "b" then "2)")
-    r"\n[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>[^\n]*\n(?:[ \t]*\S[^\n]*\n)*?"
-    r"[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]*$|(?!1[.)])\d{1,9}[.)][ \t])"
-    # - a list marker on the line after a quote: markdown-it-py ends the quote, markdown-it.rs
-    #   may read a lazy continuation line
-    r"|\n[ \t]*>[^\n]*\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)",
-    re.M,
-)
+# - a list item that may not interrupt a paragraph (an empty item, a number other than 1) in a
+#   run of text lines that holds a quote line before it ("> a" then "b" then "2)", or ">> a"
+#   then "> 2. b"): markdown-it-py ends the quote, markdown-it.rs reads a lazy continuation
+#   line. Found by one pass over three kinds of lines (`_lazy_quote`): quote lines, such
+#   list items, and blank lines (only spaces and tabs: a no-break space is text).
+_QUOTE_LINE = re.compile(r"\n[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>")
+_WEAK_ITEM = re.compile(r"\n[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]*$|(?!1[.)])\d{1,9}[.)][ \t])", re.M)
+_BLANK_LINE = re.compile(r"\n[ \t]*$", re.M)
+# - a list marker on the line right after a quote line: markdown-it-py ends the quote,
+#   markdown-it.rs may read a lazy continuation line
+_QUOTE_THEN_ITEM = re.compile(r"\n[ \t]*>[^\n]*\n[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)", re.M)
 # - a tab after a list or quote marker, before the content: the column it starts at differs
 _TAB_AFTER_MARK = re.compile(
     r"\n[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))(?:[ >]|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))*\t")
-# - a link reference definition with a title, or whose label or destination goes on to
-#   another line: where the definition ends differs
-_REF_DEF = re.compile(r"\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(])|\[[^\]]*\n[^\]]*\]:")
-_DIVERGENT = ((">", _QUOTE_LAZY), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
+# - a link reference definition with a title, whose label or destination goes on to another
+#   line, whose destination ends in a backslash, or followed by a line that could open a
+#   title ('"', "'", "("): where the definition ends differs
+_REF_DEF = re.compile(r"\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(\\])|\[[^\]]*\n[^\]]*\]:"
+                      r"|\[[^\]\n]*\]:[^\n]*\n[ \t]*[\"'(]")
+_DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
 # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
 #   that is indented or inside a list or quote: where it ends differs. Found from each such
 #   opener (a literal search), then its line: only container marks and indentation before it.
 _HTML_OPENER = re.compile(r"<(?:!|\?|script|pre|style|textarea)", re.I)
+# - "<!" and a letter (CommonMark 0.31 takes any letter, markdown-it.rs upper case only) and the
+#   tags the two spec versions list differently ("source", "search"), at a line's start after
+#   container marks (column 0 included)
+_HTML_VERSIONED = re.compile(r"<(?:![a-z]|source|search)", re.I)
 _CONTAINER_MARKS = re.compile(r"[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t])[ \t>]*)*")
 # A table row whose first character may start another block (quote, fence, heading, list item,
 # rule, HTML): markdown-it-py ends the table before such a line, markdown-it.rs may not; a
@@ -134,6 +144,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
     norm = _NEWLINES.sub("\n", src)
     if "\0" in norm:
         norm = norm.replace("\0", "\ufffd")
+    if _TOO_DEEP.search("\n" + norm):
+        return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     root = md.tree(norm)
     if known_lines is None:
         line_starts: Sequence[int] = array("q", [0])
@@ -260,11 +272,16 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: lis
     text = "\n" + norm  # offsets in it: a match's "\n" is at its line's start in `norm`
     found = [(m.start(), m.end(), False) for need, rx in _DIVERGENT if need in norm for m in rx.finditer(text)]
     found += [(m.start(), m.end(), True) for m in _TABLE_ROWS.finditer(text)]
-    for m in _HTML_OPENER.finditer(norm):
-        q = m.start()
-        line = norm.rfind("\n", 0, q) + 1
-        if q > line and _CONTAINER_MARKS.fullmatch(norm, line, q):
-            found.append((line, q + 2, False))  # in `text`'s offsets, as the matches above
+    for rx, column0 in ((_HTML_OPENER, False), (_HTML_VERSIONED, True)):
+        for m in rx.finditer(norm):
+            q = m.start()
+            line = norm.rfind("\n", 0, q) + 1
+            if (column0 or q > line) and _CONTAINER_MARKS.fullmatch(norm, line, q):
+                found.append((line, q + 2, False))  # in `text`'s offsets, as the matches above
+    if ">" in norm:
+        lazy = _lazy_quote(text)
+        if lazy is not None:
+            found.append((lazy, lazy + 2, False))
     if not found:
         return False
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
@@ -280,6 +297,28 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: lis
         if k < 0 or la <= code[k][0] + 1 or lb >= code[k][1]:
             return True  # not inside one code block, two lines below its first (a fence's opening line)
     return False
+
+
+def _lazy_quote(text: str) -> int | None:
+    """Offset in `text` ("\n" + the document) of the first `_WEAK_ITEM` line in a run of text
+    lines (no blank line between) that holds a `_QUOTE_LINE` before it, or None. One pass
+    over the three kinds of lines, in order (a line can be a quote line and a weak item)."""
+    marks = [(m.start(), 1) for m in _QUOTE_LINE.finditer(text)]
+    if not marks:
+        return None
+    marks += [(m.start(), 2) for m in _WEAK_ITEM.finditer(text)]
+    marks += [(m.start(), 0) for m in _BLANK_LINE.finditer(text)]
+    marks.sort()
+    quote_seen = -1  # start of the last quote line since the last blank line
+    for pos, kind in marks:
+        if kind == 0:
+            quote_seen = -1
+        elif kind == 1:
+            if quote_seen < 0:
+                quote_seen = pos
+        elif 0 <= quote_seen < pos:
+            return pos
+    return None
 
 
 def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]], tables: list[Any]) -> bool:
