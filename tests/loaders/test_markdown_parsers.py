@@ -213,14 +213,16 @@ def block(draw, depth: int = 0) -> str:
     if kind == "html":
         return draw(st.sampled_from(["<div>\n", "<!-- c -->\n", "<pre>\nx\n</pre>\n", "<span>x</span>\n",
                                      "<script>\nx\n\ny\n</script>\n", "<?php\nx\n?>\n", "<!DOCTYPE html>\n",
-                                     "<![CDATA[\nx\n]]>\n", "</div>\n", "<custom-tag a=\"b\">\n", "<!-- open\n"]))
+                                     "<![CDATA[\nx\n]]>\n", "</div>\n", "<custom-tag a=\"b\">\n", "<!-- open\n",
+                                     "<!doctype html>\n", "<source src=x>\n", "<PRE>\nx\n</PRE>\n"]))
     if kind == "hr":
         return draw(st.sampled_from(["***", "---", "_ _ _", "- - -"])) + "\n"
     if kind == "ref":
-        return ("[" + draw(st.sampled_from(["a", "b c", "é", "a\nb"])) + "]:" + draw(st.sampled_from([" /url", "\n/url", " <u v>"]))
-                + draw(st.sampled_from(["", ' "t"', "\n't\nu'", " (t"])) + "\n")
+        return ("[" + draw(st.sampled_from(["a", "b c", "é", "a\nb"])) + "]:"
+                + draw(st.sampled_from([" /url", "\n/url", " <u v>", " /u\\"]))
+                + draw(st.sampled_from(["", ' "t"', "\n't\nu'", " (t", "\n() x", '\n"t"'])) + "\n")
     if kind == "blank":
-        return draw(st.sampled_from(["\n", "  \n", "\t\n"]))
+        return draw(st.sampled_from(["\n", "  \n", "\t\n", "\xa0\n"]))
     inner = "".join(draw(st.lists(block(depth + 1), min_size=1, max_size=3)))
     if kind == "quote":
         return "".join(draw(st.sampled_from(["> ", ">", ""])) + x for x in inner.splitlines(True))
