@@ -21,7 +21,7 @@ from chunkctl.text.segment import (
     Level,
     Splitters,
     hard_line_starts,
-    quick_wrap,
+    line_wrap,
     split_words,
 )
 from chunkctl.text.sentences import SentenceSplitter
@@ -942,7 +942,7 @@ class Packer:
         else:
             if len(self._wrap_cache) >= 256:  # the overlaps look back at the last few blocks only
                 self._wrap_cache.clear()
-            wrap = self._wrap_cache[key] = quick_wrap(self.text, block.start, block.end) if prose else None
+            wrap = self._wrap_cache[key] = line_wrap(self.text, block.start, block.end) if prose else None
         return hard_line_starts(self.text, block.start, block.end, lo, hi, prose, wrap)
 
     def _first_within_overlap(self, starts: list[int], cs: int, ce: int, tce: int) -> int | None:

@@ -17,10 +17,8 @@ Speed (issue 19, 583 real Markdown files, 9.6 MB): markdown-it-py's block parse 
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
-from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chunkctl.text.lines import line_starts as lines_of
@@ -38,7 +36,7 @@ _NEWLINES = re.compile(r"\r\n?")
 # kill the process; nesting deeper than `MAX_LEVEL` takes the reference anyway.)
 _TOO_DEEP = re.compile(r"\n(?:[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))){12}|\n[ \t]{64}")
 _SIMPLE = {"blockquote": "quote", "paragraph": "paragraph", "html_block": "html", "hr": "rule"}
-_CONTAINERS = {"blockquote": 1, "bullet_list": 1, "ordered_list": 1, "list_item": 1}
+_CONTAINERS = frozenset(("blockquote", "bullet_list", "ordered_list", "list_item"))  # one token level each
 _SKIP = frozenset(("definition",))  # link reference definitions: markdown-it-py gives no token
 _INLINE = frozenset(("text",))
 
@@ -147,10 +145,9 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
     if _TOO_DEEP.search("\n" + norm):
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     root = md.tree(norm)
+    line_starts: Sequence[int]
     if known_lines is None:
-        line_starts: Sequence[int] = array("q", [0])
-        line_starts.extend(itertools.accumulate(  # type: ignore[attr-defined]
-            map((1).__add__, map(len, norm.encode("utf-8").split(b"\n")[:-1]))))
+        line_starts = lines_of(norm.encode("utf-8"))
         offset = first = 0
     else:
         line_starts, offset, first = known_lines
@@ -160,6 +157,17 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         bs, be = node.srcmap
         bs += offset
         return find(line_starts, bs) - 1 - first, find(line_starts, max(bs, be + offset - 1)) - first
+
+    def line_of(pos: int) -> int:
+        """The line of character `pos` of `norm`: from the byte offsets above when characters
+        are bytes, else from character offsets computed once, when first asked."""
+        if known_lines is not None:
+            return find(line_starts, pos + offset) - 1 - first
+        if not char_starts:
+            char_starts.append(lines_of(norm))
+        return find(char_starts[0], pos) - 1
+
+    char_starts: list[Sequence[int]] = []
 
     items: list[tuple[str, tuple[int, int], dict]] = []
     nested: list[tuple[int, int]] = []
@@ -171,10 +179,9 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         if name in _SKIP:
             continue
         if name in ("heading", "lheading"):
-            content = "".join(c.meta.get("content", "") for c in node.children if c.name in _INLINE)
             if any(c.name not in _INLINE for c in node.children):
                 return None
-            items.append(("heading", lines(node), {"level": node.meta["level"], "content": content}))
+            items.append(("heading", lines(node), {"level": node.meta["level"], "content": _text(node)}))
         elif name in ("fence", "code_block"):
             items.append(("code", lines(node), {"info": node.meta.get("info", ""), "indented": name == "code_block"}))
         elif name == "table":
@@ -203,9 +210,14 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
 
         if any(_table_diverges(t, data, lines, line_bytes) for t in tables):
             return None
-    if _diverges(norm, items, nested, [lines(t) for t in tables]):
+    if _diverges(norm, items, nested, [lines(t) for t in tables], line_of):
         return None
     return items, nested
+
+
+def _text(node: Any) -> str:
+    """The raw inline text of a heading or table cell (no inline rules run: one text node)."""
+    return "".join(c.meta.get("content", "") for c in node.children if c.name in _INLINE)
 
 
 def _table(node: Any, lines: Any) -> tuple[str, tuple[int, int], dict] | None:
@@ -217,8 +229,7 @@ def _table(node: Any, lines: Any) -> tuple[str, tuple[int, int], dict] | None:
         if part.name == "thead":
             for row in part.children:
                 head = lines(row)
-                cells = ["".join(c.meta.get("content", "") for c in cell.children if c.name in _INLINE)
-                         for cell in row.children]
+                cells = [_text(cell) for cell in row.children]
         elif part.name == "tbody":
             rows.extend(lines(row)[0] for row in part.children)
         else:
@@ -264,11 +275,13 @@ def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> boo
     return bool(after.strip(b" \t>\n"))
 
 
-def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: list[tuple[int, int]]) -> bool:
+def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: list[tuple[int, int]],
+              line_of: Callable[[int], int]) -> bool:
     """True when lines of `norm` match a `_DIVERGENT` pattern, an `_HTML_OPENER` after container
     marks, or a `_TABLE_ROWS` pattern other than on the header and delimiter rows of one of
     `tables` (their lines), anywhere but inside a code block from its third line on (a
-    table's delimiter row under a fence's opening line counts)."""
+    table's delimiter row under a fence's opening line counts). `line_of` gives the line of a
+    character offset of `norm`."""
     text = "\n" + norm  # offsets in it: a match's "\n" is at its line's start in `norm`
     found = [(m.start(), m.end(), False) for need, rx in _DIVERGENT if need in norm for m in rx.finditer(text)]
     found += [(m.start(), m.end(), True) for m in _TABLE_ROWS.finditer(text)]
@@ -287,10 +300,9 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: lis
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
     code_starts = [a for a, _b in code]
     heads = {a for a, _b in tables}
-    line_starts = lines_of(norm)
     for start, end, table_row in found:
-        la = bisect.bisect_right(line_starts, start) - 1
-        lb = bisect.bisect_right(line_starts, max(start, end - 2)) - 1
+        la = line_of(start)
+        lb = line_of(max(start, end - 2))
         if table_row and (la - 1 in heads and lb == la or la in heads and lb == la + 1):
             continue  # the delimiter row (or header and delimiter rows) of a table markdown-it.rs read
         k = bisect.bisect_right(code_starts, la) - 1
@@ -328,7 +340,7 @@ def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]], tables: lis
     Returns:
         False when the container nests deeper than `MAX_LEVEL` token levels.
     """
-    stack = [(child, _CONTAINERS[root.name]) for child in root.children]
+    stack = [(child, 1) for child in root.children]
     while stack:
         node, level = stack.pop()
         name = node.name
@@ -337,10 +349,9 @@ def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]], tables: lis
             if name == "table":
                 tables.append(node)
             continue
-        step = _CONTAINERS.get(name)
-        if step is None:
+        if name not in _CONTAINERS:
             continue
-        level += step
+        level += 1
         if level >= MAX_LEVEL:
             return False
         stack.extend((child, level) for child in node.children)

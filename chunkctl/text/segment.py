@@ -158,6 +158,7 @@ _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
 _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
 _COPY_LIMIT = 1 << 16
+_CR_LF = re.compile(r"\r\n|\r|\n")
 """Spans longer than this many characters are trimmed without copying them."""
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
@@ -286,7 +287,19 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
 
 def line_wrap(text: str, a: int, b: int) -> int | None:
     """The wrap width `split_lines` finds in prose `text[a:b]` (its widest line), or None
-    when it keeps every line break (fewer than two lines, or no width of 30-200 columns)."""
+    when it keeps every line break (fewer than two lines, or no width of 30-200 columns).
+
+    A span of up to _COPY_LIMIT characters is measured with string methods: the widest
+    line is the longest line (split at CR, LF and CR LF) without its trailing white space,
+    and there are two lines or more when a line break lies between two visible characters.
+    A longer one is read a line at a time, without a list of its lines.
+    """
+    if b - a <= _COPY_LIMIT:
+        seg = text[a:b]
+        if not _LINE_SEP.search(seg.strip()):
+            return None
+        wrap = max(map(len, map(str.rstrip, _CR_LF.split(seg))))
+        return wrap if 30 <= wrap <= 200 else None
     wrap = -1
     lines = 0
     for s, e in _iter_split_by(_LINE_SEP, text, a, b):
@@ -321,26 +334,11 @@ def iter_split_lines(text: str, a: int, b: int, prose: bool = True) -> Iterator[
         yield cur
 
 
-_CR_LF = re.compile(r"\r\n|\r|\n")
-
-
-def quick_wrap(text: str, a: int, b: int) -> int | None:
-    """`line_wrap(text, a, b)`, from string methods: the widest line is the longest line
-    (split at CR, LF and CR LF) without its trailing white space; there are two lines or
-    more when white space with a line break lies between two visible characters."""
-    seg = text[a:b]
-    inner = seg.strip()
-    if not _LINE_SEP.search(inner):
-        return None
-    wrap = max(map(len, map(str.rstrip, _CR_LF.split(seg))))
-    return wrap if 30 <= wrap <= 200 else None
-
-
 def hard_line_starts(text: str, a: int, b: int, lo: int, hi: int, prose: bool, wrap: int | None) -> list[int]:
     """Starts `s` with `lo < s < hi` of the lines `split_lines(text, a, b, prose)` gives, found
     by reading the lines near `[lo, hi)` only (the same starts; tests check it).
 
-    `wrap` is the span's wrap width (`quick_wrap(text, a, b)`), computed once per span by
+    `wrap` is the span's wrap width (`line_wrap(text, a, b)`), computed once per span by
     the caller. Whether a line break is soft depends on the line before it and the one after
     (`_soft_break`), and on the line before's own break only when that line is indented
     (its indentation counts once it is joined to the line above): reading starts at the

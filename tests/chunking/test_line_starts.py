@@ -8,7 +8,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkctl.text.segment import hard_line_starts, line_wrap, quick_wrap, split_lines
+from chunkctl.text.segment import hard_line_starts, split_lines
+from chunkctl.text.segment import line_wrap as quick_wrap  # string methods up to 64 K characters, else line by line
 
 WORDS = ["the", "pump", "valve", "is", "checked", "daily,", "before", "use.", "Note:", "1.", "-", "(a)", "a)",
          "x", "internationalisation", "|", "end;", "\u201cquoted.\u201d", "\u3002", "\u00e9t\u00e9"]
@@ -31,6 +32,15 @@ def wrapped(draw) -> str:
     for line in lines[1:]:
         out += draw(st.sampled_from(BREAKS)) + line
     return out
+
+
+def line_wrap(text: str, a: int, b: int) -> int | None:
+    """The wrap width by its definition: the widest of `split_lines`'s raw lines, measured
+    from the start of its line (after CR or LF, not before `a`), when there are two or more."""
+    lines = split_lines(text, a, b, prose=False)
+    widths = [e - max(a, text.rfind("\n", a, s) + 1, text.rfind("\r", a, s) + 1) for s, e in lines]
+    wrap = max(widths, default=-1)
+    return wrap if len(lines) >= 2 and 30 <= wrap <= 200 else None
 
 
 def expected(text: str, a: int, b: int, lo: int, hi: int, prose: bool) -> list[int]:
@@ -94,3 +104,15 @@ def test_corpus_like_prose_windows_match_at_random():
             lo = rng.randrange(0, b)
             hi = rng.randrange(lo, b + 1)
             assert hard_line_starts(p, a, b, lo, hi, True, wrap) == [s for s in full if lo < s < hi]
+
+
+def test_the_wrap_width_of_a_span_over_64k_characters_is_read_line_by_line():
+    """Past 64 K characters the wrap width is found without a list of the span's lines (the
+    memory bound of issue 14); it is the same width."""
+    rng = random.Random(9)
+    words = "the pump valve is checked daily before use and logged".split()
+    lines = [" " * rng.choice([0, 0, 2]) + " ".join(rng.choice(words) for _ in range(rng.randint(3, 11)))
+             for _ in range(12_000)]
+    text = "\r\n".join(lines)
+    assert len(text) > 1 << 16
+    assert quick_wrap(text, 0, len(text)) == line_wrap(text, 0, len(text)) == max(len(x.rstrip()) for x in lines)
