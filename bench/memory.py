@@ -105,6 +105,15 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     add("tiny-paragraphs", "tiny-paragraphs.txt", "a word per paragraph (blank lines between)",
         lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
                           + "\n\n"))
+    add("tiny-paragraphs-md", "tiny-paragraphs.md", "Markdown: a word per paragraph",
+        lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
+                          + "\n\n"))
+    add("tiny-sections-md", "tiny-sections.md", "Markdown: a heading and a word per section",
+        lambda p: _repeat(p, size, lambda i: "".join(f"## {w}\n\n{w}\n\n" for w in
+                                                     plain[(i * 100) % len(plain):(i * 100) % len(plain) + 100])))
+    add("list-md", "list.md", "Markdown: one bullet list, a word per item",
+        lambda p: _repeat(p, size, lambda i: "".join(f"- {w}\n" for w in
+                                                     plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])))
     add("table-md", "table.md", "Markdown: one pipe table (4 columns)",
         lambda p: _repeat(p, size, lambda i: f"| {i} | {words[i % len(words)]} | {words[(3 * i) % len(words)]} "
                                              f"| {' '.join(words[i % 5000:i % 5000 + 6])} |\n",

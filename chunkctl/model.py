@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 
 class BlockKind(str, Enum):
@@ -71,6 +73,183 @@ class Block:
         return out
 
 
+class BlockList(Sequence[Block]):
+    """A document's blocks in order: a list while there are few, columns when there are many.
+
+    A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
+    dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on,
+    a block without extras (no language, table spans or meta) is kept as columns (kind
+    and level 1 byte each; start, end and an index into the distinct heading paths 4
+    bytes each, offsets 8 bytes past 2**32 characters): about 14 bytes a block. Blocks with extras are kept whole. Indexing
+    and iteration give `Block` objects equal to those appended (made afresh in column
+    mode: compare blocks with `==`, not `is`); a slice with step 1 gives a view
+    (`BlockList` slices share the parent's columns), any other slice a list.
+
+    Loaders build one with `append`; everything downstream reads it as a `Sequence[Block]`.
+    """
+
+    COMPACT_FROM = 4096
+    """Blocks from which the list turns into columns (a list of that many costs about 1 MB)."""
+
+    __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_paths", "_path_index",
+                 "_rich", "_lo", "_hi", "_root", "_last_path", "_last_k")
+    _list: list[Block] | None
+    _root: BlockList | None
+    _kind: array
+    _start: array
+    _end: array
+    _level: array
+    _path: array
+    _paths: list[tuple[str, ...]]
+    _path_index: dict[tuple[str, ...], int]
+    _rich: dict[int, Block]
+    _last_path: tuple[str, ...] | None
+    _last_k: int
+
+    def __init__(self, blocks: Iterable[Block] = ()) -> None:
+        self._list = []
+        self._root = None  # the store a view reads (None: self)
+        self._lo = 0
+        self._hi = 0
+        for b in blocks:
+            self.append(b)
+
+    # -- building -------------------------------------------------------------------------------
+    def append(self, block: Block) -> None:
+        """Add `block` at the end (a view cannot be appended to: TypeError)."""
+        if self._root is not None:
+            raise TypeError("a BlockList view is read-only")
+        if self._list is not None:
+            self._list.append(block)
+            if len(self._list) >= self.COMPACT_FROM:
+                self._compact()
+            return
+        i = len(self._start)
+        if block.end > _MAX_U32 and self._end.typecode == "I":
+            self._start, self._end = array("q", self._start), array("q", self._end)
+        self._kind.append(_KIND_CODE[block.kind])
+        self._start.append(block.start)
+        self._end.append(block.end)
+        self._level.append(block.level)
+        path = block.headings
+        k = self._path_index.get(path) if path is not self._last_path else self._last_k
+        if k is None:
+            k = self._path_index[path] = len(self._paths)
+            self._paths.append(path)
+        self._path.append(k)
+        self._last_path, self._last_k = path, k
+        if block.language or block.header is not None or block.rows or block.meta:
+            self._rich[i] = block
+        self._hi = i + 1
+
+    def extend(self, blocks: Iterable[Block]) -> None:
+        """`append` each of `blocks`."""
+        for b in blocks:
+            self.append(b)
+
+    def _compact(self) -> None:
+        held = self._list or []
+        self._list = None
+        self._kind, self._level = array("B"), array("B")
+        # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1), path indices 4 bytes
+        self._start, self._end, self._path = array("I"), array("I"), array("I")
+        self._paths = []
+        self._path_index = {}
+        self._rich = {}
+        self._last_path = None
+        self._last_k = 0
+        for b in held:
+            self.append(b)
+        held.clear()
+
+    @property
+    def compact(self) -> bool:
+        """True when the blocks are kept as columns."""
+        return (self._root or self)._list is None
+
+    # -- reading --------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        if self._root is None and self._list is not None:
+            return len(self._list)
+        return self._hi - self._lo
+
+    def _make(self, i: int) -> Block:
+        """Block at absolute index `i` of a compact store."""
+        rich = self._rich.get(i)
+        if rich is not None:
+            return rich
+        return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i],
+                     self._paths[self._path[i]])
+
+    @overload
+    def __getitem__(self, i: int) -> Block: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Block]: ...
+
+    def __getitem__(self, i: int | slice) -> Block | Sequence[Block]:
+        if self._root is None and self._list is not None:
+            return self._list[i]
+        n = self._hi - self._lo
+        if isinstance(i, slice):
+            a, b, step = i.indices(n)
+            if step != 1:
+                return [self[k] for k in range(a, b, step)]
+            view = BlockList.__new__(BlockList)
+            view._list = None
+            view._root = self._root or self
+            view._lo = self._lo + a
+            view._hi = self._lo + max(a, b)
+            return view
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("block index out of range")
+        return (self._root or self)._make(self._lo + i)
+
+    def __iter__(self) -> Iterator[Block]:
+        if self._root is None and self._list is not None:
+            return iter(self._list)
+        store = self._root or self
+        return map(store._make, range(self._lo, self._hi))
+
+    def kinds(self) -> Sequence[BlockKind]:
+        """The blocks' kinds, in order (a new list; no block is made)."""
+        if self._root is None and self._list is not None:
+            return [b.kind for b in self._list]
+        store = self._root or self
+        return [_KINDS[c] for c in store._kind[self._lo:self._hi]]
+
+    def starts(self) -> Sequence[int]:
+        """Start offsets (characters) of the blocks, in order (shared columns: do not modify)."""
+        return self._column("_start")
+
+    def ends(self) -> Sequence[int]:
+        """End offsets (characters, exclusive) of the blocks, in order (shared: do not modify)."""
+        return self._column("_end")
+
+    def _column(self, name: str) -> Sequence[int]:
+        if self._root is None and self._list is not None:
+            return [getattr(b, name[1:]) for b in self._list]
+        col: array = getattr(self._root or self, name)
+        return col if self._lo == 0 and self._hi == len(col) else col[self._lo:self._hi]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like list
+
+    def __repr__(self) -> str:
+        return f"BlockList({list(self)!r})"
+
+
+_KINDS = list(BlockKind)
+_MAX_U32 = (1 << 32) - 1
+_KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+
+
 @dataclass(slots=True)
 class Document:
     """A loaded document: its canonical text and the typed blocks that are spans of it.
@@ -81,7 +260,8 @@ class Document:
         text: the document text that chunk offsets index (characters). For txt and
             md it is the decoded file with one leading BOM removed and no newline
             translation; for pdf and html it is what the loader extracted.
-        blocks: typed blocks in document order, non-overlapping.
+        blocks: typed blocks in document order, non-overlapping (a list, or a
+            `BlockList` when the loader may meet very many).
         meta: document facts: `title`, `encoding`, `sha256` and loader extras
             (e.g. `lang`, `page_labels`, `front_matter`, `skipped_spans`: the
             `[start, end)` character spans no chunk may hold, such as data-URI payloads).
@@ -94,7 +274,7 @@ class Document:
     source: str
     format: str
     text: str
-    blocks: list[Block]
+    blocks: Sequence[Block]
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     protected: bool = False

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from chunkctl.model import Block, BlockKind
+from chunkctl.model import Block, BlockKind, BlockList
 
 
 @dataclass
@@ -13,13 +14,14 @@ class Section:
 
     Attributes:
         path: the heading path in force at the section's first non-heading block.
-        blocks: the heading blocks that open it, then its body blocks.
+        blocks: the heading blocks that open it, then its body blocks (a slice of the
+            document's blocks: a view when they are a compact `BlockList`).
         level: the level of its first heading (0 when it has none).
         merged: several sections merged into one (their heading lines in the body).
     """
 
     path: tuple[str, ...]
-    blocks: list[Block] = field(default_factory=list)
+    blocks: Sequence[Block] = field(default_factory=list)
     level: int = 0
     merged: bool = False
 
@@ -32,42 +34,65 @@ class Section:
         return self.blocks[-1].end
 
 
-def sections(blocks: list[Block]) -> list[Section]:
+def _kinds(blocks: Sequence[Block]) -> Sequence[BlockKind]:
+    return blocks.kinds() if isinstance(blocks, BlockList) else [b.kind for b in blocks]
+
+
+def sections(blocks: Sequence[Block]) -> list[Section]:
     """Group blocks into sections; consecutive headings open one section (docs/records.md#structure-and-headings).
 
-    Front matter is left out (it is metadata, not chunk text).
+    Front matter is left out (it is metadata, not chunk text). Each section's blocks are
+    a slice of `blocks`, so a compact `BlockList` stays compact.
     """
+    kinds = _kinds(blocks)
+    n = len(kinds)
+    lo = 0
+    while lo < n and kinds[lo] == BlockKind.FRONT_MATTER:
+        lo += 1
+    if BlockKind.FRONT_MATTER in kinds[lo:]:  # (loaders put it first only) left out wherever it is
+        return sections([b for b in blocks if b.kind != BlockKind.FRONT_MATTER])
     out: list[Section] = []
     cur: Section | None = None
+    first = lo
     prev_heading = False
-    for b in blocks:
-        if b.kind == BlockKind.FRONT_MATTER:
-            continue
-        if b.kind == BlockKind.HEADING:
+    for i in range(lo, n):
+        if kinds[i] == BlockKind.HEADING:
+            b = blocks[i]
             if cur is not None and prev_heading:
-                cur.blocks.append(b)
                 cur.path = b.headings
             else:
-                cur = Section(b.headings, [b], b.level)
+                if cur is not None:
+                    cur.blocks = blocks[first:i]
+                cur, first = Section(b.headings, (), b.level), i
                 out.append(cur)
             prev_heading = True
             continue
         if cur is None:
-            cur = Section(b.headings, [b], 0)
+            cur, first = Section(blocks[i].headings, (), 0), i
             out.append(cur)
-        else:
-            cur.blocks.append(b)
         prev_heading = False
+    if cur is not None:
+        cur.blocks = blocks[first:n]
     return out
 
 
 class BlockIndex:
     """Position lookups over a document's blocks (for strategies that cut regardless of blocks)."""
 
-    def __init__(self, blocks: list[Block]):
-        self.blocks = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
-        self.starts = [b.start for b in self.blocks]
-        self.ends = [b.end for b in self.blocks]
+    def __init__(self, blocks: Sequence[Block]):
+        kinds = _kinds(blocks)
+        lo = 0
+        while lo < len(kinds) and kinds[lo] == BlockKind.FRONT_MATTER:
+            lo += 1
+        body = blocks[lo:]
+        if isinstance(body, BlockList) and BlockKind.FRONT_MATTER not in kinds[lo:]:
+            self.blocks: Sequence[Block] = body
+            self.starts: Sequence[int] = body.starts()
+            self.ends: Sequence[int] = body.ends()
+        else:
+            self.blocks = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
+            self.starts = [b.start for b in self.blocks]
+            self.ends = [b.end for b in self.blocks]
 
     def headings_at(self, pos: int, end: int | None = None) -> tuple[str, ...]:
         """Heading path of a chunk that starts at character `pos` (and ends at `end`).
@@ -179,12 +204,12 @@ def split_sections(secs: list[Section], starts: list[int]) -> list[Section]:
     cut = set(starts)
     out: list[Section] = []
     for sec in secs:
-        cur = Section(sec.path, [], sec.level)
-        for b in sec.blocks:
-            if (cur.blocks and b.start in cut and b.kind != BlockKind.HEADING
-                    and cur.blocks[-1].kind != BlockKind.HEADING):
-                out.append(cur)
-                cur = Section(sec.path, [], 0)
-            cur.blocks.append(b)
-        out.append(cur)
+        blocks, first, level = sec.blocks, 0, sec.level
+        prev: BlockKind | None = None
+        for j, b in enumerate(blocks):
+            if j > first and b.start in cut and b.kind != BlockKind.HEADING and prev != BlockKind.HEADING:
+                out.append(Section(sec.path, blocks[first:j], level))
+                first, level = j, 0
+            prev = b.kind
+        out.append(Section(sec.path, blocks[first:], level))
     return out

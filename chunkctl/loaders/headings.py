@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from chunkctl.model import Block, BlockKind
+from chunkctl.model import Block, BlockKind, BlockList
 
 # MediaWiki section titles, also as the WikiText corpora print them with spaced signs:
 # "== History ==", "= = = Music = = =". Both runs must have the same number of "=".
@@ -46,7 +47,7 @@ def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int
     return out
 
 
-def split_at_headings(text: str, blocks: list[Block], heads: dict[int, tuple[int, int, str]]) -> list[Block]:
+def split_at_headings(text: str, blocks: Sequence[Block], heads: dict[int, tuple[int, int, str]]) -> BlockList:
     """Cut paragraph blocks at the given heading lines and recompute every block's heading path.
 
     Args:
@@ -55,9 +56,9 @@ def split_at_headings(text: str, blocks: list[Block], heads: dict[int, tuple[int
         heads: {line start: (line end, level, title)} of extra heading lines.
     """
     if not heads:
-        return blocks
+        return blocks if isinstance(blocks, BlockList) else BlockList(blocks)
     starts = sorted(heads)
-    out: list[Block] = []
+    out = BlockList()
     for b in blocks:
         inside = [s for s in starts if b.start <= s < b.end] if b.kind == BlockKind.PARAGRAPH else []
         if not inside:
@@ -78,10 +79,10 @@ def split_at_headings(text: str, blocks: list[Block], heads: dict[int, tuple[int
     return with_paths(text, out)
 
 
-def with_paths(text: str, blocks: list[Block]) -> list[Block]:
+def with_paths(text: str, blocks: Sequence[Block]) -> BlockList:
     """The blocks with their `headings` recomputed from the heading blocks' levels and titles."""
     path: list[tuple[int, str]] = []
-    out = []
+    out = BlockList()
     for b in blocks:
         if b.kind == BlockKind.HEADING:
             title = b.meta.get("title") if b.meta else None

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from array import array
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -13,7 +15,7 @@ from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, Document
+from chunkctl.model import Block, BlockKind, BlockList, Document
 from chunkctl.text.lines import line_starts as lines_of
 
 _NONSPACE = re.compile(r"\S")
@@ -442,7 +444,74 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
     return raw, [span(x) for x in nested_lines], first_h1
 
 
-def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tuple[list[Block], str | None]:
+PIECE = 1 << 16
+"""Characters of Markdown parsed at a time (`build_markdown_blocks`): a parser's tree takes
+up to some 200 bytes per character of a document of one-word paragraphs."""
+
+
+def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: int, parser: str,
+                 piece: int) -> Iterator[tuple[Items, int]]:
+    """Block items of `text[start:]`, read `piece` characters at a time: (items, first line).
+
+    A piece ends at a line start; the blocks before its last top-level block that follows
+    another block after blank lines only (`_restart_line`) are kept and the next piece
+    starts at that block's first line. Block structure is decided line by line and never
+    depends on what follows a block once a later block has begun after a blank line, and a
+    top-level block start has no open container, so reading on from it gives the blocks
+    one parse of the whole text gives (tests/loaders/test_markdown_parsers.py compares the two on the
+    CommonMark spec examples and the shared corpus with small pieces). A piece holding one
+    top-level block grows until the block ends (a huge code block, table or list is read
+    whole), read by markdown-it-py, whose compact tables take a few bytes a cell where
+    markdown-it.rs's tree takes hundreds.
+    Line numbers of the items count from the piece's first line (yielded with them).
+    """
+    if parser not in ("auto", "reference"):
+        raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
+    n_lines = len(line_starts)
+    total = len(text)
+    known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
+    first = base_line
+    size = piece
+    while True:
+        a = line_starts[first] if first < n_lines else total
+        k = bisect.bisect_left(line_starts, a + size)
+        last = k >= n_lines
+        b = total if last else line_starts[k]
+        items = None
+        if parser == "auto" and size == piece:  # (one block over a piece: the reference's compact tables)
+            from chunkctl.loaders import markdown_rs
+
+            items = markdown_rs.block_items(text[a:b], (line_starts, a, first) if known else None)
+        if items is None:
+            items = _reference_items(text[a:b])
+        found, nested = items
+        if last:
+            yield items, first
+            return
+        cut = _restart_line(text, found, line_starts, first)
+        if cut == 0:
+            size *= 2
+            continue
+        yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first
+        first += cut
+        size = piece
+
+
+def _restart_line(text: str, found: list[Item], line_starts: Sequence[int], first: int) -> int:
+    """The first line of the last top-level block of a piece that follows another block after
+    blank lines only (0: none). Lines the parser keeps no item for (link reference definitions,
+    whose titles may run on over later lines) never come between the two."""
+    n = len(line_starts)
+    for j in range(len(found) - 1, 0, -1):
+        a = first + found[j - 1][1][1]
+        b = first + found[j][1][0]
+        if a <= b and _NONSPACE.search(text, line_starts[min(a, n - 1)], line_starts[min(b, n - 1)]) is None:
+            return found[j][1][0]
+    return 0
+
+
+def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
+                          piece: int | None = None) -> tuple[BlockList, str | None]:
     """Typed blocks of the Markdown in `text[start:]` (start must be a line start).
 
     Args:
@@ -452,74 +521,29 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tu
             uses markdown-it-py, the reference both must agree with (tests/loaders/
             test_markdown_parsers.py compares them on the CommonMark spec examples, GFM
             tables and every Markdown file of the shared corpus).
+        piece: characters parsed at a time (`_piece_items`; default `PIECE`); memory
+            follows it, not the document.
 
     Returns:
         (blocks, first h1 text or None). Blocks cover every non-white-space character
         of `text[start:]`: lines markdown-it drops (link reference definitions) become
         paragraph blocks.
+
+    Raises:
+        ValueError: unknown `parser`.
     """
     line_starts = lines_of(text)  # 8 bytes a line (a list of ints takes about 36)
     n_lines = len(line_starts)
-    base_line = bisect.bisect_left(line_starts, start)
     total = len(text)
-
-    def span(lines: LineRange, keep_indent: bool = False) -> tuple[int, int]:
-        a = base_line + lines[0]
-        b = base_line + lines[1]
-        s = line_starts[a] if a < n_lines else total
-        e = line_starts[b] if b < n_lines else total
-        seg = text[s:e]
-        e = s + len(seg.rstrip())
-        if not keep_indent:
-            m = _NONSPACE.search(text, s, e)
-            s = m.start() if m else e
-        return s, e
-
-    items = None
-    if parser == "auto":
-        from chunkctl.loaders import markdown_rs
-
-        known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
-        items = markdown_rs.block_items(text[start:], (line_starts, start, base_line) if known else None)
-    elif parser != "reference":
-        raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
-    if items is None:
-        items = _reference_items(text[start:])
-    raw, nested, first_h1 = _raw_blocks(items, span)
-
-    # Cover what markdown-it leaves out (reference definitions, stray lines) and
-    # keep blocks non-overlapping and in order.
-    raw.sort(key=lambda r: (r[1], -r[2]))
-    filled: list[tuple[BlockKind, int, int, dict]] = []
+    blocks = BlockList()
+    nested: list[tuple[int, int]] = []
+    first_h1 = None
     pos = start
-    for kind, s, e, extra in raw:
-        if e <= s:
-            continue
-        if s < pos:
-            if e <= pos:
-                continue
-            s = pos
-            m = _NONSPACE.search(text, s, e)
-            if m is None:
-                continue
-            s = m.start()
-            extra = {k: v for k, v in extra.items() if k not in ("header", "rows")}
-            if kind == BlockKind.TABLE:
-                kind = BlockKind.PARAGRAPH
-        gap = _NONSPACE.search(text, pos, s)
-        if gap is not None:
-            g_end = pos + len(text[pos:s].rstrip())
-            filled.append((BlockKind.PARAGRAPH, gap.start(), g_end, {}))
-        filled.append((kind, s, e, extra))
-        pos = e
-    gap = _NONSPACE.search(text, pos, total)
-    if gap is not None:
-        filled.append((BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), {}))
-
-    blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     heads: tuple[str, ...] = ()  # the heading path in force, one tuple shared by the blocks under it
-    for kind, s, e, extra in filled:
+
+    def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
+        nonlocal heads
         if kind == BlockKind.HEADING:
             level = extra["level"]
             while path and path[-1][0] >= level:
@@ -527,31 +551,74 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto") -> tu
             path.append((level, extra["title"]))
             heads = tuple(t for _, t in path)
             blocks.append(Block(kind, s, e, level=level, headings=heads))
-            continue
-        if not extra:
+        elif not extra:
             block = Block(kind, s, e, headings=heads)
             blocks.append(as_pipe_table(text, block) if kind == BlockKind.PARAGRAPH else block)
-            continue
-        blocks.append(as_pipe_table(text, Block(
-            kind, s, e,
-            headings=heads,
-            language=extra.get("language", ""),
-            header=extra.get("header"),
-            rows=extra.get("rows", ()),
-            meta=extra.get("meta", {}),
-        )))
+        else:
+            blocks.append(as_pipe_table(text, Block(
+                kind, s, e,
+                headings=heads,
+                language=extra.get("language", ""),
+                header=extra.get("header"),
+                rows=extra.get("rows", ()),
+                meta=extra.get("meta", {}),
+            )))
+
+    base = bisect.bisect_left(line_starts, start)
+    for items, first in _piece_items(text, start, line_starts, base, parser, piece or PIECE):
+        def span(lines: LineRange, keep_indent: bool = False, first: int = first) -> tuple[int, int]:
+            a = first + lines[0]
+            b = first + lines[1]
+            s = line_starts[a] if a < n_lines else total
+            e = line_starts[b] if b < n_lines else total
+            seg = text[s:e]
+            e = s + len(seg.rstrip())
+            if not keep_indent:
+                m = _NONSPACE.search(text, s, e)
+                s = m.start() if m else e
+            return s, e
+
+        raw, nested_spans, h1 = _raw_blocks(items, span)
+        nested.extend(nested_spans)
+        if first_h1 is None:
+            first_h1 = h1
+        # Cover what markdown-it leaves out (reference definitions, stray lines) and
+        # keep blocks non-overlapping and in order.
+        raw.sort(key=lambda r: (r[1], -r[2]))
+        for kind, s, e, extra in raw:
+            if e <= s:
+                continue
+            if s < pos:
+                if e <= pos:
+                    continue
+                s = pos
+                m = _NONSPACE.search(text, s, e)
+                if m is None:
+                    continue
+                s = m.start()
+                extra = {k: v for k, v in extra.items() if k not in ("header", "rows")}
+                if kind == BlockKind.TABLE:
+                    kind = BlockKind.PARAGRAPH
+            gap = _NONSPACE.search(text, pos, s)
+            if gap is not None:
+                add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:s].rstrip()), {})
+            add(kind, s, e, extra)
+            pos = e
+    gap = _NONSPACE.search(text, pos, total)
+    if gap is not None:
+        add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), {})
     if nested:
         blocks = _with_nested_atoms(blocks, nested)
     blocks = mark_display_math(text, split_at_headings(text, blocks, wiki_headings(text, start)))
     return blocks, first_h1
 
 
-def _with_nested_atoms(blocks: list[Block], nested: list[tuple[int, int]]) -> list[Block]:
+def _with_nested_atoms(blocks: BlockList, nested: list[tuple[int, int]]) -> BlockList:
     """List and quote blocks with the spans of the code blocks and tables nested in them in
     `meta["atomic"]` (character spans the packer keeps whole and overlap never enters)."""
     nested.sort()
     starts = [s for s, _e in nested]
-    out = []
+    out = BlockList()
     for blk in blocks:
         if blk.kind in (BlockKind.LIST, BlockKind.QUOTE):
             lo = bisect.bisect_left(starts, blk.start)
@@ -581,7 +648,7 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     blocks, first_h1 = build_markdown_blocks(text, fm_end)
     blocks, skipped = cut_payloads(text, blocks)
     if fm_end:
-        blocks.insert(0, Block(BlockKind.FRONT_MATTER, 0, len(text[:fm_end].rstrip())))
+        blocks = BlockList(itertools.chain([Block(BlockKind.FRONT_MATTER, 0, len(text[:fm_end].rstrip()))], blocks))
     title = None
     if fm:
         try:

@@ -268,6 +268,8 @@ def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> boo
         e = data.find(b"\n", a)
         if _ROW_OPENER.match(data, a, e if e >= 0 else len(data)):
             return True
+        if node is not table and not data[a:e if e >= 0 else len(data)].decode("utf-8", "replace").strip():
+            return True  # a row of Unicode white space only (a no-break space): markdown-it-py ends the table
     try:
         after = line_bytes(end)
     except IndexError:

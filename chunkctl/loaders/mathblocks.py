@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from chunkctl.model import Block, BlockKind
+from chunkctl.model import Block, BlockKind, BlockList
 from chunkctl.text.segment import trimmed
 
 # AMS and LaTeX display environments (amsmath's list, starred forms included).
@@ -96,7 +96,7 @@ def display_math_spans(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return out
 
 
-def mark_display_math(text: str, blocks: Sequence[Block]) -> list[Block]:
+def mark_display_math(text: str, blocks: Sequence[Block]) -> BlockList:
     """Blocks with their display math made atomic.
 
     A paragraph holding display math is split into paragraph and MATH blocks (same
@@ -106,8 +106,8 @@ def mark_display_math(text: str, blocks: Sequence[Block]) -> list[Block]:
     returned unchanged.
     """
     if "$$" not in text and "\\[" not in text and "\\begin{" not in text:
-        return list(blocks)
-    out: list[Block] = []
+        return blocks if isinstance(blocks, BlockList) else BlockList(blocks)
+    out = BlockList()
     for blk in blocks:
         if blk.kind not in TEXT_KINDS or (text.find("$$", blk.start, blk.end) < 0
                                            and text.find("\\", blk.start, blk.end) < 0):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from chunkctl.model import Block, BlockKind
+from chunkctl.model import Block, BlockKind, BlockList
 from chunkctl.text.segment import trimmed
 
 # data:[<media type>][;param=value]*[;base64],<data>; the data runs to the first
@@ -48,7 +48,7 @@ def payload_spans(text: str, a: int = 0, b: int | None = None) -> list[tuple[int
     return out
 
 
-def cut_payloads(text: str, blocks: Sequence[Block]) -> tuple[list[Block], list[tuple[int, int]]]:
+def cut_payloads(text: str, blocks: Sequence[Block]) -> tuple[BlockList, list[tuple[int, int]]]:
     """Blocks with data-URI payloads cut out, and the payload spans.
 
     A block holding payloads becomes the pieces between them (same kind and heading
@@ -60,8 +60,8 @@ def cut_payloads(text: str, blocks: Sequence[Block]) -> tuple[list[Block], list[
         (blocks, payload spans as `[start, end)` character offsets, in order).
     """
     if "data:" not in text:
-        return list(blocks), []
-    out: list[Block] = []
+        return (blocks if isinstance(blocks, BlockList) else BlockList(blocks)), []
+    out = BlockList()
     skipped: list[tuple[int, int]] = []
     for blk in blocks:
         if blk.kind not in _CUT_KINDS or text.find("data:", blk.start, blk.end) < 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -14,7 +14,7 @@ from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, Document
+from chunkctl.model import Block, BlockKind, BlockList, Document
 from chunkctl.text.lines import iter_paragraph_spans
 
 # A paragraph separator: a line break followed by one or more blank lines, or a form feed.
@@ -192,8 +192,13 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
     return out
 
 
-def build_text_blocks(text: str) -> list[Block]:
+def build_text_blocks(text: str) -> BlockList:
     """Typed blocks of a plain text: paragraphs, with clause and MediaWiki heading lines as headings."""
+    return BlockList(iter_text_blocks(text))
+
+
+def iter_text_blocks(text: str) -> Iterator[Block]:
+    """`build_text_blocks` one block at a time (a loader's later passes take them as they come)."""
     # One pass over the paragraphs: their spans 16 bytes each (a list of tuples and a set
     # of starts took ~200 bytes a paragraph, a lot in a file of one-word paragraphs).
     spans = array("q")
@@ -205,7 +210,6 @@ def build_text_blocks(text: str) -> list[Block]:
     del starts
     for s, (e, level, title) in wiki_headings(text).items():
         heads.setdefault(s, (e, level, title))
-    blocks: list[Block] = []
     path: list[tuple[int, str]] = []
     headings: tuple[str, ...] = ()  # the titles of `path`, shared by the blocks under them
     head_starts = sorted(heads)
@@ -218,7 +222,7 @@ def build_text_blocks(text: str) -> list[Block]:
         while hi < n_heads and head_starts[hi] < a:
             hi += 1
         if hi == n_heads or head_starts[hi] >= b:  # (most paragraphs hold no heading line)
-            blocks.append(Block(paragraph, a, b, headings=headings))
+            yield Block(paragraph, a, b, headings=headings)
             continue
         pos = a
         while hi < n_heads and head_starts[hi] < b:
@@ -226,19 +230,18 @@ def build_text_blocks(text: str) -> list[Block]:
             if s > pos:
                 seg_end = pos + len(text[pos:s].rstrip())
                 if seg_end > pos:
-                    blocks.append(Block(paragraph, pos, seg_end, headings=headings))
+                    yield Block(paragraph, pos, seg_end, headings=headings)
             e, level, title = heads[s]
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, title))
             headings = tuple(t for _, t in path)
-            blocks.append(Block(BlockKind.HEADING, s, e, level=level, headings=headings))
+            yield Block(BlockKind.HEADING, s, e, level=level, headings=headings)
             m = _NONSPACE.search(text, e, b)
             pos = m.start() if m else b
             hi += 1
         if pos < b:
-            blocks.append(Block(paragraph, pos, b, headings=headings))
-    return blocks
+            yield Block(paragraph, pos, b, headings=headings)
 
 
 @register("txt", ".txt", ".text", sample=b"Warm up.\n")
@@ -254,7 +257,7 @@ def load_text(data: bytes, source: str, config) -> Document:
     """
     decoded = decode_bytes(data, source, forced=config.encoding)
     text, encoding = decoded.text, decoded.encoding
-    blocks = [as_pipe_table(text, b) for b in build_text_blocks(text)]
+    blocks = BlockList(as_pipe_table(text, b) for b in iter_text_blocks(text))
     # display math kept whole and data-URI payloads left out, as in Markdown
     blocks, skipped = cut_payloads(text, mark_display_math(text, blocks))
     meta: dict[str, Any] = {

@@ -133,6 +133,7 @@ def test_the_shared_corpus_gives_the_same_blocks():
     ">> nested quote\n> 2.     code\n",  # a lazy line after a deeper quote
     "[\ufffd]:\ufffd\r()`",
     "[c]:l (\n2)\nt", "[a]:\n/url\n", "[a]:< > (\r2)\ra",  # link reference definitions over two lines
+    "|h|\n|---|\n\xa0\n", "| a |\n|---|\n| 1 |\n\u2003\nx\n",  # a table row of Unicode white space only
 ])
 def test_where_the_parsers_differ_the_reference_reads(text):
     """Each input is the shortest of a class where markdown-it.rs and markdown-it-py read the

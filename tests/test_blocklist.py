@@ -1,0 +1,171 @@
+"""`BlockList` (issue 14, point 7): a document's blocks as columns read back as the blocks appended.
+
+A document of one-word paragraphs held about 240 bytes of `Block` objects per paragraph
+(42x the file); from `BlockList.COMPACT_FROM` blocks on they are kept as columns. Every
+reader must see the same blocks either way, and every strategy must give the same chunks.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+from chunkctl.chunking.sections import BlockIndex, sections, split_sections
+from chunkctl.model import Block, BlockKind, BlockList
+
+KINDS = [BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST, BlockKind.CODE, BlockKind.TABLE,
+         BlockKind.QUOTE, BlockKind.RULE]
+
+
+@st.composite
+def block_runs(draw, front_matter: bool = True) -> list[Block]:
+    """Blocks in order: plain ones, headings with paths, and some with extras (kept whole)."""
+    n = draw(st.integers(0, 40))
+    out: list[Block] = []
+    pos = 0
+    path: tuple[str, ...] = ()
+    if front_matter and draw(st.booleans()):
+        out.append(Block(BlockKind.FRONT_MATTER, 0, 5))
+        pos = 7
+    for _ in range(n):
+        kind = draw(st.sampled_from(KINDS))
+        length = draw(st.integers(1, 30))
+        s, e = pos, pos + length
+        pos = e + draw(st.integers(1, 3))
+        if kind == BlockKind.HEADING:
+            level = draw(st.integers(1, 4))
+            path = (*path[:level - 1], draw(st.sampled_from(["A", "B", "Warranty", "Returns"])))
+            out.append(Block(kind, s, e, level=level, headings=path))
+        elif kind == BlockKind.TABLE:
+            out.append(Block(kind, s, e, headings=path, header=(s, s + 1), rows=((s + 1, e),),
+                             meta={"header_cells": ["a"]}))
+        elif kind == BlockKind.CODE and draw(st.booleans()):
+            out.append(Block(kind, s, e, headings=path, language="python"))
+        elif kind == BlockKind.LIST and draw(st.booleans()):
+            out.append(Block(kind, s, e, headings=path, meta={"atomic": [(s, s + 1)]}))
+        else:
+            out.append(Block(kind, s, e, headings=path))
+    return out
+
+
+@pytest.fixture
+def compact_early(monkeypatch):
+    monkeypatch.setattr(BlockList, "COMPACT_FROM", 3)
+
+
+def _section_view(secs) -> list[tuple]:
+    return [(s.path, list(s.blocks), s.level, s.merged) for s in secs]
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=block_runs(), data=st.data())
+def test_a_compact_list_reads_back_the_blocks_appended(blocks, data):
+    BlockList.COMPACT_FROM = 3
+    try:
+        bl = BlockList(blocks)
+        assert bl.compact == (len(blocks) >= 3)
+        assert len(bl) == len(blocks)
+        assert list(bl) == blocks
+        assert bl == blocks and blocks == bl
+        for i in range(-len(blocks), len(blocks)):
+            assert bl[i] == blocks[i]
+        a = data.draw(st.integers(-50, 50))
+        b = data.draw(st.integers(-50, 50))
+        view = bl[a:b]
+        assert list(view) == blocks[a:b]
+        assert isinstance(view, BlockList) == bl.compact  # a view of columns, else a list slice
+        for got in (bl, view) if bl.compact else (bl,):
+            want = blocks[a:b] if got is view else blocks
+            assert list(got.starts()) == [x.start for x in want]
+            assert list(got.ends()) == [x.end for x in want]
+            assert list(got.kinds()) == [x.kind for x in want]
+        c = data.draw(st.integers(-20, 20))
+        assert list(view[c:]) == blocks[a:b][c:]
+        assert list(bl[::2]) == blocks[::2]
+        assert list(pickle.loads(pickle.dumps(bl))) == blocks
+        with pytest.raises(IndexError):
+            bl[len(blocks)]
+    finally:
+        BlockList.COMPACT_FROM = 4096
+
+
+def test_plain_blocks_share_columns_and_rich_ones_are_kept_whole(compact_early):
+    path = ("Warranty", "Returns")
+    table = Block(BlockKind.TABLE, 30, 40, headings=path, header=(30, 33), rows=((34, 40),), meta={"x": 1})
+    blocks = [Block(BlockKind.HEADING, 0, 10, level=2, headings=path),
+              Block(BlockKind.PARAGRAPH, 12, 20, headings=path), table,
+              Block(BlockKind.PARAGRAPH, 42, 50, headings=path)]
+    bl = BlockList(blocks)
+    assert bl.compact
+    assert bl[2] is table  # kept whole: its rows, header and meta
+    assert bl[1] == Block(BlockKind.PARAGRAPH, 12, 20, headings=path)
+    assert bl[0].level == 2 and bl[3].headings == path
+    assert bl._paths == [path]  # one path stored once
+    view = bl[1:3]
+    with pytest.raises(TypeError):
+        view.append(blocks[0])  # type: ignore[attr-defined]
+
+
+def test_offsets_past_four_giga_characters_widen_the_columns(compact_early):
+    big = 1 << 33
+    blocks = [Block(BlockKind.PARAGRAPH, i * 10, i * 10 + 5) for i in range(4)]
+    blocks.append(Block(BlockKind.PARAGRAPH, big, big + 7))
+    bl = BlockList(blocks)
+    assert list(bl) == blocks
+    assert bl.ends()[-1] == big + 7
+
+
+@settings(max_examples=150, deadline=None)
+@given(blocks=block_runs(), cuts=st.lists(st.integers(0, 400), max_size=6))
+def test_sections_of_a_compact_list_are_those_of_the_list(blocks, cuts):
+    BlockList.COMPACT_FROM = 3
+    try:
+        bl = BlockList(blocks)
+        assert _section_view(sections(bl)) == _section_view(sections(blocks))
+        starts = [b.start for b in blocks if b.start in cuts] + cuts
+        assert (_section_view(split_sections(sections(bl), starts))
+                == _section_view(split_sections(sections(blocks), starts)))
+        a, b = BlockIndex(bl), BlockIndex(blocks)
+        assert list(a.blocks) == list(b.blocks)
+        assert list(a.starts) == list(b.starts) and list(a.ends) == list(b.ends)
+        for pos in range(0, (blocks[-1].end + 2) if blocks else 2, 7):
+            assert a.headings_at(pos) == b.headings_at(pos)
+            assert a.headings_at(pos, pos + 20) == b.headings_at(pos, pos + 20)
+            assert a.kind_of(pos, pos + 25) == b.kind_of(pos, pos + 25)
+    finally:
+        BlockList.COMPACT_FROM = 4096
+
+
+def test_front_matter_anywhere_is_left_out_of_sections():
+    blocks = [Block(BlockKind.PARAGRAPH, 0, 5), Block(BlockKind.FRONT_MATTER, 6, 9),
+              Block(BlockKind.PARAGRAPH, 10, 12)]
+    secs = sections(BlockList(blocks))
+    assert _section_view(secs) == [((), [blocks[0], blocks[2]], 0, False)]
+
+
+def _word_paragraphs(n: int, seed: int = 14) -> str:
+    rng = random.Random(seed)
+    words = "warranty returns enterprise backup restore policy chunk token".split()
+    return "\n\n".join(rng.choice(words) for _ in range(n)) + "\n"
+
+
+def _records(text: str, fmt: str, strategy: str) -> list[dict]:
+    return chunkctl.chunk_text(text, format=fmt, strategy=strategy, chunk_size=64, overlap=16)
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "section", "sentence", "fixed", "hierarchical", "auto"])
+@pytest.mark.parametrize("fmt", ["txt", "md"])
+def test_every_strategy_gives_the_same_chunks_from_compact_blocks(strategy, fmt, monkeypatch):
+    heads = {"txt": "== Part {} ==", "md": "## Part {}"}[fmt]
+    text = "\n\n".join(heads.format(i) + "\n\n" + _word_paragraphs(60, i) for i in range(8))
+    if fmt == "md":
+        text += "\n- a list\n- of words\n\n```python\ndef f():\n    return 1\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n"
+    monkeypatch.setattr(BlockList, "COMPACT_FROM", 1 << 30)
+    expected = _records(text, fmt, strategy)
+    monkeypatch.setattr(BlockList, "COMPACT_FROM", 2)
+    assert _records(text, fmt, strategy) == expected
