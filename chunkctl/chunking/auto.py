@@ -7,7 +7,7 @@ import re
 from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
 from chunkctl.chunking.registry import STRATEGIES, Chunked, register
-from chunkctl.chunking.sections import sections
+from chunkctl.chunking.sections import iter_sections
 from chunkctl.model import BlockKind, Document
 
 CONTENT_TYPES = ("legal", "narrative", "code", "other")
@@ -82,7 +82,7 @@ def chunk_auto(doc, tokenizer, config, table) -> Chunked:
     elif ctype == "narrative":
         packer = Packer(doc, tokenizer, config, table)
         packer.min_fill = 0.6
-        chunks = pack_sections(packer, sections(doc.blocks))
+        chunks = pack_sections(packer, iter_sections(doc.blocks))
     elif ctype == "code":
         chunks = STRATEGIES["recursive"].chunk(doc, tokenizer, config.replace(strategy="recursive"), table).chunks
     else:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from chunkctl.chunking.packer import Atom, Packer
 from chunkctl.chunking.registry import Chunked, register
-from chunkctl.chunking.sections import Section, sections
+from chunkctl.chunking.sections import Section, iter_sections
 from chunkctl.model import BlockKind, Chunk
 from chunkctl.text.segment import Level
 
@@ -57,7 +57,7 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
             prev_heading = False
 
 
-def pack_sections(packer: Packer, secs: list[Section], budget: int | None = None, **kw) -> list[Chunk]:
+def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = None, **kw) -> list[Chunk]:
     """Pack each section on its own (a heading always starts a new chunk)."""
     out: list[Chunk] = []
     for sec in secs:
@@ -80,4 +80,4 @@ def chunk_recursive(doc, tokenizer, config, table) -> Chunked:
     text-splitter's semantic levels, counted in real tokens with offsets.
     """
     packer = Packer(doc, tokenizer, config, table)
-    return Chunked(pack_sections(packer, sections(doc.blocks)))
+    return Chunked(pack_sections(packer, iter_sections(doc.blocks)))

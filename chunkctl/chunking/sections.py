@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from chunkctl.model import Block, BlockKind, BlockList
@@ -44,36 +44,41 @@ def sections(blocks: Sequence[Block]) -> list[Section]:
     Front matter is left out (it is metadata, not chunk text). Each section's blocks are
     a slice of `blocks`, so a compact `BlockList` stays compact.
     """
+    return list(iter_sections(blocks))
+
+
+def iter_sections(blocks: Sequence[Block]) -> Iterator[Section]:
+    """`sections` one at a time, each when its last block is known (a strategy that packs
+    sections one by one never holds them all: a document of a heading and a word per
+    section has as many sections as blocks)."""
     kinds = _kinds(blocks)
     n = len(kinds)
     lo = 0
     while lo < n and kinds[lo] == BlockKind.FRONT_MATTER:
         lo += 1
     if BlockKind.FRONT_MATTER in kinds[lo:]:  # (loaders put it first only) left out wherever it is
-        return sections([b for b in blocks if b.kind != BlockKind.FRONT_MATTER])
-    out: list[Section] = []
-    cur: Section | None = None
-    first = lo
+        yield from iter_sections([b for b in blocks if b.kind != BlockKind.FRONT_MATTER])
+        return
+    path: tuple[str, ...] = ()
+    level = 0
+    first = -1  # first block of the open section (-1: none open)
     prev_heading = False
     for i in range(lo, n):
         if kinds[i] == BlockKind.HEADING:
             b = blocks[i]
-            if cur is not None and prev_heading:
-                cur.path = b.headings
+            if first >= 0 and prev_heading:
+                path = b.headings
             else:
-                if cur is not None:
-                    cur.blocks = blocks[first:i]
-                cur, first = Section(b.headings, (), b.level), i
-                out.append(cur)
+                if first >= 0:
+                    yield Section(path, blocks[first:i], level)
+                path, level, first = b.headings, b.level, i
             prev_heading = True
             continue
-        if cur is None:
-            cur, first = Section(blocks[i].headings, (), 0), i
-            out.append(cur)
+        if first < 0:
+            path, level, first = blocks[i].headings, 0, i
         prev_heading = False
-    if cur is not None:
-        cur.blocks = blocks[first:n]
-    return out
+    if first >= 0:
+        yield Section(path, blocks[first:n], level)
 
 
 class BlockIndex:

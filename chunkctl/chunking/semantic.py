@@ -5,7 +5,7 @@ from __future__ import annotations
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Packer
 from chunkctl.chunking.recursive import section_atoms
 from chunkctl.chunking.registry import Chunked, register
-from chunkctl.chunking.sections import sections
+from chunkctl.chunking.sections import iter_sections
 from chunkctl.model import Chunk
 from chunkctl.text.segment import Level
 
@@ -66,7 +66,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
     packer = Packer(doc, tokenizer, config, table)
     text = doc.text
     runs = []
-    for sec in sections(doc.blocks):
+    for sec in iter_sections(doc.blocks):
         atoms = section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
         for a in atoms:
             if a.kind == "text" and a.strength == Level.BLOCK:

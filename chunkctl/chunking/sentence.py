@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
-from chunkctl.chunking.sections import sections
+from chunkctl.chunking.sections import iter_sections
 from chunkctl.model import Chunk
 from chunkctl.text.segment import Level
 
@@ -26,7 +26,7 @@ def chunk_sentence(doc, tokenizer, config, table) -> Chunked:
     """
     packer = Packer(doc, tokenizer, config, table)
     out: list[Chunk] = []
-    for sec in sections(doc.blocks):
+    for sec in iter_sections(doc.blocks):
         atoms = iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
         out.extend(packer.pack(_flatten(atoms), sec.path))
     return Chunked(out)
