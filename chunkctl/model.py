@@ -77,8 +77,8 @@ class BlockList(Sequence[Block]):
     """A document's blocks in order: a list while there are few, columns when there are many.
 
     A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
-    dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on,
-    a block without extras (no language, table spans or meta) is kept as columns (kind
+    dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when
+    they average fewer than `DENSE` characters, a block without extras (no language, table spans or meta) is kept as columns (kind
     and level 1 byte each; start, end and an index into the distinct heading paths 4
     bytes each, offsets 8 bytes past 2**32 characters): about 14 bytes a block. Blocks with extras are kept whole. Indexing
     and iteration give `Block` objects equal to those appended (made afresh in column
@@ -89,7 +89,13 @@ class BlockList(Sequence[Block]):
     """
 
     COMPACT_FROM = 4096
-    """Blocks from which the list turns into columns (a list of that many costs about 1 MB)."""
+    """Blocks from which the list may turn into columns (a list of that many costs about 1 MB),
+    checked at every multiple of it."""
+
+    DENSE = 128
+    """Characters per block, on average up to the last block appended, below which the list
+    turns into columns: there a `Block` object costs 2x the text or more; in longer blocks
+    the list is kept, as it is faster to read (about 7% of a run on prose)."""
 
     __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_paths", "_path_index",
                  "_rich", "_lo", "_hi", "_root", "_last_path", "_last_k")
@@ -121,7 +127,8 @@ class BlockList(Sequence[Block]):
             raise TypeError("a BlockList view is read-only")
         if self._list is not None:
             self._list.append(block)
-            if len(self._list) >= self.COMPACT_FROM:
+            n = len(self._list)
+            if n % self.COMPACT_FROM == 0 and block.end < n * self.DENSE:
                 self._compact()
             return
         i = len(self._start)

@@ -169,3 +169,11 @@ def test_every_strategy_gives_the_same_chunks_from_compact_blocks(strategy, fmt,
     expected = _records(text, fmt, strategy)
     monkeypatch.setattr(BlockList, "COMPACT_FROM", 2)
     assert _records(text, fmt, strategy) == expected
+
+
+def test_long_blocks_stay_a_list(compact_early):
+    """Columns only pay where blocks are short: paragraphs of 200 characters stay Block objects."""
+    long = BlockList(Block(BlockKind.PARAGRAPH, i * 202, i * 202 + 200) for i in range(12))
+    short = BlockList(Block(BlockKind.PARAGRAPH, i * 12, i * 12 + 10) for i in range(12))
+    assert not long.compact and short.compact
+    assert list(long) == [Block(BlockKind.PARAGRAPH, i * 202, i * 202 + 200) for i in range(12)]
