@@ -450,8 +450,8 @@ up to some 200 bytes per character of a document of one-word paragraphs."""
 
 
 def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: int, parser: str,
-                 piece: int) -> Iterator[tuple[Items, int]]:
-    """Block items of `text[start:]`, read `piece` characters at a time: (items, first line).
+                 piece: int) -> Iterator[tuple[Items, int, bool]]:
+    """Block items of `text[start:]`, read `piece` characters at a time: (items, first line, open).
 
     A piece ends at a line start; the blocks before its last top-level block that follows
     another block after blank lines only (`_restart_line`) are kept and the next piece
@@ -462,7 +462,10 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     CommonMark spec examples and the shared corpus with small pieces). A piece holding one
     top-level block grows until the block ends (a huge code block, table or list is read
     whole), read by markdown-it-py, whose compact tables take a few bytes a cell where
-    markdown-it.rs's tree takes hundreds.
+    markdown-it.rs's tree takes hundreds. A top-level list that fills a piece is read on
+    from its last item instead (a list item starts a list of the same kind wherever the
+    previous item ends); `open` is then True and the last item of the piece holds the
+    list's items so far, which the next piece's first item continues.
     Line numbers of the items count from the piece's first line (yielded with them).
     """
     if parser not in ("auto", "reference"):
@@ -470,9 +473,9 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     n_lines = len(line_starts)
     total = len(text)
     known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
-    first = base_line
-    size = piece
-    while True:
+
+    def read(first: int, size: int) -> tuple[Items, bool]:
+        """(items of `size` characters or more from line `first` on, to a line start; reached the end)."""
         a = line_starts[first] if first < n_lines else total
         k = bisect.bisect_left(line_starts, a + size)
         last = k >= n_lines
@@ -484,15 +487,40 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             items = markdown_rs.block_items(text[a:b], (line_starts, a, first) if known else None)
         if items is None:
             items = _reference_items(text[a:b])
+        return items, last
+
+    first = base_line
+    size = piece
+    ahead: tuple[Items, bool] | None = None  # the next piece, read to check a list goes on in it
+    while True:
+        items, last = ahead or read(first, size)
+        ahead = None
         found, nested = items
         if last:
-            yield items, first
+            yield items, first, False
             return
         cut = _restart_line(text, found, line_starts, first)
+        is_open = False
+        if cut == 0 and found and found[-1][0] == "list" and len(found[-1][2]["items"]) > 1:
+            # Read on from the list's last item if that line starts a list on its own too (with
+            # the line after it, it could also open a table, which a list's later items never
+            # do; the other blocks a list item's line could start show on that line alone).
+            name, (ls, _le), extra = found[-1]
+            members = extra["items"]
+            j = first + members[-1][0]
+            two = (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]
+            ahead = read(j, max(piece, two))
+            nxt = ahead[0][0]
+            if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0:
+                cut = members[-1][0]
+                found[-1] = (name, (ls, cut), {**extra, "items": members[:-1]})
+                is_open = True
+            else:
+                ahead = None
         if cut == 0:
             size *= 2
             continue
-        yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first
+        yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
         first += cut
         size = piece
 
@@ -565,7 +593,8 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             )))
 
     base = bisect.bisect_left(line_starts, start)
-    for items, first in _piece_items(text, start, line_starts, base, parser, piece or PIECE):
+    held: list | None = None  # a list continued in the next piece: [start, item spans]
+    for items, first, is_open in _piece_items(text, start, line_starts, base, parser, piece or PIECE):
         def span(lines: LineRange, keep_indent: bool = False, first: int = first) -> tuple[int, int]:
             a = first + lines[0]
             b = first + lines[1]
@@ -585,6 +614,16 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
         # Cover what markdown-it leaves out (reference definitions, stray lines) and
         # keep blocks non-overlapping and in order.
         raw.sort(key=lambda r: (r[1], -r[2]))
+        if held is not None:  # the list of the last piece goes on in this one's first block
+            kind, s, e, extra = raw[0]
+            held[1].extend(extra["rows"])
+            if is_open and len(raw) == 1:  # and on into the next
+                continue
+            raw[0] = (kind, held[0], e, {**extra, "rows": tuple(held[1])})
+            held = None
+        if is_open:
+            kind, s, e, extra = raw.pop()
+            held = [s, list(extra["rows"])]
         for kind, s, e, extra in raw:
             if e <= s:
                 continue

@@ -81,6 +81,30 @@ def test_exact_blocks_across_piece_ends():
             ("quote", "> quote\nlazy"), ("paragraph", "last")]
 
 
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_list_over_many_pieces_is_one_block_with_every_item(parser):
+    items = [f"- item {i}\n" + ("\n  more of it\n" if i % 7 == 0 else "") for i in range(400)]
+    text = "# List\n\n" + "".join(items) + "\nAfter.\n"
+    assert_pieces_agree(text, parser, pieces=(1, 50, 300))
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=50)
+    assert [b.kind.value for b in blocks] == ["heading", "list", "paragraph"]
+    line_starts = markdown.lines_of(text)
+    pieces = list(markdown._piece_items(text, 0, line_starts, 0, parser, 50))
+    assert len(pieces) > 100 and sum(is_open for _items, _first, is_open in pieces) > 100  # read on, never whole
+    assert [text[s:e].split("\n")[0] for s, e in blocks[1].rows] == [f"- item {i}" for i in range(400)]
+
+
+@pytest.mark.parametrize("text", [
+    "- foo\n-   foo|foo\n---|---\nbar|bar\n",  # an item's line that, read alone, opens a table
+    "- a\n- b\n* c\n* d\n",  # another bullet: another list
+    "1. a\n2. b\n3) c\n",  # another delimiter: another list
+    "- a\n- ***\n- b\n", "- a\n-\n  b\n- c\n", "- a\n    - b\n- > c\nlazy\n- ```\n  x\n",
+])
+@pytest.mark.parametrize("parser", PARSERS)
+def test_lists_read_on_from_an_item_only_where_that_item_starts_a_list(text, parser):
+    assert_pieces_agree(text * 3, parser, pieces=(1, 5, 12))
+
+
 def _traced_peak(text: str) -> int:
     tracemalloc.start()
     try:
