@@ -369,3 +369,40 @@ def test_a_link_loop_is_named_like_the_files_beside_it(tmp_path):
     assert p.returncode == 1
     assert "chunkctl: error: d/up: symbolic-link loop; not followed" in p.stderr.decode()
     assert [e["source"] for e in parse_jsonl(errs.read_bytes())] == ["d/up"]
+
+
+def test_a_stop_signal_while_the_command_sets_up_gives_one_line_and_its_exit_code(tmp_path):
+    """Issue 14, point 5: a SIGTERM before any output is open (here: while standard input is
+    read) used to end the run silently with 143; now one line says so, and nothing is written."""
+    import signal
+    import time
+
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"old\n")
+    proc = subprocess.Popen([*CLI, "chunk", "-", "--stdin-name", "a.md", "-o", str(out)], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(b"# Title\n\nSome text")  # type: ignore[union-attr]
+    proc.stdin.flush()  # type: ignore[union-attr]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the command reads standard input (its modules are loaded)
+        with open(f"/proc/{proc.pid}/wchan") as fh:
+            if "pipe" in fh.read() or _reads_stdin(proc.pid):
+                break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert err.decode().strip() == "chunkctl: error: stopped by SIGTERM"
+    assert out.read_bytes() == b"old\n"
+    assert not [p for p in tmp_path.iterdir() if p.name != "out.jsonl"]
+
+
+def _reads_stdin(pid: int) -> bool:
+    """True when the process's main thread is blocked in a read of its standard input."""
+    try:
+        with open(f"/proc/{pid}/syscall") as fh:
+            fields = fh.read().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and int(fields[1], 16) == 0  # read(0, ...)

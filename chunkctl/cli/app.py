@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Annotated, NoReturn
 
@@ -62,6 +63,9 @@ def run() -> None:
     a usage block of four lines, with the command's `--help` named in the line.
     """
     console.OWNS_PROCESS = True
+    # A stop signal while the command reads its options, its configuration or the folder
+    # (before `chunk` opens any output) ends it with one line too, not a silent 143.
+    console.catch_stop_signals(True)
     try:
         code = app(standalone_mode=False)
     except ChunkctlError as exc:
@@ -74,6 +78,11 @@ def run() -> None:
     except KeyboardInterrupt:
         print_line("error", "interrupted")
         sys.exit(EXIT_INTERRUPTED)
+    signum = console.unreported_stop()
+    if signum is not None and code == EXIT_INTERRUPTED:  # typer made the signal's exception exit 130
+        console.catch_stop_signals(False)
+        print_line("error", "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}")
+        sys.exit(128 + signum)
     # A command's own exit (typer.Exit(code)) comes back as its code; a command that returns
     # normally gives None (0). Only a plain int is an exit code, never another return value.
     sys.exit(code if type(code) is int else EXIT_OK)
@@ -103,3 +112,4 @@ def _click_error(exc: Exception) -> NoReturn:
         message += f" (see '{ctx.command_path} --help')"
     print_line("error", message)
     sys.exit(code)
+

@@ -23,6 +23,7 @@ from chunkctl.cli.console import (
     end_stop_signals,
     one_line,
     print_line,
+    stop_reported,
     usage_error,
     warn_selection,
 )
@@ -205,6 +206,7 @@ def chunk(
         if sink is not None:
             sink.abort()
         con.error(f"interrupted; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        stop_reported()
         catch_stop_signals(False)
         raise report.exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
     except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped

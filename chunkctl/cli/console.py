@@ -26,10 +26,14 @@ OWNS_PROCESS = False
 stop signal that comes after the last line was printed is ignored (see `end_stop_signals`)."""
 
 
+_unreported: list[int] = []  # stop signals raised as exceptions that no command has reported yet
+
+
 def _on_stop_signal(signum: int, frame: Any) -> None:
     if _deferring:
         _deferred.append(int(signum))
         return
+    _unreported.append(int(signum))
     exc: KeyboardInterrupt = KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
     run = sys.modules.get("chunkctl.pipeline.run")
     if run is not None:  # a native library may swallow the exception: the run raises it again
@@ -52,6 +56,17 @@ def catch_stop_signals(on: bool) -> None:
     if not on:
         _deferring = False
         _deferred.clear()
+
+
+def stop_reported() -> None:
+    """The command has said what a stop signal did (`unreported_stop` is None again)."""
+    _unreported.clear()
+
+
+def unreported_stop() -> int | None:
+    """The last stop signal raised as an exception that no command reported, or None: the
+    console script then says it (typer turns the exception into exit code 130, silently)."""
+    return _unreported[-1] if _unreported else None
 
 
 def defer_stop_signals() -> None:
