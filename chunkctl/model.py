@@ -78,12 +78,13 @@ class BlockList(Sequence[Block]):
 
     A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
     dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when
-    they average fewer than `DENSE` characters, a block without extras (no language, table spans or meta) is kept as columns (kind
-    and level 1 byte each; start, end and an index into the distinct heading paths 4
-    bytes each, offsets 8 bytes past 2**32 characters): about 14 bytes a block. Blocks with extras are kept whole. Indexing
-    and iteration give `Block` objects equal to those appended (made afresh in column
-    mode: compare blocks with `==`, not `is`); a slice with step 1 gives a view
-    (`BlockList` slices share the parent's columns), any other slice a list.
+    they average fewer than `DENSE` characters, a block without extras (no language,
+    table spans or meta) is kept as columns: kind and level 1 byte each; start, end and an
+    index into the distinct heading paths 4 bytes each (offsets 8 bytes past 2**32
+    characters): about 14 bytes a block. Blocks with extras are kept whole. Indexing and
+    iteration give `Block` objects equal to those appended (made afresh in column mode:
+    compare blocks with `==`, not `is`). In column mode a slice with step 1 is a read-only
+    view sharing the columns; otherwise slices are lists.
 
     Loaders build one with `append`; everything downstream reads it as a `Sequence[Block]`.
     """
@@ -134,10 +135,11 @@ class BlockList(Sequence[Block]):
         i = len(self._start)
         if block.end > _MAX_U32 and self._end.typecode == "I":
             self._start, self._end = array("q", self._start), array("q", self._end)
+        level = block.level if 0 <= block.level < 256 else 0  # (any other level: kept whole below)
         self._kind.append(_KIND_CODE[block.kind])
         self._start.append(block.start)
         self._end.append(block.end)
-        self._level.append(block.level)
+        self._level.append(level)
         path = block.headings
         k = self._path_index.get(path) if path is not self._last_path else self._last_k
         if k is None:
@@ -145,7 +147,7 @@ class BlockList(Sequence[Block]):
             self._paths.append(path)
         self._path.append(k)
         self._last_path, self._last_k = path, k
-        if block.language or block.header is not None or block.rows or block.meta:
+        if block.language or block.header is not None or block.rows or block.meta or level != block.level:
             self._rich[i] = block
         self._hi = i + 1
 

@@ -458,15 +458,18 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     starts at that block's first line. Block structure is decided line by line and never
     depends on what follows a block once a later block has begun after a blank line, and a
     top-level block start has no open container, so reading on from it gives the blocks
-    one parse of the whole text gives (tests/loaders/test_markdown_parsers.py compares the two on the
-    CommonMark spec examples and the shared corpus with small pieces). A piece holding one
-    top-level block grows until the block ends (a huge code block, table or list is read
-    whole), read by markdown-it-py, whose compact tables take a few bytes a cell where
-    markdown-it.rs's tree takes hundreds. A top-level list that fills a piece is read on
-    from its last item instead (a list item starts a list of the same kind wherever the
-    previous item ends); `open` is then True and the last item of the piece holds the
-    list's items so far, which the next piece's first item continues.
-    Line numbers of the items count from the piece's first line (yielded with them).
+    one parse of the whole text gives (tests/loaders/test_markdown_pieces.py compares the
+    two on the CommonMark spec examples, the shared corpus and generated Markdown with
+    pieces down to one character).
+
+    A top-level list that fills a piece is read on from its last item when that item's
+    line, read with the next one, starts a list on its own (checked by reading the next
+    piece first); `open` is then True and the piece's last item holds the list's items so
+    far, which the next piece's first item continues. Any other piece holding one
+    top-level block grows until the block ends (a huge code block or table is read whole),
+    read by markdown-it-py, whose compact tables take a few bytes a cell where
+    markdown-it.rs's tree takes hundreds. Line numbers of the items count from the piece's
+    first line (yielded with them).
     """
     if parser not in ("auto", "reference"):
         raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")

@@ -192,13 +192,9 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
     return out
 
 
-def build_text_blocks(text: str) -> BlockList:
-    """Typed blocks of a plain text: paragraphs, with clause and MediaWiki heading lines as headings."""
-    return BlockList(iter_text_blocks(text))
-
-
 def iter_text_blocks(text: str) -> Iterator[Block]:
-    """`build_text_blocks` one block at a time (a loader's later passes take them as they come)."""
+    """Typed blocks of a plain text, one at a time: paragraphs, with clause and MediaWiki
+    heading lines as headings (the loader's later passes take them as they come)."""
     # One pass over the paragraphs: their spans 16 bytes each (a list of tuples and a set
     # of starts took ~200 bytes a paragraph, a lot in a file of one-word paragraphs).
     spans = array("q")
