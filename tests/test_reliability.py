@@ -406,3 +406,30 @@ def _reads_stdin(pid: int) -> bool:
     except OSError:
         return False
     return len(fields) > 1 and fields[0] == "0" and int(fields[1], 16) == 0  # read(0, ...)
+
+
+def test_a_stop_signal_while_an_output_opens_comes_once_it_is_open():
+    """The SIGTERM test above once found a temporary output left behind: the signal came
+    after the file was made and before the object that removes it was returned. Opening
+    an output now holds stop signals and raises them when it is done."""
+    import signal
+
+    from chunkctl.cli import console
+
+    steps = []
+    console.catch_stop_signals(True)
+    try:
+        with pytest.raises(console.Terminated) as caught:
+            with console.stop_signals_held():
+                os.kill(os.getpid(), signal.SIGTERM)
+                steps.append("opened")  # the block ends although the signal came in it
+            steps.append("after")  # never reached: the held signal is raised here
+        assert caught.value.signum == signal.SIGTERM
+        assert steps == ["opened"]
+        assert console.unreported_stop() == signal.SIGTERM
+        with console.stop_signals_held():
+            steps.append("quiet")  # no signal: nothing raised
+    finally:
+        console.stop_reported()
+        console.catch_stop_signals(False)
+    assert steps == ["opened", "quiet"]

@@ -24,6 +24,7 @@ from chunkctl.cli.console import (
     one_line,
     print_line,
     stop_reported,
+    stop_signals_held,
     usage_error,
     warn_selection,
 )
@@ -174,8 +175,9 @@ def chunk(
     try:
         try:
             keep = {mirror_path(s) for s in [i.source for i in inputs] + [p.source for p in found.problems]}
-            sink = OutputDir(output_dir, keep if prune else None) if output_dir else open_output(output,
-                                                                                                   values["flavour"])
+            with stop_signals_held():  # a signal meanwhile comes once `sink` can remove its temporary file
+                sink = OutputDir(output_dir, keep if prune else None) if output_dir else open_output(
+                    output, values["flavour"])
         except OutputError as exc:
             raise usage_error(str(exc)) from None
         progress: Any = contextlib.nullcontext()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import typer
@@ -77,6 +79,30 @@ def defer_stop_signals() -> None:
     """
     global _deferring
     _deferring = True
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """Hold stop signals for the block: one that comes in it is raised when the block ends.
+
+    For steps whose result must be known to clean it up, such as opening an output (its
+    temporary file exists before the object that removes it is returned). Inside
+    `defer_stop_signals` nothing changes.
+    """
+    global _deferring
+    if _deferring:
+        yield
+        return
+    _deferring = True
+    try:
+        yield
+    finally:
+        _deferring = False
+    if _deferred:
+        signum = _deferred[0]
+        _deferred.clear()
+        _unreported.append(signum)
+        raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 def deferred_stop_signal() -> int | None:
