@@ -63,7 +63,7 @@ _TABLE_ROWS = re.compile(
 # - a list item that may not interrupt a paragraph (an empty item, a number other than 1) in a
 #   run of text lines that holds a quote line before it ("> a" then "b" then "2)", or ">> a"
 #   then "> 2. b"): markdown-it-py ends the quote, markdown-it.rs reads a lazy continuation
-#   line. Found by one pass over three kinds of lines (`_lazy_quote`): quote lines, such
+#   line. Found by one pass over three kinds of lines (`_lazy_quotes`): quote lines, such
 #   list items, and blank lines (only spaces and tabs: a no-break space is text).
 _QUOTE_LINE = re.compile(r"\n[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>")
 _WEAK_ITEM = re.compile(r"\n[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]*$|(?!1[.)])\d{1,9}[.)][ \t])", re.M)
@@ -100,6 +100,9 @@ _CONTAINER_START = re.compile(rb">|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)")
 # markdown-it-py stops a table's body once it has filled in 65,536 missing cells (a guard against
 # huge tables of short rows); tables that could reach it take the reference.
 _MAX_FILLED_CELLS = 60_000
+# markdown-it.rs reads link reference definitions one after another in quadratic time (found by a
+# helper: 5,000 in a row 1.2 s, 20,000 19 s, 150,000 over 300 s; markdown-it-py 150,000 in 5 s).
+_MAX_REF_DEFS = 1_000
 
 _MD: Any = None
 _MISSING = False
@@ -144,6 +147,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         norm = norm.replace("\0", "\ufffd")
     if _TOO_DEEP.search("\n" + norm):
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
+    if norm.count("]:") > _MAX_REF_DEFS:
+        return None  # markdown-it.rs takes quadratic time over link reference definitions in a row
     root = md.tree(norm)
     line_starts: Sequence[int]
     if known_lines is None:
@@ -294,9 +299,7 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: lis
             if (column0 or q > line) and _CONTAINER_MARKS.fullmatch(norm, line, q):
                 found.append((line, q + 2, False))  # in `text`'s offsets, as the matches above
     if ">" in norm:
-        lazy = _lazy_quote(text)
-        if lazy is not None:
-            found.append((lazy, lazy + 2, False))
+        found += [(lazy, lazy + 2, False) for lazy in _lazy_quotes(text)]
     if not found:
         return False
     code = sorted([lines for name, lines, _extra in items if name == "code"] + nested)
@@ -313,17 +316,19 @@ def _diverges(norm: str, items: list, nested: list[tuple[int, int]], tables: lis
     return False
 
 
-def _lazy_quote(text: str) -> int | None:
-    """Offset in `text` ("\n" + the document) of the first `_WEAK_ITEM` line in a run of text
-    lines (no blank line between) that holds a `_QUOTE_LINE` before it, or None. One pass
-    over the three kinds of lines, in order (a line can be a quote line and a weak item)."""
+def _lazy_quotes(text: str) -> list[int]:
+    """Offsets in `text` ("\n" + the document) of every `_WEAK_ITEM` line in a run of text
+    lines (no blank line between) that holds a `_QUOTE_LINE` before it. One pass over the
+    three kinds of lines, in order (a line can be a quote line and a weak item). Every one,
+    not the first only: the first may lie in a code block, where it changes nothing."""
     marks = [(m.start(), 1) for m in _QUOTE_LINE.finditer(text)]
     if not marks:
-        return None
+        return []
     marks += [(m.start(), 2) for m in _WEAK_ITEM.finditer(text)]
     marks += [(m.start(), 0) for m in _BLANK_LINE.finditer(text)]
     marks.sort()
     quote_seen = -1  # start of the last quote line since the last blank line
+    out = []
     for pos, kind in marks:
         if kind == 0:
             quote_seen = -1
@@ -331,8 +336,8 @@ def _lazy_quote(text: str) -> int | None:
             if quote_seen < 0:
                 quote_seen = pos
         elif 0 <= quote_seen < pos:
-            return pos
-    return None
+            out.append(pos)
+    return out
 
 
 def _nested_atoms(root: Any, lines: Any, out: list[tuple[int, int]], tables: list[Any]) -> bool:
