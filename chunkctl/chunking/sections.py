@@ -38,6 +38,19 @@ def _kinds(blocks: Sequence[Block]) -> Sequence[BlockKind]:
     return blocks.kinds() if isinstance(blocks, BlockList) else [b.kind for b in blocks]
 
 
+def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], Sequence[BlockKind]]:
+    """(`blocks` less front matter (metadata, not chunk text), their kinds): a slice (a view
+    of a compact `BlockList`) when it comes first only, as loaders put it, else a list."""
+    kinds = _kinds(blocks)
+    lo = 0
+    while lo < len(kinds) and kinds[lo] == BlockKind.FRONT_MATTER:
+        lo += 1
+    if BlockKind.FRONT_MATTER in kinds[lo:]:
+        kept = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
+        return kept, [b.kind for b in kept]
+    return (blocks[lo:], kinds[lo:]) if lo else (blocks, kinds)
+
+
 def sections(blocks: Sequence[Block]) -> list[Section]:
     """Group blocks into sections; consecutive headings open one section (docs/records.md#structure-and-headings).
 
@@ -51,19 +64,13 @@ def iter_sections(blocks: Sequence[Block]) -> Iterator[Section]:
     """`sections` one at a time, each when its last block is known (a strategy that packs
     sections one by one never holds them all: a document of a heading and a word per
     section has as many sections as blocks)."""
-    kinds = _kinds(blocks)
+    blocks, kinds = _without_front_matter(blocks)
     n = len(kinds)
-    lo = 0
-    while lo < n and kinds[lo] == BlockKind.FRONT_MATTER:
-        lo += 1
-    if BlockKind.FRONT_MATTER in kinds[lo:]:  # (loaders put it first only) left out wherever it is
-        yield from iter_sections([b for b in blocks if b.kind != BlockKind.FRONT_MATTER])
-        return
     path: tuple[str, ...] = ()
     level = 0
     first = -1  # first block of the open section (-1: none open)
     prev_heading = False
-    for i in range(lo, n):
+    for i in range(n):
         if kinds[i] == BlockKind.HEADING:
             b = blocks[i]
             if first >= 0 and prev_heading:
@@ -85,19 +92,14 @@ class BlockIndex:
     """Position lookups over a document's blocks (for strategies that cut regardless of blocks)."""
 
     def __init__(self, blocks: Sequence[Block]):
-        kinds = _kinds(blocks)
-        lo = 0
-        while lo < len(kinds) and kinds[lo] == BlockKind.FRONT_MATTER:
-            lo += 1
-        body = blocks[lo:]
-        if isinstance(body, BlockList) and BlockKind.FRONT_MATTER not in kinds[lo:]:
-            self.blocks: Sequence[Block] = body
+        body, _ = _without_front_matter(blocks)
+        self.blocks: Sequence[Block] = body
+        if isinstance(body, BlockList):  # its columns
             self.starts: Sequence[int] = body.starts()
             self.ends: Sequence[int] = body.ends()
         else:
-            self.blocks = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
-            self.starts = [b.start for b in self.blocks]
-            self.ends = [b.end for b in self.blocks]
+            self.starts = [b.start for b in body]
+            self.ends = [b.end for b in body]
 
     def headings_at(self, pos: int, end: int | None = None) -> tuple[str, ...]:
         """Heading path of a chunk that starts at character `pos` (and ends at `end`).

@@ -19,7 +19,8 @@ _FF = re.compile(r"\f")
 _NONSPACE = re.compile(r"\S")
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+LINE_END = re.compile(r"\r\n|\r|\n")
+"""A line break: CR LF, CR or LF."""
 
 
 def line_starts(text: str | bytes) -> array:
@@ -32,7 +33,7 @@ def line_starts(text: str | bytes) -> array:
     """
     starts = array("q", [0])
     if isinstance(text, str) and "\r" in text:
-        starts.extend(m.end() for m in _LINE_END.finditer(text))
+        starts.extend(m.end() for m in LINE_END.finditer(text))
     else:
         lf = "\n" if isinstance(text, str) else b"\n"
         starts.extend(itertools.accumulate(map((1).__add__, map(len, text.split(lf)[:-1]))))  # type: ignore[arg-type]

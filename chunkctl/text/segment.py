@@ -10,7 +10,7 @@ from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import iter_paragraph_spans, paragraph_spans
+from chunkctl.text.lines import LINE_END, iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -158,7 +158,6 @@ _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
 _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
 _COPY_LIMIT = 1 << 16
-_CR_LF = re.compile(r"\r\n|\r|\n")
 """Spans longer than this many characters are trimmed without copying them."""
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
@@ -298,7 +297,7 @@ def line_wrap(text: str, a: int, b: int) -> int | None:
         seg = text[a:b]
         if not _LINE_SEP.search(seg.strip()):
             return None
-        wrap = max(map(len, map(str.rstrip, _CR_LF.split(seg))))
+        wrap = max(map(len, map(str.rstrip, LINE_END.split(seg))))
         return wrap if 30 <= wrap <= 200 else None
     wrap = -1
     lines = 0
