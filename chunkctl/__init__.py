@@ -155,9 +155,10 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
 
     from chunkctl import pipeline
     from chunkctl.configfile import parse_size
-    from chunkctl.output.flavours import check_flavour, convert_lines
+    from chunkctl.output.flavours import check_flavour, flavoured_blocks
     from chunkctl.pipeline.cache import RecordCache
     from chunkctl.pipeline.document import make_config
+    from chunkctl.spill import discard
 
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors={errors!r}: use 'raise' or 'skip'")
@@ -173,7 +174,7 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
     known = pipeline.plan(found.inputs, config, size_limit, record_cache)
     if any(r is None for r in known):
         pipeline.prepare(config)  # a bad option fails here once, not as a failure of every file
-    results = pipeline.run(found.inputs, config, jobs, size_limit, file_timeout, record_cache, known)
+    results = pipeline.run(found.inputs, config, jobs, size_limit, file_timeout, record_cache, known, spill=True)
     try:
         for res in results:
             if res.error and errors == "raise":
@@ -182,7 +183,11 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
                 warnings.warn(warning, DocumentWarning, stacklevel=2)
             for failure in res.model_failures:
                 warnings.warn(failure, RuntimeWarning, stacklevel=2)
-            for line in convert_lines(res.lines, flavour).splitlines():
-                yield orjson.loads(line)
+            try:
+                for block in flavoured_blocks(res.lines, flavour):
+                    for line in block.splitlines():
+                        yield orjson.loads(line)
+            finally:
+                discard(res.lines)
     finally:
         results.close()

@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 
 TEMP_TAG = "chunkctl"
 """Temporary files are named `.<target name>.chunkctl-<pid>-<random>.tmp`: the pid tells a later run whether the
@@ -26,7 +27,8 @@ def temp_file(folder: str, base: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{base}.{TEMP_TAG}-{os.getpid()}-", suffix=".tmp", dir=folder)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether process `pid` exists (this process counts; one owned by another user too)."""
     if pid == os.getpid():
         return True
     try:
@@ -56,7 +58,7 @@ def remove_stale(folder: str, base: str | None = None) -> list[str]:
         return removed
     for name in names:
         m = _TEMP.match(name)
-        if m is None or (base is not None and m["base"] != base) or _alive(int(m["pid"])):
+        if m is None or (base is not None and m["base"] != base) or alive(int(m["pid"])):
             continue
         path = os.path.join(folder, name)
         with contextlib.suppress(OSError):
@@ -80,8 +82,9 @@ def remove_stale_shards(folder: str | os.PathLike) -> list[str]:
     return removed
 
 
-def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
-    """Write `parts` to `path` through a temporary file in its folder, then rename it over `path`.
+def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes]) -> None:
+    """Write `parts` (each bytes, or an iterable of bytes written in turn) to `path` through a temporary
+    file in its folder, then rename it over `path`.
 
     A reader sees the old file or the whole new one, never a part. The folder is made
     when missing; the temporary file is removed on any failure.
@@ -95,7 +98,11 @@ def replace_atomically(path: str | os.PathLike, *parts: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             for part in parts:
-                fh.write(part)
+                if isinstance(part, bytes):
+                    fh.write(part)
+                else:
+                    for piece in part:
+                        fh.write(piece)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -186,7 +186,7 @@ def chunk(
 
             progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
         results = pipeline.run(inputs, config, run.workers, run.max_file_size, run.file_timeout, cache, known,
-                               run.engine, run.scheduler, progress=progress.done if live_display else None)
+                               run.engine, run.scheduler, progress=progress.done if live_display else None, spill=True)
         with progress as live, contextlib.closing(results):
             con.live = live
             stopped = deliver(results, sink, errlog, values["flavour"], summary, fail_fast=fail_fast, say=con.say)

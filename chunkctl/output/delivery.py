@@ -3,13 +3,14 @@ errors file, counts); no chunking, no terminal."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from chunkctl.errors import OutputError
-from chunkctl.output.flavours import convert_lines
+from chunkctl.output.flavours import flavoured_blocks
 from chunkctl.output.parquet import ParquetOutput, is_parquet
 from chunkctl.output.writer import ErrorLog, Output, OutputDir
+from chunkctl.spill import discard
 
 
 class _Counts(Protocol):
@@ -82,9 +83,22 @@ def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, 
             if fail_fast:
                 return True
         elif not res.skipped:
-            lines = convert_lines(res.lines, flavour)
-            if isinstance(sink, OutputDir):
-                sink.write_document(res.source, lines)
-            else:
-                sink.write(lines)
+            try:
+                blocks = _read_back(res, flavour)
+                if isinstance(sink, OutputDir):
+                    sink.write_document(res.source, blocks)
+                else:
+                    for block in blocks:
+                        sink.write(block)
+            finally:
+                discard(res.lines)
     return False
+
+
+def _read_back(res: Any, flavour: str) -> Iterator[bytes]:
+    """`flavoured_blocks` of a result's lines; a spill file that cannot be read is an OutputError."""
+    try:
+        yield from flavoured_blocks(res.lines, flavour)
+    except OSError as exc:  # a spill file of the run went missing (see chunkctl.spill)
+        raise OutputError(f"{res.source}: cannot read its records back from the temporary folder "
+                          f"({exc.strerror or exc})") from None

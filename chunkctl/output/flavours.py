@@ -16,6 +16,7 @@ from typing import IO, Any
 import orjson
 
 from chunkctl.fields import HEADINGS_SEPARATOR, META_KEYS, RECORD_FIELDS, RECORD_KEYS
+from chunkctl.spill import Lines, line_blocks, read_all
 
 FLAVOURS = ("chunkctl", "langchain", "llamaindex")
 """Record flavours `--flavour` accepts: the contract's records, LangChain Documents, LlamaIndex TextNodes."""
@@ -196,6 +197,26 @@ def convert_lines(lines: bytes, flavour: str) -> bytes:
     for o in convert(recs, flavour):
         buf.write(orjson.dumps(o, option=orjson.OPT_APPEND_NEWLINE))
     return buf.getvalue()
+
+
+def flavoured_blocks(lines: Lines, flavour: str) -> Iterator[bytes]:
+    """One document's JSONL converted to `flavour`, in pieces of whole lines (see `line_blocks`).
+
+    A `SpilledLines` document is read and converted a piece at a time, so it is never
+    all in memory, except for "llamaindex", whose previous/next links need the whole
+    document at once.
+
+    Raises:
+        ValueError: an unknown flavour.
+        OSError: a spill file cannot be read.
+    """
+    if flavour == "chunkctl":
+        yield from line_blocks(lines)
+    elif flavour == "llamaindex":
+        yield convert_lines(read_all(lines), flavour)
+    else:
+        for block in line_blocks(lines):
+            yield convert_lines(block, flavour)
 
 
 def to_records(objs: Iterable[dict[str, Any]], flavour: str) -> list[dict[str, Any]]:

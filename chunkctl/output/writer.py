@@ -7,6 +7,7 @@ import gzip
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from typing import BinaryIO
 
 from chunkctl.atomic import remove_stale, temp_file
@@ -218,8 +219,9 @@ class OutputDir:
         except OSError as exc:
             raise OutputError(f"cannot write in the output folder {self.folder}: {_reason(exc)}") from None
 
-    def write_document(self, source: str, lines: bytes) -> str:
-        """Stage one document's records for `folder/<source>.jsonl`; returns that final path.
+    def write_document(self, source: str, lines: bytes | Iterable[bytes]) -> str:
+        """Stage one document's records (JSONL bytes, or pieces of whole lines written in turn) for
+        `folder/<source>.jsonl`; returns that final path.
 
         Raises:
             OutputError: the bytes cannot be written (full disk, ...).
@@ -229,7 +231,8 @@ class OutputDir:
         staged = os.path.join(self.staging, f"{len(self._staged)}.jsonl")
         try:
             with open(staged, "wb") as fh:
-                fh.write(lines)
+                for piece in (lines,) if isinstance(lines, bytes) else lines:
+                    fh.write(piece)
         except OSError as exc:
             raise OutputError(f"cannot write {final}: {_reason(exc)}") from None
         self._staged.append((staged, final))

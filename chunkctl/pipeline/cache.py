@@ -11,10 +11,12 @@ from pathlib import Path
 
 import orjson
 
+from chunkctl import spill
 from chunkctl.__about__ import __version__
 from chunkctl.atomic import remove_stale_shards, replace_atomically
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
+from chunkctl.spill import Lines, SpilledLines, line_blocks, size_of
 
 _ENTRY_VERSION = 1
 
@@ -24,12 +26,14 @@ class CacheEntry:
     """One file's cached output.
 
     Attributes:
-        lines: the document's records as JSONL bytes (contract format).
+        lines: the document's records as JSONL (contract format): bytes, or for a body
+            bigger than `spill.SPILL_AT` a `SpilledLines` of the entry's file (read on demand,
+            so a cache hit does not hold it in memory).
         n_chunks, n_tokens: number of records and their total `n_tokens`.
         warnings: the warnings loading the file gave, so a cached run reports them too.
     """
 
-    lines: bytes
+    lines: Lines
     n_chunks: int
     n_tokens: int
     warnings: list[str] = field(default_factory=list)
@@ -97,23 +101,38 @@ class RecordCache:
         return self.folder / key[:2] / f"{key}.jsonl"
 
     def get(self, key: str) -> CacheEntry | None:
-        """The entry stored under `key`, or None when there is none or it is damaged."""
+        """The entry stored under `key`, or None when there is none or it is damaged.
+
+        A body of up to `spill.SPILL_AT` bytes is read into memory; a bigger one is checked
+        by reading it in pieces and returned as a `SpilledLines` of the entry's file
+        (`owned` False: it stays). An entry is only ever replaced whole by the same
+        bytes (its key fixes them), so reading it later gives what was checked.
+        """
         path = self._path(key)
         try:
-            if not stat.S_ISREG(path.stat().st_mode):  # a pipe placed in the cache would block the run
+            if not stat.S_ISREG(path.stat().st_mode):  # a pipe placed in the cache would block the open
                 return None
-            data = path.read_bytes()
-        except OSError:
-            return None
-        head, sep, body = data.partition(b"\n")
-        try:
-            meta = orjson.loads(head)
-            ok = (sep and meta["entry"] == _ENTRY_VERSION and meta["key"] == key and meta["size"] == len(body)
-                  and meta["sha256"] == hashlib.sha256(body).hexdigest())
-            if not ok:
+            with open(path, "rb") as fh:
+                head = fh.readline()
+                meta = orjson.loads(head)
+                size = int(meta["size"])
+                if not (head.endswith(b"\n") and meta["entry"] == _ENTRY_VERSION and meta["key"] == key
+                        and os.fstat(fh.fileno()).st_size == len(head) + size):
+                    return None
+                h = hashlib.sha256()
+                lines: Lines
+                if size <= spill.SPILL_AT:
+                    body = fh.read()
+                    h.update(body)
+                    lines = body
+                else:
+                    while piece := fh.read(1 << 22):
+                        h.update(piece)
+                    lines = SpilledLines(os.fspath(path), size, len(head), owned=False)
+            if meta["sha256"] != h.hexdigest():
                 return None
-            return CacheEntry(body, int(meta["n_chunks"]), int(meta["n_tokens"]), [str(w) for w in meta["warnings"]])
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return CacheEntry(lines, int(meta["n_chunks"]), int(meta["n_tokens"]), [str(w) for w in meta["warnings"]])
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
     def put(self, key: str, entry: CacheEntry) -> None:
@@ -121,13 +140,16 @@ class RecordCache:
 
         A full disk or a read-only cache folder only costs the next run some time, so
         an `OSError` is reported once through `warn` and otherwise ignored; the
-        temporary file is removed in every case.
+        temporary file is removed in every case. A `SpilledLines` body is read in
+        pieces (twice: for its sha256, then to copy it).
         """
         path = self._path(key)
-        head = {"entry": _ENTRY_VERSION, "key": key, "n_chunks": entry.n_chunks, "n_tokens": entry.n_tokens,
-                "warnings": entry.warnings, "size": len(entry.lines),
-                "sha256": hashlib.sha256(entry.lines).hexdigest()}
         try:
-            replace_atomically(path, orjson.dumps(head) + b"\n", entry.lines)
+            h = hashlib.sha256()
+            for piece in line_blocks(entry.lines):
+                h.update(piece)
+            head = {"entry": _ENTRY_VERSION, "key": key, "n_chunks": entry.n_chunks, "n_tokens": entry.n_tokens,
+                    "warnings": entry.warnings, "size": size_of(entry.lines), "sha256": h.hexdigest()}
+            replace_atomically(path, orjson.dumps(head) + b"\n", line_blocks(entry.lines))
         except OSError as exc:
             self._failed(exc)

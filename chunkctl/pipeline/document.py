@@ -7,7 +7,6 @@ options give the same records everywhere.
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -24,6 +23,7 @@ from chunkctl.loaders import LOADERS, format_for, load_bytes
 from chunkctl.model import Document
 from chunkctl.pipeline.finalize import iter_records
 from chunkctl.pipeline.inputs import source_name
+from chunkctl.spill import JsonlBuffer, Lines
 from chunkctl.tokenizers import Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
@@ -194,24 +194,36 @@ def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | 
     return DocumentRecords(iter_records(doc, chunks, config, tok.name, chunked.doc_meta), failures)
 
 
-def serialize(records: Iterator[dict[str, Any]]) -> tuple[bytes, int, int]:
-    """Records as JSONL bytes, serialized one at a time.
+def serialize(records: Iterator[dict[str, Any]], spill: str | None = None) -> tuple[Lines, int, int]:
+    """Records as JSONL, serialized one at a time.
+
+    Args:
+        records: the records, in output order.
+        spill: the run's spill folder (`chunkctl.spill`): past `SPILL_AT` bytes the
+            JSONL goes to a file there, so a document whose records are many times its
+            size is not held in memory. None: all in memory.
 
     Returns:
-        (JSONL bytes, number of records, sum of their `n_tokens`).
+        (JSONL bytes or `SpilledLines`, number of records, sum of their `n_tokens`).
+
+    Raises:
+        OSError: the spill file cannot be written (nothing is left behind then).
     """
     dumps, opt = orjson.dumps, orjson.OPT_APPEND_NEWLINE
-    # Written to one buffer at once: orjson's result keeps its whole working buffer
-    # (16 KiB or more), so a list of them held ~8x the JSONL size of a big document.
-    # BytesIO.getvalue() hands over its buffer without a copy.
-    buf = io.BytesIO()
+    # Written to one buffer: orjson's result keeps its whole working buffer (16 KiB or
+    # more), so a list of them held ~8x the JSONL size of a big document.
+    buf = JsonlBuffer(spill)
     write = buf.write
     n = tokens = 0
-    for rec in records:
-        tokens += rec["n_tokens"]
-        write(dumps(rec, option=opt))
-        n += 1
-    return buf.getvalue(), n, tokens
+    try:
+        for rec in records:
+            tokens += rec["n_tokens"]
+            write(dumps(rec, option=opt))
+            n += 1
+        return buf.result(), n, tokens
+    except BaseException:
+        buf.close()
+        raise
 
 
 def prepare(config: ChunkConfig) -> None:

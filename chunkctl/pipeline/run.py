@@ -21,6 +21,7 @@ from chunkctl.errors import ChunkctlError, LoaderError
 from chunkctl.pipeline.capture import library_messages, tidy
 from chunkctl.pipeline.document import load, process_document, serialize, warm
 from chunkctl.pipeline.inputs import InputFile
+from chunkctl.spill import Lines, make_spill_folder, remove_spill_folder
 
 if TYPE_CHECKING:
     from chunkctl.model import Document
@@ -99,7 +100,9 @@ class FileResult:
 
     Attributes:
         source, format: as in the records.
-        lines: the document's records as JSONL bytes (empty on failure).
+        lines: the document's records as JSONL: bytes (empty on failure), or a
+            `SpilledLines` (a file of the run's spill folder) for a document whose JSONL
+            passed `SPILL_AT` bytes, or a big cache entry's body (see `chunkctl.spill`).
         n_chunks, n_tokens: records written and their total `n_tokens`.
         nbytes: input size in bytes.
         warnings: non-fatal problems, one line each.
@@ -118,7 +121,7 @@ class FileResult:
 
     source: str
     format: str | None
-    lines: bytes = b""
+    lines: Lines = b""
     n_chunks: int = 0
     n_tokens: int = 0
     nbytes: int = 0
@@ -133,13 +136,22 @@ class FileResult:
     llm_plan: tuple[int, int, int] | None = None
 
 
-def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None = None) -> FileResult:
+def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None = None,
+                 spill: str | None = None) -> FileResult:
     """Load, chunk and serialize one input; never raises for a bad file.
 
+    Args:
+        item: the input.
+        config: the run's options.
+        max_file_size: skip the file (with a warning) when it is larger (bytes).
+        spill: the run's spill folder (`chunkctl.spill`): a document whose JSONL
+            passes `SPILL_AT` bytes has it written there (`lines` is then a
+            `SpilledLines` the caller owns). None: always in memory.
+
     Returns:
-        a FileResult with the JSONL bytes of the document, or with `error` set.
+        a FileResult with the JSONL of the document, or with `error` set.
     """
-    job = _FileJob(item, config, max_file_size)
+    job = _FileJob(item, config, max_file_size, spill)
     job.load()
     return job.finish()
 
@@ -155,9 +167,11 @@ class _FileJob:
     in this process limits the time of both). Neither step raises for a bad file: the
     failure goes into the result."""
 
-    def __init__(self, item: InputFile, config: ChunkConfig, max_file_size: int | None = None):
+    def __init__(self, item: InputFile, config: ChunkConfig, max_file_size: int | None = None,
+                 spill: str | None = None):
         self.item = item
         self.config = config
+        self.spill = spill
         self.doc: Document | None = None
         self.seconds = 0.0  # spent in the steps so far (wall time)
         self.said: list[str] = []  # what libraries report meanwhile, named with the file (see capture.py)
@@ -205,7 +219,11 @@ class _FileJob:
         assert doc is not None
         self.doc = None
         out = process_document(doc, self.config)
-        res.lines, res.n_chunks, res.n_tokens = serialize(out.records)
+        try:
+            res.lines, res.n_chunks, res.n_tokens = serialize(out.records, self.spill)
+        except OSError as exc:  # the spill file (a full disk)
+            raise ChunkctlError(f"cannot write its records to the temporary folder {self.spill} "
+                                f"({exc.strerror or exc})") from None
         del doc, out.records
         if out.plan is not None:
             res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
@@ -353,7 +371,8 @@ def _failure(item: InputFile, failure: Any) -> FileResult:
 
 def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
              engine: str = "local", scheduler: str | None = None,
-             on_done: Callable[[FileResult], None] | None = None) -> Generator[FileResult, None, None]:
+             on_done: Callable[[FileResult], None] | None = None,
+             spill: str | None = None) -> Generator[FileResult, None, None]:
     """Process inputs in order: in worker processes, or in this process when there is one
     job or one file (a worker would only add its start-up: about 0.3 s) and a time limit,
     if any, can be kept by a signal timer. Runs that call a model keep their worker.
@@ -363,7 +382,6 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
     """
     if not items:
         return
-    task = functools.partial(process_file, config=config)
     if engine == "dask":
         import dataclasses
         import os
@@ -374,7 +392,8 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         # Workers open paths in their own working folder: send absolute ones (`source`,
         # what the records say, is a field of its own and stays as given).
         items = [dataclasses.replace(it, path=os.path.abspath(it.path)) if it.path else it for it in items]
-        answers = dask_engine.map_ordered(task, items, scheduler, jobs)
+        # (no spill folder: the workers may be other machines)
+        answers = dask_engine.map_ordered(functools.partial(process_file, config=config), items, scheduler, jobs)
         try:
             for item, res in zip(items, answers):
                 if isinstance(res, Failure):
@@ -388,8 +407,9 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
             answers.close()
         return
     if (jobs <= 1 or len(items) == 1) and (not file_timeout or _Alarm.usable()) and not _calls_model(config):
-        yield from _in_process(items, config, file_timeout or None, on_done)
+        yield from _in_process(items, config, file_timeout or None, on_done, spill)
         return
+    task = functools.partial(process_file, config=config, spill=spill)
     from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
     def done(i: int, res: Any) -> None:
@@ -451,7 +471,8 @@ def _calls_model(config: ChunkConfig) -> bool:
 
 
 def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None,
-                on_done: Callable[[FileResult], None] | None) -> Generator[FileResult, None, None]:
+                on_done: Callable[[FileResult], None] | None,
+                spill: str | None = None) -> Generator[FileResult, None, None]:
     """Process inputs in this process, in order: one job without a worker process.
 
     With a time limit (`limit` seconds, timed by `_Alarm`), files of ISOLATED_FORMATS go
@@ -466,7 +487,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
     if isolated:
         from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
-        from_worker = imap_ordered(functools.partial(process_file, config=config), isolated, 1, limit,
+        from_worker = imap_ordered(functools.partial(process_file, config=config, spill=spill), isolated, 1, limit,
                                    init=_warm_for(isolated, config), window=1)
     alarm = _Alarm() if limit else None
 
@@ -488,7 +509,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
                     if isinstance(res, TaskFailure):
                         res = _failure(item, res)
                 else:
-                    job = _FileJob(item, config)
+                    job = _FileJob(item, config, spill=spill)
                     step(job, job.load)
                     step(job, job.finish)
                     res = job.finish()  # the result the step gave, or the timeout
@@ -520,7 +541,8 @@ def plan(inputs: list[InputFile], config: ChunkConfig, max_file_size: int | None
 def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_size: int | None = None,
         file_timeout: float | None = DEFAULT_FILE_TIMEOUT, cache: RecordCache | None = None,
         known: list[FileResult | None] | None = None, engine: str = "local", scheduler: str | None = None,
-        progress: Callable[[FileResult], None] | None = None) -> Generator[FileResult, None, None]:
+        progress: Callable[[FileResult], None] | None = None,
+        spill: bool = False) -> Generator[FileResult, None, None]:
     """Process a run's inputs and yield their results in input order.
 
     Files are processed by `jobs` worker processes (see `chunkctl.pipeline.engines.local`); the
@@ -554,6 +576,12 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
             worker is done with it (with the dask engine, for now: as it is yielded).
             It runs in the caller's thread, between results (e.g. to redraw a
             progress display); it should be quick and not raise.
+        spill: a document whose JSONL passes `chunkctl.spill.SPILL_AT` bytes
+            keeps it in a file of a temporary folder of this run (engine "local"): its
+            `lines` is then a `SpilledLines`, readable until the generator ends (read
+            it with `line_blocks`; `discard` it once written to free the disk early).
+            Defaults to False: processed files' `lines` are bytes. (A cache entry
+            bigger than SPILL_AT is always a `SpilledLines` of the cache file.)
 
     Yields:
         one FileResult per input, in input order.
@@ -562,7 +590,8 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
         known = plan(inputs, config, max_file_size, cache)
     todo = [item for item, res in zip(inputs, known) if res is None]
     report = progress if engine != "dask" else None
-    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler, on_done=report)
+    folder = make_spill_folder() if spill and todo and engine != "dask" else None
+    computed = _compute(todo, config, jobs, file_timeout, engine, scheduler, on_done=report, spill=folder)
     try:
         if progress is not None:
             for res in known:
@@ -582,3 +611,4 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
             yield res
     finally:
         computed.close()
+        remove_spill_folder(folder)
