@@ -41,7 +41,8 @@ class Block:
         language: fenced-code language tag ("" when unknown).
         header: for tables, the `[start, end)` span of the header lines (header
             row and, in Markdown, the delimiter row); `None` for other blocks.
-        rows: for tables, the `[start, end)` span of each body row, in order.
+        rows: for tables, the `[start, end)` span of each body row, in order; for lists,
+            each item's span (a tuple, or `Spans` for very many).
         meta: loader-specific extras (e.g. a table's header cells; for lists and block
             quotes, `atomic`: the `[start, end)` character spans of code, tables and
             display math nested in them, which the packer keeps whole).
@@ -54,7 +55,7 @@ class Block:
     headings: tuple[str, ...] = ()
     language: str = ""
     header: tuple[int, int] | None = None
-    rows: tuple[tuple[int, int], ...] = ()
+    rows: Sequence[tuple[int, int]] = ()
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -256,6 +257,79 @@ class BlockList(Sequence[Block]):
 
 _KINDS = list(BlockKind)
 _MAX_U32 = (1 << 32) - 1
+
+
+class Spans(Sequence[tuple[int, int]]):
+    """`[start, end)` character spans in order, kept flat in one array: 8 bytes a span (16 past
+    2**32 characters) where a tuple of pairs takes about 100.
+
+    For the item spans of a huge list (`Block.rows`): a list of a million one-word items
+    held 17x its text as pairs. Reads as a sequence of `(start, end)` tuples and compares
+    equal to any sequence of the same pairs (a tuple of tuples included), so a `Block`
+    with `Spans` rows equals one with the same rows as a tuple.
+    """
+
+    __slots__ = ("_flat",)
+    _flat: array
+
+    def __init__(self, spans: Iterable[tuple[int, int]] = ()) -> None:
+        self._flat = array("I")
+        self.extend(spans)
+
+    def append(self, span: tuple[int, int]) -> None:
+        """Add one `(start, end)` span at the end."""
+        s, e = span
+        if self._flat.typecode == "I" and not (0 <= s <= _MAX_U32 and 0 <= e <= _MAX_U32):
+            self._flat = array("q", self._flat)
+        self._flat.append(s)
+        self._flat.append(e)
+
+    def extend(self, spans: Iterable[tuple[int, int]]) -> None:
+        """`append` each of `spans`."""
+        if isinstance(spans, Spans) and spans._flat.typecode == self._flat.typecode:
+            self._flat.extend(spans._flat)
+            return
+        for span in spans:
+            self.append(span)
+
+    def __len__(self) -> int:
+        return len(self._flat) // 2
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Spans: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, int] | Spans:
+        n = len(self._flat) // 2
+        if isinstance(i, slice):
+            out = Spans()
+            out.extend(self[k] for k in range(*i.indices(n)))
+            return out
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("span index out of range")
+        return self._flat[2 * i], self._flat[2 * i + 1]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        it = iter(self._flat)
+        return zip(it, it)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(tuple(a) == tuple(b) for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))  # (as the tuple of pairs it equals)
+
+    def __bool__(self) -> bool:
+        return bool(self._flat)
+
+    def __repr__(self) -> str:
+        return f"Spans({list(self)!r})"
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
 
 
@@ -326,3 +400,161 @@ class Chunk:
     depth: int = 0
     text: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class ChunkList(Sequence[Chunk]):
+    """A document's chunks in output order: a list while there are few, columns when there are many.
+
+    A `Chunk` object takes about 300 bytes (the object, its offsets, its `meta` dict),
+    which is 20x and more a document of one-word sections, whose chunks are a few
+    characters each. From `COMPACT_FROM` chunks on, when they average fewer than `DENSE`
+    characters, a chunk without extras (no model-written `text`, no `meta`) is kept as
+    columns: start, end, n_tokens, budget, parent and indices into the distinct kinds,
+    prefixes and heading paths, about 31 bytes a chunk (offsets 8 bytes past 2**32
+    characters). Chunks with extras are kept whole. Indexing and iteration give `Chunk`
+    objects equal to those appended; in column mode they are made afresh, so a change
+    to one is not kept: build the list once the chunks are final (strategies that
+    change their chunks after packing keep a plain list). Slices are lists.
+    """
+
+    COMPACT_FROM = 4096
+    """Chunks from which the list may turn into columns, checked at every multiple of it."""
+
+    DENSE = 512
+    """Characters per chunk, on average up to the last chunk appended, below which the list
+    turns into columns (there a `Chunk` object costs more than half the text)."""
+
+    __slots__ = ("_list", "_start", "_end", "_ntok", "_budget", "_parent", "_depth", "_flags", "_kind",
+                 "_prefix", "_heads", "_values", "_index", "_rich")
+    _list: list[Chunk] | None
+    _start: array
+    _end: array
+    _ntok: array
+    _budget: array
+    _parent: array
+    _depth: array
+    _flags: array
+    _kind: array
+    _prefix: array
+    _heads: array
+    _values: list[Any]
+    _index: dict[Any, int]
+    _rich: dict[int, Chunk]
+
+    def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
+        self._list = []
+        for c in chunks:
+            self.append(c)
+
+    def append(self, chunk: Chunk) -> None:
+        """Add `chunk` at the end."""
+        if self._list is not None:
+            self._list.append(chunk)
+            n = len(self._list)
+            if n % self.COMPACT_FROM == 0 and chunk.end < n * self.DENSE:
+                self._compact()
+            return
+        i = len(self._start)
+        if chunk.end > _MAX_U32 and self._end.typecode == "I":
+            self._start, self._end = array("q", self._start), array("q", self._end)
+        parent = -1 if chunk.parent is None else chunk.parent
+        simple = (chunk.text is None and not chunk.meta and 0 <= chunk.depth < 256 and -1 <= parent < _MAX_I32
+                  and 0 <= chunk.n_tokens <= _MAX_U32 and 0 <= chunk.budget <= _MAX_U32
+                  and 0 <= chunk.start <= chunk.end)
+        if not simple:
+            self._rich[i] = chunk
+            chunk = _PLACEHOLDER
+            parent = -1
+        self._start.append(chunk.start)
+        self._end.append(chunk.end)
+        self._ntok.append(chunk.n_tokens)
+        self._budget.append(chunk.budget)
+        self._parent.append(parent)
+        self._depth.append(chunk.depth)
+        self._flags.append(1 if chunk.oversize else 0)
+        self._kind.append(self._intern(chunk.kind))
+        self._prefix.append(self._intern(chunk.prefix))
+        self._heads.append(self._intern(chunk.headings))
+
+    def extend(self, chunks: Iterable[Chunk]) -> None:
+        """`append` each of `chunks`."""
+        for c in chunks:
+            self.append(c)
+
+    def _intern(self, value: Any) -> int:
+        # kinds (str), prefixes (str) and heading paths (tuple) share one table: a str and a
+        # tuple never compare equal, and a kind equal to a prefix is the same value
+        k = self._index.get(value)
+        if k is None:
+            k = self._index[value] = len(self._values)
+            self._values.append(value)
+        return k
+
+    def _compact(self) -> None:
+        held = self._list or []
+        self._list = None
+        self._start, self._end = array("I"), array("I")
+        self._ntok, self._budget, self._prefix, self._heads = array("I"), array("I"), array("I"), array("I")
+        self._parent = array("i")
+        self._depth, self._flags, self._kind = array("B"), array("B"), array("I")
+        self._values = []
+        self._index = {}
+        self._rich = {}
+        for c in held:
+            self.append(c)
+        held.clear()
+
+    @property
+    def compact(self) -> bool:
+        """True when the chunks are kept as columns."""
+        return self._list is None
+
+    def __len__(self) -> int:
+        return len(self._list) if self._list is not None else len(self._start)
+
+    def _make(self, i: int) -> Chunk:
+        rich = self._rich.get(i)
+        if rich is not None:
+            return rich
+        parent = self._parent[i]
+        v = self._values
+        return Chunk(self._start[i], self._end[i], v[self._prefix[i]], v[self._heads[i]], v[self._kind[i]],
+                     self._ntok[i], self._budget[i], bool(self._flags[i]), None if parent < 0 else parent,
+                     self._depth[i])
+
+    @overload
+    def __getitem__(self, i: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, i: int | slice) -> Chunk | list[Chunk]:
+        if self._list is not None:
+            return self._list[i]
+        n = len(self._start)
+        if isinstance(i, slice):
+            return [self._make(k) for k in range(*i.indices(n))]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("chunk index out of range")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        if self._list is not None:
+            return iter(self._list)
+        return map(self._make, range(len(self._start)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like list
+
+    def __repr__(self) -> str:
+        return f"ChunkList({list(self)!r})"
+
+
+_MAX_I32 = (1 << 31) - 1
+_PLACEHOLDER = Chunk(0, 0)

@@ -82,7 +82,7 @@ def chunk_auto(doc, tokenizer, config, table) -> Chunked:
     elif ctype == "narrative":
         packer = Packer(doc, tokenizer, config, table)
         packer.min_fill = 0.6
-        chunks = pack_sections(packer, iter_sections(doc.blocks))
+        chunks = pack_sections(packer, iter_sections(doc.blocks), compact=True)
     elif ctype == "code":
         chunks = STRATEGIES["recursive"].chunk(doc, tokenizer, config.replace(strategy="recursive"), table).chunks
     else:
@@ -90,9 +90,6 @@ def chunk_auto(doc, tokenizer, config, table) -> Chunked:
         overlap = min(100, size // 5)
         sub = config.replace(strategy="fixed", chunk_size=size, overlap=overlap)
         chunks = STRATEGIES["fixed"].chunk(doc, tokenizer, sub, table).chunks
-        for c in chunks:
-            c.meta["overlap"] = overlap
-    for c in chunks:
-        c.meta["content_type"] = ctype
+        return Chunked(chunks, doc_meta={"content_type": ctype, "overlap": overlap})
     return Chunked(chunks, doc_meta={"content_type": ctype})
 

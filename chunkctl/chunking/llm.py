@@ -66,6 +66,7 @@ def chunk_llm(doc, tokenizer, config, table) -> Chunked:
             raise LLMError(str(problems[0]))
     secs = split_sections(sections(doc.blocks), starts)
     chunks = pack_sections(Packer(doc, tokenizer, config, table), secs)
+    assert isinstance(chunks, list)  # (not compact: _name_model changes them)
     _name_model(chunks, used, client.model)
     return Chunked(chunks, sections=[(s.start, s.end) for s in secs], failures=problems)
 

@@ -283,24 +283,34 @@ class Packer:
 
     def _split(self, level: Level, a: int, b: int, block: Block | None, kind: str) -> list[tuple[int, int]]:
         if level == Level.BLOCK:  # list items
-            rows = [(max(a, s), min(b, e)) for s, e in (block.rows if block is not None else ()) if e > a and s < b]
-            if len(rows) < 2:
-                return [(a, b)]
-            out = []
-            pos = a
-            for i, (_s, _e) in enumerate(rows):
-                nxt = rows[i + 1][0] if i + 1 < len(rows) else b
-                seg_end = self.graphemes.rstrip_end(pos, nxt)
-                if seg_end > pos:
-                    out.append((pos, seg_end))
-                pos = nxt
-            return out
+            return list(self._item_pieces(a, b, block))
         if kind == "table" and level == Level.CLAUSE:
             return self._split_cells(a, b)
         pieces = self.splitters.split(level, a, b, prose=(kind == "text"))
         if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE, Level.DEFINITION):
             return self._with_indent(pieces, a)
         return pieces
+
+    def _item_pieces(self, a: int, b: int, block: Block | None) -> Iterator[tuple[int, int]]:
+        """Pieces of `text[a:b]` at the list items of `block` (`rows`) that overlap it, one at a
+        time: each piece runs from its item's start (`a` for the first) to the next item's
+        start (`b` for the last), trailing white space left out; `(a, b)` when fewer than
+        two items overlap it."""
+        items = ((max(a, s), min(b, e)) for s, e in (block.rows if block is not None else ()) if e > a and s < b)
+        first = next(items, None)
+        second = next(items, None)
+        if first is None or second is None:
+            yield a, b
+            return
+        pos = a
+        for nxt, _e in itertools.chain((second,), items):
+            seg_end = self.graphemes.rstrip_end(pos, nxt)
+            if seg_end > pos:
+                yield pos, seg_end
+            pos = nxt
+        seg_end = self.graphemes.rstrip_end(pos, b)
+        if seg_end > pos:
+            yield pos, seg_end
 
     def _split_cells(self, a: int, b: int) -> list[tuple[int, int]]:
         """Cells of a table line `text[a:b]`: each piece starts at a cell's `|` (escaped `\\|`
@@ -421,7 +431,9 @@ class Packer:
 
     def _split_iter(self, level: Level, a: int, b: int, block: Block | None, kind: str
                     ) -> Iterator[tuple[int, int]]:
-        if level == Level.BLOCK or (kind == "table" and level == Level.CLAUSE):
+        if level == Level.BLOCK:
+            return self._item_pieces(a, b, block)
+        if kind == "table" and level == Level.CLAUSE:
             return iter(self._split(level, a, b, block, kind))
         if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE):
             return self._with_indent_iter(self.splitters.iter(level, a, b, prose=False), a)
@@ -971,7 +983,7 @@ class Packer:
         bc_first, _ = self.breadcrumb(self.breadcrumb_parts(path, skip))
         bc, _ = self.breadcrumb(self.breadcrumb_parts(path))
         out: list[Chunk] = []
-        rows = list(block.rows)
+        rows = block.rows  # (a tuple, or Spans for a huge table: read in place)
         r = 0
         first = True
         while r < len(rows):

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from chunkctl.chunking.packer import Atom, Packer
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, iter_sections
-from chunkctl.model import BlockKind, Chunk
+from chunkctl.model import BlockKind, Chunk, ChunkList
 from chunkctl.text.segment import Level
 
 # Blocks kept whole when they fit (split only when they do not, between rows or lines).
@@ -57,9 +57,15 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
             prev_heading = False
 
 
-def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = None, **kw) -> list[Chunk]:
-    """Pack each section on its own (a heading always starts a new chunk)."""
-    out: list[Chunk] = []
+def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = None, *, compact: bool = False,
+                  **kw) -> list[Chunk] | ChunkList:
+    """Pack each section on its own (a heading always starts a new chunk).
+
+    Args:
+        compact: collect the chunks in a `ChunkList` (columns for many tiny chunks), for a
+            strategy that returns them as they are; else a list (chunks that will change).
+    """
+    out: list[Chunk] | ChunkList = ChunkList() if compact else []
     for sec in secs:
         out.extend(packer.pack(iter_section_atoms(packer, sec, budget, **kw), sec.path, budget))
     return out
@@ -80,4 +86,4 @@ def chunk_recursive(doc, tokenizer, config, table) -> Chunked:
     text-splitter's semantic levels, counted in real tokens with offsets.
     """
     packer = Packer(doc, tokenizer, config, table)
-    return Chunked(pack_sections(packer, iter_sections(doc.blocks)))
+    return Chunked(pack_sections(packer, iter_sections(doc.blocks), compact=True))

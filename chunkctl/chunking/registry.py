@@ -6,7 +6,7 @@ text may be cut; `chunking.packer.Packer` fits the pieces to the budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ class Chunked:
             strategy), as `chunkctl.llm.failures.LLMFailure`; the run reports them.
     """
 
-    chunks: list[Chunk]
+    chunks: Sequence[Chunk]
     doc_meta: dict[str, Any] = field(default_factory=dict)
     sections: list[tuple[int, int]] | None = None
     failures: list[Any] = field(default_factory=list)

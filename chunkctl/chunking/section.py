@@ -8,7 +8,7 @@ from chunkctl.chunking.packer import Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, sections
-from chunkctl.model import Block, BlockKind, Chunk
+from chunkctl.model import Block, BlockKind, Chunk, ChunkList
 from chunkctl.text.segment import Level
 
 
@@ -153,12 +153,16 @@ def chunk_section(doc, tokenizer, config, table) -> Chunked:
     secs = sections(doc.blocks)
     if config.min_chunk_tokens:
         secs = merge_siblings(packer, secs, config.min_chunk_tokens)
-    return Chunked(pack_merged(packer, secs))
+    return Chunked(pack_merged(packer, secs, compact=True))
 
 
-def pack_merged(packer: Packer, secs: list[Section]) -> list[Chunk]:
-    """Pack sections, some of them merged: inside a merged one, a heading is the strongest cut."""
-    out: list[Chunk] = []
+def pack_merged(packer: Packer, secs: list[Section], compact: bool = False) -> list[Chunk] | ChunkList:
+    """Pack sections, some of them merged: inside a merged one, a heading is the strongest cut.
+
+    Args:
+        compact: collect the chunks in a `ChunkList` (see `pack_sections`); else a list.
+    """
+    out: list[Chunk] | ChunkList = ChunkList() if compact else []
     for sec in secs:
         atoms = iter_section_atoms(packer, sec)
         if sec.merged:

@@ -6,7 +6,7 @@ from chunkctl.chunking.packer import SENTENCE_LEVELS, Packer
 from chunkctl.chunking.recursive import section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import iter_sections
-from chunkctl.model import Chunk
+from chunkctl.model import ChunkList
 from chunkctl.text.segment import Level
 
 
@@ -80,7 +80,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
                 where.append((r, j))
     breaks = breakpoints(texts, config.breakpoint_percentile)
     cut_before: set[tuple[int, int]] = {rj for rj, brk in zip(where[1:], breaks) if brk}
-    out: list[Chunk] = []
+    out = ChunkList()
     for r, (sec, atoms) in enumerate(runs):
         piece: list = []
         for j, a in enumerate(atoms):

@@ -8,7 +8,7 @@ from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import iter_sections
-from chunkctl.model import Chunk
+from chunkctl.model import ChunkList
 from chunkctl.text.segment import Level
 
 
@@ -25,7 +25,7 @@ def chunk_sentence(doc, tokenizer, config, table) -> Chunked:
     sentences up to `--overlap` tokens.
     """
     packer = Packer(doc, tokenizer, config, table)
-    out: list[Chunk] = []
+    out = ChunkList()
     for sec in iter_sections(doc.blocks):
         atoms = iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
         out.extend(packer.pack(_flatten(atoms), sec.path))

@@ -122,7 +122,7 @@ def apply_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chu
         import dataclasses
 
         opts = dataclasses.replace(opts, cache=False)
-    chunks = chunked.chunks
+    chunks = list(chunked.chunks)  # (a compact ChunkList gives fresh objects: changed here, kept here)
     failures: list[LLMFailure] = list(chunked.failures)
     _restore_budgets(chunks, config)
     if not (opts.contextualize or opts.summaries):
@@ -220,7 +220,7 @@ def plan_llm(doc: Document, chunked: Chunked, tokenizer: Tokenizer, config: Chun
     requests: list[ChatRequest] = []
     if opts.segment:
         requests += window_requests(doc, windows(doc, table, opts.max_input_tokens))
-    ctx, _secs, sums = _requests(doc, chunked.chunks, tokenizer, table, opts, chunked.sections)
+    ctx, _secs, sums = _requests(doc, list(chunked.chunks), tokenizer, table, opts, chunked.sections)
     requests += [r for _i, r in ctx] + sums
     cache = answer_cache(opts)
     model = opts.model or ""

@@ -6,7 +6,7 @@ import bisect
 import itertools
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -15,7 +15,7 @@ from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, BlockList, Document
+from chunkctl.model import Block, BlockKind, BlockList, Document, Spans
 from chunkctl.text.lines import line_starts as lines_of
 
 _NONSPACE = re.compile(r"\S")
@@ -402,6 +402,24 @@ _SIMPLE = {"blockquote_open": "quote", "paragraph_open": "paragraph", "html_bloc
 _KINDS = {"quote": BlockKind.QUOTE, "paragraph": BlockKind.PARAGRAPH, "html": BlockKind.HTML, "rule": BlockKind.RULE}
 
 
+def _spans(pairs: Iterable[tuple[int, int]]) -> Sequence[tuple[int, int]]:
+    """Row or item spans: a tuple, or `Spans` (8 bytes a span) past FEW_SPANS of them."""
+    if isinstance(pairs, Spans):
+        return pairs if len(pairs) > FEW_SPANS else tuple(pairs)
+    it = iter(pairs)
+    head = tuple(itertools.islice(it, FEW_SPANS + 1))
+    if len(head) <= FEW_SPANS:
+        return head
+    many = Spans(head)
+    many.extend(it)
+    return many
+
+
+FEW_SPANS = 64
+"""Row and item spans of a block kept as a tuple up to this many (a tuple of pairs takes about
+100 bytes a span, which only matters for huge tables and lists)."""
+
+
 def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, int, dict]], list[tuple[int, int]],
                                                    str | None]:
     """Block kinds and character spans of parsed items: (blocks, nested atom spans, first h1 text or None).
@@ -428,7 +446,7 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
             s, e = span(lines)
             head = extra["head"]
             head_span = span((head[0], head[1] + 1)) if head else None  # the header and delimiter rows
-            row_spans = tuple(span((r, r + 1)) for r in extra["rows"])
+            row_spans = _spans(span((r, r + 1)) for r in extra["rows"])
             cell_texts = [clean_heading(c) for c in extra["cells"]]
             if head_span is not None and row_spans:
                 raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
@@ -438,7 +456,7 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
                                                      "meta": {"header_cells": cell_texts}}))
         elif name == "list":
             s, e = span(lines)
-            raw.append((BlockKind.LIST, s, e, {"rows": tuple(span(x) for x in extra["items"])}))
+            raw.append((BlockKind.LIST, s, e, {"rows": _spans(span(x) for x in extra["items"])}))
         else:
             raw.append((_KINDS[name], *span(lines), {}))
     return raw, [span(x) for x in nested_lines], first_h1
@@ -622,11 +640,11 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             held[1].extend(extra["rows"])
             if is_open and len(raw) == 1:  # and on into the next
                 continue
-            raw[0] = (kind, held[0], e, {**extra, "rows": tuple(held[1])})
+            raw[0] = (kind, held[0], e, {**extra, "rows": _spans(held[1])})
             held = None
         if is_open:
             kind, s, e, extra = raw.pop()
-            held = [s, list(extra["rows"])]
+            held = [s, Spans(extra["rows"])]
         for kind, s, e, extra in raw:
             if e <= s:
                 continue

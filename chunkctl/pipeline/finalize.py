@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -62,7 +62,7 @@ def document_meta(doc: Document, config: ChunkConfig, tokenizer_name: str, paged
     return meta
 
 
-def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokenizer_name: str,
+def iter_records(doc: Document, chunks: Sequence[Chunk], config: ChunkConfig, tokenizer_name: str,
                  doc_meta: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Turn a document's chunks into records that follow the record contract (docs/records.md, v1).
 
@@ -94,10 +94,14 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
     base_meta = document_meta(doc, config, tokenizer_name, paged)
     if doc_meta:
         base_meta.update(doc_meta)
-    ids = []
-    for i, c in enumerate(chunks):
-        key = f"{sha}\0{doc.source}\0{fp}\0{c.kind}\0{c.depth}\0{c.start}\0{c.end}\0{i}"
-        ids.append(hashlib.blake2b(key.encode("utf-8"), digest_size=10).hexdigest())
+    head = f"{sha}\0{doc.source}\0{fp}\0"
+
+    def chunk_id(i: int, c: Chunk) -> str:
+        # made when needed, not kept in a list: a document of many tiny chunks would hold
+        # about 70 bytes per chunk (its parent's id is made again, from `chunks[parent]`)
+        key = f"{head}{c.kind}\0{c.depth}\0{c.start}\0{c.end}\0{i}"
+        return hashlib.blake2b(key.encode("utf-8"), digest_size=10).hexdigest()
+
     n = len(chunks)
     for i, c in enumerate(chunks):
         body = c.text if c.text is not None else text[c.start:c.end]
@@ -123,7 +127,7 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
             if meta["context"] is not None and meta["context_truncated"] is None:
                 meta["context_truncated"] = False
         yield {
-            "id": ids[i],
+            "id": chunk_id(i, c),
             "doc_id": did,
             "source": doc.source,
             "format": doc.format,
@@ -139,6 +143,6 @@ def iter_records(doc: Document, chunks: list[Chunk], config: ChunkConfig, tokeni
             "page_start": ps,
             "page_end": pe,
             "oversize": bool(c.oversize),
-            "parent_id": ids[c.parent] if c.parent is not None else None,
+            "parent_id": chunk_id(c.parent, chunks[c.parent]) if c.parent is not None else None,
             "meta": meta,
         }
