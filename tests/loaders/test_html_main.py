@@ -208,3 +208,34 @@ def test_a_table_named_like_boilerplate_is_still_kept():
     html = (f"<article><h1>Markets</h1><p>{PARA}</p><table class='share-prices related'><tr><th>Stock</th>"
             f"<th>Price</th></tr><tr><td>ACME</td><td>12</td></tr></table><p>{PARA}</p></article>")
     assert "| ACME | 12 |" in load(html).text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n_rows=st.integers(1, 30), n_cols=st.integers(2, 5), words=st.integers(1, 12), tbody=st.booleans(),
+       furniture=st.booleans())
+def test_a_data_table_that_is_the_page_stays_a_table(n_rows, n_cols, words, tbody, furniture):
+    """A page whose content is one data table of prose-like cells: the best-scored element was a
+    part of the table (its `tbody`, inserted by the parser when absent), and read alone its cells
+    became paragraphs. The table is now read whole, every row in it."""
+    head = "<tr>" + "".join(f"<th>col{c}</th>" for c in range(n_cols)) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{' '.join(['Well, Prince'] * words)} r{r}c{c}</td>" for c in range(n_cols))
+                   + "</tr>\n" for r in range(n_rows))
+    rows = f"<tbody>{body}</tbody>" if tbody else body
+    page = f"<html><body>{NAV if furniture else ''}<h1>Table</h1><table>\n{head}\n{rows}</table>" \
+           f"{FOOT if furniture else ''}</body></html>"
+    doc = load(page)
+    tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
+    assert len(tables) == 1 and len(tables[0].rows) == n_rows
+    if not furniture:
+        assert [b.kind for b in doc.blocks if b.kind != BlockKind.HEADING] == [BlockKind.TABLE]
+    assert f"r{n_rows - 1}c{n_cols - 1}" in doc.text
+
+
+def test_a_layout_table_cell_is_still_the_article():
+    """A layout table (no header cells, cells holding blocks): the article's cell alone stays the root."""
+    side = "<ul>" + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(12)) + "</ul>"
+    page = (f"<html><body><table><tr><td>{side}</td><td><h1>Ferry news</h1><p>{PARA * 3}</p><p>{PARA * 2}</p>"
+            f"</td></tr></table></body></html>")
+    doc = load(page)
+    assert "Section 3" not in doc.text and "ferry timetable" in doc.text
+    assert not any(b.kind == BlockKind.TABLE for b in doc.blocks)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS
-from chunkctl.loaders.html.select import is_furniture, node_attrs
+from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
 
 # Class/id names that mark content, or its surroundings.
 _POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|documentation",
@@ -76,6 +76,7 @@ _LABELS = frozenset("p div".split())
 _PRUNABLE = frozenset("div section ul ol p aside header figure center".split())
 # Content a documentation page never loses to pruning.
 _KEEP_TAGS = frozenset("pre table dl code".split())
+_TABLE_PARTS = frozenset("thead tbody tfoot tr td th caption colgroup col".split())
 _COMMAS = re.compile(r"[,，、،;；]")
 
 
@@ -371,9 +372,22 @@ class MainContent:
             top = self._ascend(top, sem_id)
             # the top element's parent, when its siblings carry content too
             root_st, excluded = self._with_siblings(top)
+        whole = self._whole_table(root_st)
+        if whole is not root_st:  # a part of a table (its tbody, a row, a cell) is read as the table it is in,
+            root_st, excluded = whole, set()  # whole: alone, its cells would be read as paragraphs
         rid = root_st.node.mem_id
         excluded |= self.prune(rid, top)
         return Selection(root_st.node, excluded, self._title(root_st, page_title))
+
+    def _whole_table(self, st: _Stat) -> _Stat:
+        """`st`, or the data table it is a part of (`tbody`, `tr`, `td`, ...); a cell of a layout
+        table stays the root (its other cells are the page's furniture)."""
+        up = st
+        while up.tag in _TABLE_PARTS and up.parent is not None:
+            up = self.stats[up.parent]
+        if up is st or up.tag != "table" or not is_data_table(up.node, node_attrs(up.node)):
+            return st
+        return up
 
     def _ascend(self, top: _Stat, stop: int | None) -> _Stat:
         """The highest ancestor of `top` whose paragraphs are at least twice `top`'s, with few links
