@@ -103,10 +103,10 @@ def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
 
 
 class _Starts:
-    """Sorted offsets, 8 bytes each, with `in` by binary search."""
+    """Sorted offsets (an array, or any iterable of them) with `in` by binary search."""
 
     def __init__(self, offsets: Iterable[int]):
-        self.offsets = array("q", offsets)
+        self.offsets: array[int] = offsets if isinstance(offsets, array) else array("q", offsets)
 
     def __contains__(self, x: object) -> bool:
         k = bisect.bisect_left(self.offsets, x)  # type: ignore[call-overload]
@@ -195,9 +195,10 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
 def iter_text_blocks(text: str) -> Iterator[Block]:
     """Typed blocks of a plain text, one at a time: paragraphs, with clause and MediaWiki
     heading lines as headings (the loader's later passes take them as they come)."""
-    # One pass over the paragraphs: their spans 16 bytes each (a list of tuples and a set
-    # of starts took ~200 bytes a paragraph, a lot in a file of one-word paragraphs).
-    spans = array("q")
+    # One pass over the paragraphs: their spans 8 bytes each (16 past 2**32 characters; a
+    # list of tuples and a set of starts took ~200 bytes a paragraph, a lot in a file of
+    # one-word paragraphs).
+    spans = array("I" if len(text) < 1 << 32 else "q")
     for a, b in iter_paragraph_spans(text):
         spans.append(a)
         spans.append(b)
