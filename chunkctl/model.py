@@ -225,10 +225,15 @@ class BlockList(Sequence[Block]):
 
     def kinds(self) -> Sequence[BlockKind]:
         """The blocks' kinds, in order (a new list; no block is made)."""
+        return [_KINDS[c] for c in self.kind_codes()]
+
+    def kind_codes(self) -> bytes:
+        """The blocks' kinds as one byte each (`kind_code`), in order: a new bytes object,
+        1 byte a block where a list of kinds takes 8 (no block is made)."""
         if self._root is None and self._list is not None:
-            return [b.kind for b in self._list]
+            return bytes(_KIND_CODE[b.kind] for b in self._list)
         store = self._root or self
-        return [_KINDS[c] for c in store._kind[self._lo:self._hi]]
+        return store._kind[self._lo:self._hi].tobytes()
 
     def starts(self) -> Sequence[int]:
         """Start offsets (characters) of the blocks, in order (shared columns: do not modify)."""
@@ -331,6 +336,11 @@ class Spans(Sequence[tuple[int, int]]):
     def __repr__(self) -> str:
         return f"Spans({list(self)!r})"
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+
+
+def kind_code(kind: BlockKind) -> int:
+    """The byte that stands for `kind` in `BlockList.kind_codes` (stable within a run only)."""
+    return _KIND_CODE[kind]
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from chunkctl.model import Block, BlockKind, BlockList
+from chunkctl.model import Block, BlockKind, BlockList, kind_code
 
 
 @dataclass
@@ -34,21 +34,29 @@ class Section:
         return self.blocks[-1].end
 
 
-def _kinds(blocks: Sequence[Block]) -> Sequence[BlockKind]:
-    return blocks.kinds() if isinstance(blocks, BlockList) else [b.kind for b in blocks]
+_HEADING = kind_code(BlockKind.HEADING)
+_FRONT_MATTER = kind_code(BlockKind.FRONT_MATTER)
 
 
-def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], Sequence[BlockKind]]:
-    """(`blocks` less front matter (metadata, not chunk text), their kinds): a slice (a view
-    of a compact `BlockList`) when it comes first only, as loaders put it, else a list."""
-    kinds = _kinds(blocks)
+def _kind_codes(blocks: Sequence[Block]) -> bytes:
+    """The blocks' kinds, a byte each (`kind_code`): a list of kinds would take 8 bytes a
+    block, as much as the compact blocks themselves in a document of one-word paragraphs."""
+    if isinstance(blocks, BlockList):
+        return blocks.kind_codes()
+    return bytes(kind_code(b.kind) for b in blocks)
+
+
+def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], bytes]:
+    """(`blocks` less front matter (metadata, not chunk text), their kind codes): a slice (a
+    view of a compact `BlockList`) when it comes first only, as loaders put it, else a list."""
+    codes = _kind_codes(blocks)
     lo = 0
-    while lo < len(kinds) and kinds[lo] == BlockKind.FRONT_MATTER:
+    while lo < len(codes) and codes[lo] == _FRONT_MATTER:
         lo += 1
-    if BlockKind.FRONT_MATTER in kinds[lo:]:
+    if codes.find(_FRONT_MATTER, lo) >= 0:
         kept = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
-        return kept, [b.kind for b in kept]
-    return (blocks[lo:], kinds[lo:]) if lo else (blocks, kinds)
+        return kept, _kind_codes(kept)
+    return (blocks[lo:], codes[lo:]) if lo else (blocks, codes)
 
 
 def sections(blocks: Sequence[Block]) -> list[Section]:
@@ -64,14 +72,14 @@ def iter_sections(blocks: Sequence[Block]) -> Iterator[Section]:
     """`sections` one at a time, each when its last block is known (a strategy that packs
     sections one by one never holds them all: a document of a heading and a word per
     section has as many sections as blocks)."""
-    blocks, kinds = _without_front_matter(blocks)
-    n = len(kinds)
+    blocks, codes = _without_front_matter(blocks)
+    n = len(codes)
     path: tuple[str, ...] = ()
     level = 0
     first = -1  # first block of the open section (-1: none open)
     prev_heading = False
     for i in range(n):
-        if kinds[i] == BlockKind.HEADING:
+        if codes[i] == _HEADING:
             b = blocks[i]
             if first >= 0 and prev_heading:
                 path = b.headings
