@@ -51,7 +51,7 @@ def test_one_job_runs_text_formats_in_this_process_with_the_records_of_workers(m
 def test_a_file_over_the_time_limit_fails_alone_in_this_process(monkeypatch, tmp_path):
     slow = tmp_path / "slow.txt"
     slow.write_text("\n\n".join(f"Line {i} of a long log, with words to tokenize and pack again." for i in
-                                range(60_000)))  # about 4 MB: seconds of work
+                                range(200_000)))  # about 13 MB: over a second of work (4 MB took 0.4 s warm)
     inputs = _inputs(slow, EXAMPLES / "returns-policy.txt")
     _no_workers(monkeypatch)
     out = list(run_mod.run(inputs, chunkctl.ChunkConfig(), jobs=1, file_timeout=0.2))
@@ -80,6 +80,52 @@ def test_a_swallowed_time_limit_signal_fires_again():
         assert alarm.run(step, 0.05) is False
         assert alarm.run(lambda: None, 5) is True
     assert swallowed == [1]
+
+
+@pytest.mark.parametrize("where", ["gc callback", "__del__"])
+def test_a_time_limit_signal_met_in_a_finalizer_stops_the_file_at_its_next_line(where):
+    """A gc callback (hypothesis and distributed install one) or a `__del__` that happens to
+    handle the signal cannot raise into the file: the limit is kept at the file's next line
+    (before, the raise was lost and a file in native calls could run on to its end)."""
+    import gc
+
+    alarm = run_mod._Alarm()
+    fired = []
+
+    def fire():  # what the SIGALRM handler does, called where the signal would be handled
+        if not fired:
+            fired.append(1)
+            alarm._fire(14, sys._getframe())
+
+    class Doomed:
+        def __del__(self):
+            fire()
+
+    def callback(phase, info):
+        if phase == "start":
+            fire()
+
+    lines_after = []
+
+    def step():
+        if where == "gc callback":
+            gc.collect()
+        else:
+            Doomed()
+        lines_after.append(1)
+        lines_after.append(2)
+
+    if where == "gc callback":
+        gc.callbacks.append(callback)
+    try:
+        with alarm:
+            assert alarm.run(step, 60) is False
+            assert alarm.run(lambda: lines_after.append(3), 60) is True
+    finally:
+        if callback in gc.callbacks:
+            gc.callbacks.remove(callback)
+    assert fired == [1] and lines_after == [3]
+    assert sys.gettrace() is None
 
 
 def test_one_job_with_a_time_limit_sends_only_pdfs_to_a_worker(monkeypatch):

@@ -268,12 +268,22 @@ class _Alarm:
     native call (one tiktoken pass over a big text) sees it when it returns. Usable in the
     main thread of a POSIX process whose SIGALRM nobody else uses (`usable`); elsewhere a
     run keeps its worker processes, which are killed when over the limit.
+
+    A signal handled inside a garbage-collector callback or a `__del__` cannot raise into
+    the file's code (Python reports the raise as unraisable and goes on). That happens
+    whenever the file is in a native call that makes containers while a library has a gc
+    callback installed (hypothesis and distributed do): every collection runs the
+    callback, and the signal is handled there. The handler then arms a trace function on
+    the file's frames instead, which raises at the next line of the file's own code
+    (unless a tracer such as coverage or a debugger is active: then the signal fires
+    again every REFIRE seconds, as before).
     """
 
     def __init__(self) -> None:
         self.armed = False
         self.previous: Any = None
         self.hook: Any = None
+        self._traced: list[Any] = []  # frames given `_late` as their trace function
 
     @staticmethod
     def usable() -> bool:
@@ -298,6 +308,7 @@ class _Alarm:
 
         self.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
+        self._untrace()
         signal.signal(signal.SIGALRM, self.previous)
         sys.unraisablehook = self.hook
 
@@ -308,8 +319,37 @@ class _Alarm:
             self.hook(info)
 
     def _fire(self, signum: int, frame: Any) -> None:
-        if self.armed:
-            raise _OverTime
+        if not self.armed:
+            return
+        if frame is not None and _in_finalizer(frame):
+            if sys.gettrace() is None and not self._traced:
+                f = frame
+                while f is not None:
+                    if not _finalizer_code(f.f_code):
+                        f.f_trace = self._late
+                        self._traced.append(f)
+                    f = f.f_back
+                sys.settrace(self._late)
+            return
+        raise _OverTime
+
+    def _late(self, frame: Any, event: str, arg: Any) -> Any:
+        """Trace function armed by `_fire`: raises `_OverTime` at the first event of the
+        file's own code (none inside a gc callback or a `__del__`)."""
+        if not self.armed:
+            self._untrace()
+            return None
+        if _in_finalizer(frame):
+            return None
+        self._untrace()
+        raise _OverTime
+
+    def _untrace(self) -> None:
+        if self._traced:
+            sys.settrace(None)
+            for f in self._traced:
+                f.f_trace = None
+            self._traced.clear()
 
     def run(self, step: Callable[[], Any], seconds: float) -> bool:
         """Run `step` within `seconds`; False when it ran over (it was stopped, or was quick to return after).
@@ -329,11 +369,38 @@ class _Alarm:
             finally:
                 self.armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                self._untrace()
         except _OverTime:  # (maybe raised in the clean-up above: then disarm here)
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
+            self._untrace()
             return False
         return True
+
+
+def _finalizer_code(code: Any) -> bool:
+    """Whether `code` is that of a `__del__` or of a garbage-collector callback (where a
+    raise is reported as unraisable, never reaching the code that was running)."""
+    import gc
+
+    if code.co_name == "__del__":
+        return True
+    for cb in gc.callbacks:
+        fn = getattr(cb, "__func__", cb)
+        call = type(cb).__dict__.get("__call__")  # a callable object's method
+        if getattr(fn, "__code__", None) is code or getattr(call, "__code__", None) is code:
+            return True
+    return False
+
+
+def _in_finalizer(frame: Any) -> bool:
+    """Whether `frame` runs inside a `__del__` or a gc callback (see `_finalizer_code`)."""
+    f = frame
+    while f is not None:
+        if _finalizer_code(f.f_code):
+            return True
+        f = f.f_back
+    return False
 
 
 def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
