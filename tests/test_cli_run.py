@@ -173,10 +173,10 @@ def test_fail_fast_stops_without_writing_the_output(tmp_path):
 def test_file_timeout_stops_a_slow_file_and_the_run_goes_on(tmp_path):
     big = tmp_path / "big.txt"
     war = (CORPUS / "txt" / "war-and-peace-bom-cr-3mb.txt").read_bytes()
-    big.write_bytes(war + war[3:] + war[3:])  # about 10 MB: seconds of work, far over the limit
+    big.write_bytes(war + war[3:] * 9)  # about 32 MB: seconds of work, far over the limit (10 MB took 0.9 s warm)
     errors = tmp_path / "errors.jsonl"
     r = invoke("chunk", big, EXAMPLES, "--file-timeout", "1", "--jobs", "1", "--errors", errors)
-    assert r.exit_code == 1
+    assert r.exit_code == 1, r.stderr
     assert f"{big}: took longer than 1 s" in r.stderr
     assert parse_jsonl(errors.read_bytes()) == [{"source": str(big), "error_type": "Timeout",
                                                  "message": "took longer than 1 s"}]
