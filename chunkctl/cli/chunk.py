@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from chunkctl.allocator import return_freed_memory
 from chunkctl.cli.console import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -185,6 +186,7 @@ def chunk(
             from chunkctl.cli.render import RunProgress
 
             progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
+        return_freed_memory()  # this process's allocator (see chunkctl.allocator)
         results = pipeline.run(inputs, config, run.workers, run.max_file_size, run.file_timeout, cache, known,
                                run.engine, run.scheduler, progress=progress.done if live_display else None, spill=True)
         with progress as live, contextlib.closing(results):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from chunkctl.allocator import return_freed_memory
 from chunkctl.errors import ChunkctlError
 
 # NOTE: a worker is a plain fork of this process when it runs no other thread: it
@@ -72,6 +73,7 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
+    return_freed_memory()  # (a forked worker has it already; one from a forkserver does not)
     if init is not None:
         try:
             init()
