@@ -419,9 +419,10 @@ class ChunkList(Sequence[Chunk]):
     which is 20x and more a document of one-word sections, whose chunks are a few
     characters each. From `COMPACT_FROM` chunks on, when they average fewer than `DENSE`
     characters, a chunk without extras (no model-written `text`, no `meta`) is kept as
-    columns: start, end, n_tokens, budget, parent and indices into the distinct kinds,
-    prefixes and heading paths, about 31 bytes a chunk (offsets 8 bytes past 2**32
-    characters). Chunks with extras are kept whole. Indexing and iteration give `Chunk`
+    columns: start, end (4 bytes each; 8 past 2**32 characters), n_tokens, budget, parent
+    and indices into the distinct prefixes and heading paths (2 bytes each while their
+    values fit, widened when one does not), the kind's index, depth and flags (a byte
+    each): about 19 bytes a chunk. Chunks with extras are kept whole. Indexing and iteration give `Chunk`
     objects equal to those appended; in column mode they are made afresh, so a change
     to one is not kept: build the list once the chunks are final (strategies that
     change their chunks after packing keep a plain list). Slices are lists.
@@ -477,14 +478,34 @@ class ChunkList(Sequence[Chunk]):
             parent = -1
         self._start.append(chunk.start)
         self._end.append(chunk.end)
-        self._ntok.append(chunk.n_tokens)
-        self._budget.append(chunk.budget)
-        self._parent.append(parent)
         self._depth.append(chunk.depth)
         self._flags.append(1 if chunk.oversize else 0)
-        self._kind.append(self._intern(chunk.kind))
-        self._prefix.append(self._intern(chunk.prefix))
-        self._heads.append(self._intern(chunk.headings))
+        row = (chunk.n_tokens, chunk.budget, parent, self._intern(chunk.kind), self._intern(chunk.prefix),
+               self._intern(chunk.headings))
+        try:
+            self._ntok.append(row[0])
+            self._budget.append(row[1])
+            self._parent.append(row[2])
+            self._kind.append(row[3])
+            self._prefix.append(row[4])
+            self._heads.append(row[5])
+        except OverflowError:  # a value wider than its column so far: widen, then append the row again
+            self._widen(i, row)
+
+    _NARROW = ("_ntok", "_budget", "_parent", "_kind", "_prefix", "_heads")
+    """Columns that start 1 or 2 bytes wide and are widened (`_WIDER`) when a value does not fit."""
+
+    def _widen(self, i: int, row: tuple[int, ...]) -> None:
+        for name, value in zip(self._NARROW, row):
+            col = getattr(self, name)
+            del col[i:]
+            while True:
+                try:
+                    col.append(value)
+                    break
+                except OverflowError:
+                    col = array(_WIDER[col.typecode], col)
+            setattr(self, name, col)
 
     def extend(self, chunks: Iterable[Chunk]) -> None:
         """`append` each of `chunks`."""
@@ -504,9 +525,11 @@ class ChunkList(Sequence[Chunk]):
         held = self._list or []
         self._list = None
         self._start, self._end = array("I"), array("I")
-        self._ntok, self._budget, self._prefix, self._heads = array("I"), array("I"), array("I"), array("I")
-        self._parent = array("i")
-        self._depth, self._flags, self._kind = array("B"), array("B"), array("I")
+        # token counts, budgets and indices of kinds, prefixes and heading paths: 2 bytes each
+        # (1 for the kind) while they fit, widened when one does not (`_widen`)
+        self._ntok, self._budget, self._prefix, self._heads = array("H"), array("H"), array("H"), array("H")
+        self._parent = array("h")
+        self._depth, self._flags, self._kind = array("B"), array("B"), array("B")
         self._values = []
         self._index = {}
         self._rich = {}
@@ -568,3 +591,5 @@ class ChunkList(Sequence[Chunk]):
 
 _MAX_I32 = (1 << 31) - 1
 _PLACEHOLDER = Chunk(0, 0)
+_WIDER = {"B": "H", "H": "I", "I": "q", "b": "h", "h": "i", "i": "q"}
+"""The next wider array typecode (`ChunkList._widen`)."""

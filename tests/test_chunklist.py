@@ -30,7 +30,8 @@ def chunk_runs(draw) -> list[Chunk]:
         c = Chunk(s, e, prefix=draw(st.sampled_from(["", "A\n\n", "A > B\n\n", "text"])),
                   headings=draw(st.sampled_from([(), ("A",), ("A", "B"), ("text",)])),
                   kind=draw(st.sampled_from(["text", "table", "code", "mixed"])),
-                  n_tokens=draw(st.integers(0, 600)), budget=draw(st.sampled_from([0, 64, 512])),
+                  n_tokens=draw(st.integers(0, 600) | st.sampled_from([255, 256, 65535, 65536, 1 << 31])),
+                  budget=draw(st.sampled_from([0, 64, 512, 65536])),
                   oversize=draw(st.booleans()),
                   parent=draw(st.none() | st.integers(0, i - 1)) if i else None,
                   depth=draw(st.integers(0, 3)))
@@ -79,6 +80,21 @@ def test_offsets_past_four_giga_characters_widen_the_columns(compact_early):
     chunks = [Chunk(i, i + 1) for i in range(4)] + [Chunk(big, big + 5, kind="code"), Chunk(big + 5, big + 9)]
     cl = ChunkList(chunks)
     assert cl.compact and list(cl) == chunks
+
+
+def test_narrow_columns_widen_for_values_that_do_not_fit(compact_early):
+    """Counts, budgets, parents and the indices of kinds, prefixes and paths start 1-2 bytes
+    wide; 300 kinds, 70,000 prefixes and paths, a parent past 32,767 and counts past 65,535
+    widen them, and every chunk reads back as appended."""
+    chunks = [Chunk(i, i + 1, prefix=f"P{i}\n\n", headings=(f"H{i}",), kind=f"k{i % 300}",
+                    n_tokens=i, budget=2 * i, parent=i - 1 if i else None, depth=i % 4) for i in range(70_000)]
+    cl = ChunkList(chunks)
+    assert cl.compact and not cl._rich
+    assert {cl._ntok.typecode, cl._budget.typecode, cl._prefix.typecode, cl._heads.typecode} == {"I"}
+    assert (cl._parent.typecode, cl._kind.typecode) == ("i", "H")
+    assert list(cl) == chunks
+    small = ChunkList(chunks[:4])
+    assert (small._ntok.itemsize, small._kind.itemsize, small._parent.itemsize) == (2, 1, 2)
 
 
 def test_long_chunks_stay_a_list(compact_early):
