@@ -61,6 +61,30 @@ def test_hierarchical_children_inside_parents():
     assert order[0] is True and order[1] is False
 
 
+def test_hierarchical_reads_only_the_blocks_of_each_parent(monkeypatch):
+    """A parent per section made every parent read every block of the document (quadratic:
+    minutes for 200 KB of one-word sections); now each reads its own, the same chunks."""
+    from chunkctl.chunking import hierarchical
+    from chunkctl.model import Block, BlockKind, BlockList
+
+    text = "".join(f"## Part {i}\n\nword{i} and more\n\n" for i in range(3000))
+    made = []
+    real = BlockList._make
+    monkeypatch.setattr(BlockList, "_make", lambda self, i: made.append(i) or real(self, i))
+    recs = run(text, strategy="hierarchical", chunk_size=16, parent_chunk_size=32)
+    n_blocks = 6000
+    assert len(made) < 20 * n_blocks  # a full scan per parent read 3000 x 6000 blocks
+    monkeypatch.setattr(hierarchical, "span_index", lambda blocks: None)  # the full scan
+    assert run(text, strategy="hierarchical", chunk_size=16, parent_chunk_size=32) == recs
+    assert [r["parent_id"] is None for r in recs[:4]] == [True, False, True, False]
+    blocks = [Block(BlockKind.PARAGRAPH, 10 * i, 10 * i + 8) for i in range(50)]
+    index = hierarchical.span_index(blocks)
+    for a, b in [(0, 5), (3, 27), (8, 10), (95, 205), (490, 600), (0, 0)]:
+        assert hierarchical.clip_blocks(blocks, a, b, "x" * 500, index) == \
+            hierarchical.clip_blocks(blocks, a, b, "x" * 500)
+    assert hierarchical.span_index([blocks[1], blocks[0]]) is None
+
+
 def test_hierarchical_three_levels():
     text = "\n\n".join(" ".join(S) for _ in range(12)) + "\n"
     recs = run(text, fmt="txt", strategy="hierarchical", levels=(400, 100, 30), overlap=0)
