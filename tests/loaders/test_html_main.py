@@ -239,3 +239,18 @@ def test_a_layout_table_cell_is_still_the_article():
     doc = load(page)
     assert "Section 3" not in doc.text and "ferry timetable" in doc.text
     assert not any(b.kind == BlockKind.TABLE for b in doc.blocks)
+
+
+def test_a_field_list_table_of_blocks_met_through_its_tbody_stays_blocks():
+    """Sphinx's parameter list (numpy 1.13's reference pages): a table with header cells whose
+    cells hold definition lists. Met through its tbody it is read as its blocks, as in 0.1.5:
+    flattened into one cell, the parameters lost their paragraphs (a field trial of 0.1.6)."""
+    params = "".join(f"<dt><strong>x{i}</strong> : array_like</dt><dd><p>{PARA}</p></dd>" for i in range(4))
+    page = ("<html><body><h1>numpy.signbit</h1><table class='docutils field-list'><col/><col/>"
+            f"<tbody valign='top'><tr class='field-odd field'><th class='field-name'>Parameters:</th>"
+            f"<td class='field-body'><dl>{params}</dl></td></tr>"
+            f"<tr class='field-even field'><th class='field-name'>Returns:</th><td class='field-body'>"
+            f"<p>{PARA}</p></td></tr></tbody></table></body></html>")
+    doc = load(page)
+    assert not any(b.kind == BlockKind.TABLE for b in doc.blocks)
+    assert "x3 : array_like" in doc.text and "Parameters:" in doc.text

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS
+from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOCKS
 from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
 
 # Class/id names that mark content, or its surroundings.
@@ -380,12 +380,17 @@ class MainContent:
         return Selection(root_st.node, excluded, self._title(root_st, page_title))
 
     def _whole_table(self, st: _Stat) -> _Stat:
-        """`st`, or the data table it is a part of (`tbody`, `tr`, `td`, ...); a cell of a layout
-        table stays the root (its other cells are the page's furniture)."""
+        """`st`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
+
+        A cell of a layout table stays the root (its other cells are the page's furniture),
+        and so does a part of a table whose cells hold blocks (a Sphinx field list of
+        parameters): its paragraphs and lists read better as blocks than flattened into cells.
+        """
         up = st
         while up.tag in _TABLE_PARTS and up.parent is not None:
             up = self.stats[up.parent]
-        if up is st or up.tag != "table" or not is_data_table(up.node, node_attrs(up.node)):
+        if up is st or up.tag != "table" or not is_data_table(up.node, node_attrs(up.node)) \
+                or up.node.css_first(CELL_BLOCKS) is not None:
             return st
         return up
 
