@@ -48,6 +48,8 @@ typecheck: install
 ## bench: speed against one tiktoken pass and other chunkers (prints a table)
 bench: install
 	$(PY) -m pip install -q -e '.[bench]'
+	@# bytecode as a pip install leaves it (an editable install under PYTHONDONTWRITEBYTECODE has none)
+	$(PY) -m compileall -q chunkctl > /dev/null
 	$(PY) bench/bench.py
 
 clean:

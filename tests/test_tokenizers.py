@@ -121,3 +121,58 @@ def test_table_built_in_pieces_equals_the_whole_texts_table(tok, monkeypatch):
     assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:]))
     assert np.array_equal(tok.table(text).starts, whole)
     assert whole[-1] == len(text) and len(whole) - 1 == len(tok.encode(text))
+
+
+def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch):
+    """The parsed copy is read back (start-up), a damaged copy is ignored and rewritten,
+    an unwritable folder costs nothing, and the cache can be turned off."""
+    import hashlib
+    import marshal
+
+    import chunkctl.tokenizers as tokenizers
+
+    data = b"YQ== 0\nYg== 1\nYWI= 2\n"
+    want = {b"a": 0, b"b": 1, b"ab": 2}
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(folder))
+    assert tokenizers._parse_bpe(data, "x") == want
+    entry = folder / f"{hashlib.sha256(data).hexdigest()}.marshal"
+    assert entry.is_file() and [p.name for p in folder.iterdir()] == [entry.name]
+    # read back: a sound entry is what the next parse returns
+    other = marshal.dumps({b"z": 7})
+    entry.write_bytes(hashlib.sha256(other).digest() + other)
+    assert tokenizers._parse_bpe(data, "x") == {b"z": 7}
+    # damaged: ignored, parsed again and rewritten
+    entry.write_bytes(entry.read_bytes()[:-1] + b"\x00")
+    assert tokenizers._parse_bpe(data, "x") == want
+    assert tokenizers._read_bpe_cache(hashlib.sha256(data).hexdigest()) == want
+    # a folder that cannot be made (a file is in the way): parsed, nothing raised
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(blocked / "cache"))
+    assert tokenizers._parse_bpe(data, "x") == want
+    # turned off: nothing written
+    monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, "0")
+    assert tokenizers._bpe_cache_dir() is None
+    entry.unlink()
+    assert tokenizers._parse_bpe(data, "x") == want and not entry.exists()
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_lead_table_counts_the_characters_starting_in_each_token(name):
+    """The table of characters per token (computed at once over all tokens) equals the count
+    of non-continuation bytes of each token's bytes, one by one."""
+    import numpy as np
+
+    from chunkctl.tokenizers import Tokenizer
+
+    base = get_tokenizer(name)
+    fresh = Tokenizer(base.name, base.encoding, name)
+    lead = fresh._lead_bytes()
+    enc = base.encoding
+    want = np.zeros(enc.n_vocab, dtype=np.int16)
+    for token, rank in enc._mergeable_ranks.items():
+        want[rank] = sum(1 for b in token if b & 0xC0 != 0x80)
+    for token, rank in enc._special_tokens.items():
+        want[rank] = len(token)
+    assert np.array_equal(lead, want)

@@ -9,9 +9,32 @@ Used by the `llm` strategy (section starts, `boundaries`) and by the enrich stag
 
 from __future__ import annotations
 
-from chunkctl.llm.client import ChatClient, ChatRequest, LLMError, close_clients, get_client
-from chunkctl.llm.failures import LLMFailure
-from chunkctl.llm.options import RUN_ONLY_KEYS, LLMOptions, check_llm, llm_chunk_config
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chunkctl.llm.client import ChatClient, ChatRequest, LLMError, close_clients, get_client
+    from chunkctl.llm.failures import LLMFailure
+    from chunkctl.llm.options import RUN_ONLY_KEYS, LLMOptions, check_llm, llm_chunk_config
+
+# Names are imported when first used (PEP 562): a run that asks no model never loads the
+# HTTP client (about 15 ms of start-up).
+_HOME = {
+    "ChatClient": "client", "ChatRequest": "client", "LLMError": "client", "close_clients": "client",
+    "get_client": "client", "LLMFailure": "failures", "RUN_ONLY_KEYS": "options", "LLMOptions": "options",
+    "check_llm": "options", "llm_chunk_config": "options",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public name `name`, imported from its module on first use."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"chunkctl.llm.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "check_llm", "llm_chunk_config", "LLMOptions", "LLMFailure", "LLMError",

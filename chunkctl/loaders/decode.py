@@ -20,19 +20,36 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-# Code pages detection may choose freely (Windows and ISO pages of living languages, the
+# Code pages detection may choose freely (`common_codecs`) (Windows and ISO pages of living languages, the
 # CJK multi-byte encodings, UTF-16/32). Any other page chardet knows (hp-roman8, the mac-*
 # and DOS pages, iso8859-3/4/10/13/14/16, KOI8 variants but koi8-r/u, EBCDIC) is chosen
 # only when no common page decodes the bytes plausibly (docs/records.md#decoding).
-COMMON_CODECS = frozenset(codecs.lookup(name).name for name in (
+_COMMON_NAMES = (
     "cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 cp874 tis-620 koi8-r koi8-u "
     "latin-1 iso8859-2 iso8859-5 iso8859-6 iso8859-7 iso8859-8 iso8859-9 iso8859-15 "
     "gb18030 gbk gb2312 big5 big5hkscs cp950 cp932 shift_jis shift_jis_2004 euc_jp euc_jis_2004 "
     "iso2022_jp iso2022_jp_2 iso2022_jp_2004 iso2022_jp_ext cp949 euc_kr "
-    "utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be ascii utf-8").split())
+    "utf-16 utf-16-le utf-16-be utf-32 utf-32-le utf-32-be ascii utf-8")
 # Western single-byte pages whose text cp1252 usually is (chardet may rank them a hair above
 # cp1252 for short Western prose: "élèves" read as cp1250 "élčves").
-_LATIN_SINGLE_BYTE = frozenset(codecs.lookup(name).name for name in "cp1250 cp1254 cp1257 iso8859-2 iso8859-9 iso8859-15".split())
+_LATIN_NAMES = "cp1250 cp1254 cp1257 iso8859-2 iso8859-9 iso8859-15"
+
+
+@functools.cache
+def common_codecs() -> frozenset[str]:
+    """Canonical names of the code pages detection may choose freely (see the comment above).
+
+    Looked up when first needed: each lookup imports a codec module, about 10 ms in all,
+    which a run of UTF-8 files never needs."""
+    return frozenset(codecs.lookup(name).name for name in _COMMON_NAMES.split())
+
+
+@functools.cache
+def _latin_single_byte() -> frozenset[str]:
+    """Canonical names of `_LATIN_NAMES`."""
+    return frozenset(codecs.lookup(name).name for name in _LATIN_NAMES.split())
+
+
 CP1252_MARGIN = 0.8
 """cp1252 wins over another Latin single-byte page with at least this share of its confidence."""
 SAMPLE_BYTES = 16384
@@ -414,7 +431,7 @@ def detect(data: bytes) -> str | None:
     as plausible text (`implausible`) and decode the whole file, with these preferences
     over chardet's own first choice:
 
-    - a common code page (`COMMON_CODECS`) over any rare one (hp-roman8, mac-*, DOS and
+    - a common code page (`common_codecs`) over any rare one (hp-roman8, mac-*, DOS and
       EBCDIC pages, ISO-8859-3/4/10/13/14/16, ...), which is taken only when no common
       page reads the bytes plausibly;
     - cp1252 over another Latin single-byte page (cp1250 for Latin-1 French, for example)
@@ -493,7 +510,7 @@ def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) ->
             verdicts[codec] = text is not None and implausible(text) is None
         return verdicts[codec]
 
-    common = [(c, conf) for c, conf in ranked if c in COMMON_CODECS]
+    common = [(c, conf) for c, conf in ranked if c in common_codecs()]
     best: tuple[str, float] | None = None
     weak: list[tuple[str, float]] = []  # plausible, but a few letters of another alphabet in Latin text
     for c, conf in common:
@@ -506,7 +523,7 @@ def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) ->
     if best is None and weak:
         best = weak[0]
     if best is None:
-        exotic = next((c for c, _ in ranked if c not in COMMON_CODECS and plausible(c)), None)
+        exotic = next((c for c, _ in ranked if c not in common_codecs() and plausible(c)), None)
         # nothing reads plausibly: chardet's first choice that decodes at all
         return exotic or next((c for c, _ in ranked if readings[c] is not None), None)
     codec, confidence = best
@@ -515,7 +532,7 @@ def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) ->
             and not _sparse_foreign(readings[c] or "")]
     if tied:
         codec = tied[0]
-    if codec in _LATIN_SINGLE_BYTE:
+    if codec in _latin_single_byte():
         cp1252 = next((conf for c, conf in common if c == "cp1252"), None)
         if cp1252 is not None and cp1252 >= CP1252_MARGIN * confidence and plausible("cp1252") \
                 and not _sparse_foreign(readings["cp1252"] or ""):

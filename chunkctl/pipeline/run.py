@@ -89,7 +89,7 @@ class RunOptions:
         """Worker processes to start (`jobs`, or the usable cores for 0)."""
         if self.jobs:
             return self.jobs
-        from chunkctl.pipeline.engines.local import cpu_count
+        from chunkctl.pipeline.engines import cpu_count
 
         return cpu_count()
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from chunkctl.errors import MissingExtraError
 
@@ -54,6 +56,34 @@ def _ends_list_marker(text: str, prev: int, c: int) -> bool:
     line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
     return line >= 0 and not _LETTER.search(text, line, end)
 
+@functools.cache
+def _blingfire_entry() -> Any:
+    """blingfire's `TextToSentencesWithOffsets`, from its shared library.
+
+    The library is opened directly: the package's `__init__` finds its own folder with
+    `inspect.getframeinfo`, which reads its source file and costs about 30 ms of every
+    run's start-up. Should that fail (another layout), the package is imported as usual.
+    """
+    import importlib.util
+    import os
+    import platform
+
+    try:
+        spec = importlib.util.find_spec("blingfire")
+        folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+        name = {"Windows": "blingfiretokdll.dll", "Darwin": "libblingfiretokdll.dylib"}.get(
+            platform.system(), "libblingfiretokdll.so")
+        for folder in folders:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                return ctypes.CDLL(path).TextToSentencesWithOffsets
+    except (ImportError, OSError, AttributeError, ValueError):
+        pass
+    import blingfire
+
+    return blingfire.blingfire.TextToSentencesWithOffsets
+
+
 class SentenceSplitter:
     """Finds sentence spans in a span of text.
 
@@ -78,9 +108,7 @@ class SentenceSplitter:
                 raise MissingExtraError("--sentence-splitter pysbd", "pysbd", "pysbd") from None
             self._pysbd = pysbd.Segmenter(language="en", clean=False, char_span=True)
         else:
-            import blingfire
-
-            self._bf_fn = blingfire.blingfire.TextToSentencesWithOffsets
+            self._bf_fn: Any = None  # loaded at the first segmentation (`_blingfire_entry`)
 
     def _raw(self, chunk: str) -> list[tuple[int, int]]:
         if self.name == "pysbd":
@@ -107,6 +135,8 @@ class SentenceSplitter:
         out = np.empty(cap, dtype=np.uint8)
         starts = np.empty(cap, dtype=np.int32)
         ends = np.empty(cap, dtype=np.int32)
+        if self._bf_fn is None:
+            self._bf_fn = _blingfire_entry()
         k = self._bf_fn(ctypes.c_char_p(data), ctypes.c_int(n), ctypes.c_void_p(out.ctypes.data),
                         ctypes.c_void_p(starts.ctypes.data), ctypes.c_void_p(ends.ctypes.data), ctypes.c_int(cap))
         if k <= 0 or k > cap:

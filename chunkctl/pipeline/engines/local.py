@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import heapq
 import multiprocessing as mp
-import os
 import signal
 import sys
 import threading
@@ -373,11 +372,3 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
     finally:
         for w in workers:
             w.stop(kill=bool(w.batch))
-
-
-def cpu_count() -> int:
-    """Cores this process may run on (the affinity mask where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
