@@ -204,6 +204,8 @@ def _bpe_cache_dir() -> Path | None:
     if value:
         return Path(value).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None  # no home folder known: never a cache relative to the working folder
     return Path(base) / "chunkctl" / "tokenizers"
 
 

@@ -151,6 +151,10 @@ def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch)
     blocked.write_text("x")
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(blocked / "cache"))
     assert tokenizers._parse_bpe(data, "x") == want
+    # a relative cache home (no home folder): no cache in the working folder
+    monkeypatch.delenv(tokenizers.BPE_CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert tokenizers._bpe_cache_dir() is None
     # turned off: nothing written
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, "0")
     assert tokenizers._bpe_cache_dir() is None
