@@ -924,12 +924,28 @@ class Packer:
                     blocks.append(x.block)
         if multi:
             # Sentence starts by rule (cheap: this runs once per chunk) and hard line
-            # starts (list items, log lines, verse) inside the window.
+            # starts (list items, log lines, verse) inside the window. The earliest
+            # candidate that fits wins, so hard line starts are read only up to the first
+            # candidate that already fits (the same answer; most chunk ends then read a
+            # line or two instead of the whole window).
             a = max(lo, wlo - 80)
             found = self.sentences.quick_starts(self.text, a, ce)
-            for b in blocks:
-                found += self._hard_line_starts(b, a, ce)
             for s in found:
+                if s >= wlo:
+                    cands.add(s)
+            fitting = self._first_fitting(sorted(c for c in cands if cs < c < ce and c >= lo), cs, ce, tce)
+            hi = ce if fitting is None else fitting[0]
+            hard: list[int] = []
+            for b in blocks:
+                hard += self._hard_line_starts(b, a, hi)
+            if fitting is not None:
+                # only hard line starts before the fitting candidate can come first
+                earlier = self._first_within_overlap(
+                    sorted(c for c in set(hard) if c >= wlo and cs < c < ce and c >= lo and c not in cands),
+                    cs, ce, tce)
+                return fitting[1] if earlier is None else earlier
+            found += hard
+            for s in hard:
                 if s >= wlo:
                     cands.add(s)
             if found:
@@ -958,13 +974,19 @@ class Packer:
         return hard_line_starts(self.text, block.start, block.end, lo, hi, prose, wrap)
 
     def _first_within_overlap(self, starts: list[int], cs: int, ce: int, tce: int) -> int | None:
-        """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens."""
-        for c in starts:
-            c = self.snap_start(c)
+        """The earliest of `starts` (after `cs`) from which `text[start:ce]` has at most `overlap` tokens
+        (the start moved back to a grapheme cluster boundary: `snap_start`)."""
+        fitting = self._first_fitting(starts, cs, ce, tce)
+        return None if fitting is None else fitting[1]
+
+    def _first_fitting(self, starts: list[int], cs: int, ce: int, tce: int) -> tuple[int, int] | None:
+        """(the first of the sorted `starts` that `_first_within_overlap` takes, the start it gives), or None."""
+        for raw in starts:
+            c = self.snap_start(raw)
             if c <= cs or tce - self.tokens_before(c) > self.overlap + SLACK:
                 continue
             if self.count(c, ce) <= self.overlap:
-                return c
+                return raw, c
         return None
 
     def _pack_table(self, block: Block, lead: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:

@@ -116,3 +116,69 @@ def test_the_wrap_width_of_a_span_over_64k_characters_is_read_line_by_line():
     text = "\r\n".join(lines)
     assert len(text) > 1 << 16
     assert quick_wrap(text, 0, len(text)) == line_wrap(text, 0, len(text)) == max(len(x.rstrip()) for x in lines)
+
+
+def _overlap_start_reading_the_whole_window(self, atoms, i, k, cs):
+    """The overlap start as chosen before issue 19's shortcut: every hard line start of the
+    window is read, then the earliest candidate that fits wins (the oracle for the test below)."""
+    from chunkctl.chunking.packer import SLACK, Level
+    from chunkctl.text.segment import split_words
+
+    ce = atoms[k].end
+    lo = cs + 1
+    for idx in range(k, i - 1, -1):
+        x = atoms[idx]
+        if x.barrier:
+            lo = max(lo, x.end)
+            break
+        if x.block is not None and x.block.meta.get("atomic"):
+            lo = max(lo, max((e for s, e in x.block.meta["atomic"] if s < ce), default=lo))
+    if atoms[k].barrier or lo >= ce:
+        return None
+    tce = self.tokens_before(ce)
+    wlo = max(lo, self.table.char(tce - self.overlap - SLACK))
+    cands, multi, blocks = set(), False, []
+    last_sentence = max(lo, atoms[k].start)
+    for idx in range(k, i - 1, -1):
+        x = atoms[idx]
+        if x.end <= wlo:
+            break
+        if x.start >= wlo and x.start > cs and x.strength >= Level.SENTENCE:
+            cands.add(x.start)
+        if x.level > Level.SENTENCE:
+            multi = True
+            if x.block is not None and (not blocks or blocks[-1] is not x.block):
+                blocks.append(x.block)
+    if multi:
+        a = max(lo, wlo - 80)
+        found = self.sentences.quick_starts(self.text, a, ce)
+        for b in blocks:
+            found += self._hard_line_starts(b, a, ce)
+        cands.update(s for s in found if s >= wlo)
+        if found:
+            last_sentence = max(last_sentence, max(found))
+    first = self._first_within_overlap(sorted(c for c in cands if cs < c < ce and c >= lo), cs, ce, tce)
+    if first is not None:
+        return first
+    text = self.text
+    words = [s for s, _e in split_words(text, max(last_sentence, wlo, lo), ce)
+             if s > cs and (s == 0 or text[s - 1].isspace())]
+    return self._first_within_overlap(words, cs, ce, tce)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(wrapped(), min_size=1, max_size=6), st.sampled_from([(24, 8), (40, 12), (64, 20)]))
+def test_overlaps_read_hard_lines_only_up_to_the_first_fitting_start(paragraphs, size):
+    """Issue 19: hard line starts are read only up to the first candidate that already fits;
+    the chunks (and so the overlaps) are those of reading the whole window."""
+    from unittest import mock
+
+    import chunkctl
+    from chunkctl.chunking.packer import Packer
+
+    text = "\n\n".join(paragraphs)
+    chunk_size, overlap = size
+    fast = chunkctl.chunk_text(text, chunk_size=chunk_size, overlap=overlap)
+    with mock.patch.object(Packer, "_overlap_start", _overlap_start_reading_the_whole_window):
+        slow = chunkctl.chunk_text(text, chunk_size=chunk_size, overlap=overlap)
+    assert [(r["start"], r["end"]) for r in fast] == [(r["start"], r["end"]) for r in slow]
