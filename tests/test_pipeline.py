@@ -79,3 +79,25 @@ def test_process_document_makes_records_lazily_and_the_same_as_process_file():
     res = process_file(InputFile(str(GUIDE), "backup-guide.md", "md", GUIDE.stat().st_size), config)
     lines = [json.loads(line) for line in res.lines.splitlines()]
     assert lines[0] == first and len(lines) == res.n_chunks == first["n_chunks"]
+
+
+def test_config_fingerprint_is_kept_and_follows_extras():
+    """The fingerprint (in every chunk id) is computed once per config, yet an `extras` dict
+    changed in place, the one field that can change, gives the new one; a pickled config
+    (as sent to workers) and an equal new config give the same."""
+    import dataclasses
+    import pickle
+
+    from chunkctl import ChunkConfig
+
+    config = ChunkConfig(chunk_size=100)
+    first = config.fingerprint()
+    assert config.fingerprint() == first == ChunkConfig(chunk_size=100).fingerprint()
+    assert dataclasses.replace(config, chunk_size=101).fingerprint() != first
+    config.extras["contextualize"] = True
+    changed = config.fingerprint()
+    assert changed != first
+    assert changed == ChunkConfig(chunk_size=100, extras={"contextualize": True}).fingerprint()
+    assert pickle.loads(pickle.dumps(config)).fingerprint() == changed
+    del config.extras["contextualize"]
+    assert config.fingerprint() == first
