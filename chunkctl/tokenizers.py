@@ -186,48 +186,81 @@ def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
         ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
     except (ValueError, binascii.Error) as exc:
         raise TokenizerError(f"{origin}: not a .tiktoken BPE file ({exc.__class__.__name__})") from None
+    if len(ranks) != len(fields) // 2:
+        raise TokenizerError(f"{origin}: not a usable BPE file (a token is listed twice)")
+    if len(set(ranks.values())) != len(ranks):
+        # tiktoken would panic ("duplicate token indices") with a long native traceback
+        raise TokenizerError(f"{origin}: not a usable BPE file (two tokens share a rank)")
+    if min(ranks.values()) < 0:
+        raise TokenizerError(f"{origin}: not a usable BPE file (a negative rank)")
     _write_bpe_cache(digest, ranks)
     return ranks
 
 
 BPE_CACHE_ENV = "CHUNKCTL_TOKENIZER_CACHE"
-"""Environment variable: a folder for parsed BPE files, or "0"/"off" to keep none."""
+"""Environment variable: a folder for parsed BPE files, or one of `BPE_CACHE_OFF` to keep none."""
+BPE_CACHE_OFF = ("0", "off", "no", "false", "none")
+_BPE_CACHE_MAX = 64 << 20
+"""Bytes: a cache entry larger than this is not read (cl100k_base's is 1.6 MB, o200k_base's 3.3 MB)."""
 
 
 def _bpe_cache_dir() -> Path | None:
-    """Where parsed BPE files are kept: `$CHUNKCTL_TOKENIZER_CACHE`, else
-    `$XDG_CACHE_HOME/chunkctl/tokenizers` (default `~/.cache/chunkctl/tokenizers`);
-    None when the variable is "0", "off" or "no"."""
-    value = os.environ.get(BPE_CACHE_ENV, "")
-    if value.lower() in ("0", "off", "no", "false"):
+    """Where parsed BPE files are kept: `$CHUNKCTL_TOKENIZER_CACHE` (a relative path from the
+    working folder), else `$XDG_CACHE_HOME/chunkctl/tokenizers` when that is an absolute
+    path (the XDG rule), else `~/.cache/chunkctl/tokenizers`. None, no cache, when the
+    variable is one of `BPE_CACHE_OFF` or no home folder is known (none, or the root)."""
+    value = os.environ.get(BPE_CACHE_ENV, "").strip()
+    if value.lower() in BPE_CACHE_OFF:
         return None
     if value:
-        return Path(value).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(value).expanduser().absolute()
+    base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
-        return None  # no home folder known: never a cache relative to the working folder
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home) or home == os.path.dirname(home):
+            return None  # no home folder known: never a cache in the working folder or at the root
+        base = os.path.join(home, ".cache")
     return Path(base) / "chunkctl" / "tokenizers"
 
 
+def _bpe_check(digest: str, body: bytes) -> bytes:
+    """The checksum an entry carries: sha256 of its BPE file's digest and its body (an entry
+    copied under another file's name fails it)."""
+    return hashlib.sha256(digest.encode("ascii") + body).digest()
+
+
 def _read_bpe_cache(digest: str) -> dict[bytes, int] | None:
-    """The ranks parsed from the BPE file of sha256 `digest`, when a sound cached copy exists."""
+    """The ranks parsed from the BPE file of sha256 `digest`, when a sound cached copy exists
+    (a regular file of at most `_BPE_CACHE_MAX` bytes whose checksum holds)."""
     import marshal
+    import stat
 
     folder = _bpe_cache_dir()
     if folder is None:
         return None
     try:
-        blob = (folder / f"{digest}.marshal").read_bytes()
+        # non-blocking: a FIFO put at the entry's path must not stop the run
+        fd = os.open(folder / f"{digest}.marshal", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _BPE_CACHE_MAX:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            blob = fh.read(_BPE_CACHE_MAX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     check, body = blob[:32], blob[32:]
-    if hashlib.sha256(body).digest() != check:
+    if _bpe_check(digest, body) != check:
         return None
     try:
         ranks = marshal.loads(body)
     except (EOFError, ValueError, TypeError):
         return None
-    return ranks if isinstance(ranks, dict) else None
+    return ranks if isinstance(ranks, dict) and ranks else None
 
 
 def _write_bpe_cache(digest: str, ranks: dict[bytes, int]) -> None:
@@ -243,7 +276,7 @@ def _write_bpe_cache(digest: str, ranks: dict[bytes, int]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".bpe-", dir=folder)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(hashlib.sha256(body).digest() + body)
+            fh.write(_bpe_check(digest, body) + body)
         os.replace(tmp, folder / f"{digest}.marshal")
         tmp = None
     except OSError:

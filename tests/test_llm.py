@@ -583,3 +583,15 @@ def test_the_answer_cache_removes_temporary_files_of_killed_writers(server, tmp_
     assert client.complete(ChatRequest((("user", "hello"),), 20)).text == "echo: hello"
     assert not stale.exists() and live.exists() and other.exists()
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 1
+
+
+def test_llm_package_names_load_on_first_use():
+    """`chunkctl.llm` imports its client only when a name needs it (start-up); its public
+    names, its submodules as attributes and `dir` still work, an unknown name does not."""
+    import chunkctl.llm as llm
+
+    assert callable(llm.check_llm) and issubclass(llm.LLMError, Exception)
+    assert llm.client.__name__ == "chunkctl.llm.client" and llm.prompts.__name__ == "chunkctl.llm.prompts"
+    assert {"check_llm", "get_client", "LLMFailure", "llm_chunk_config"} <= set(dir(llm))
+    with pytest.raises(AttributeError):
+        llm.nonexistent  # noqa: B018

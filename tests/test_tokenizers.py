@@ -124,42 +124,83 @@ def test_table_built_in_pieces_equals_the_whole_texts_table(tok, monkeypatch):
 
 
 def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch):
-    """The parsed copy is read back (start-up), a damaged copy is ignored and rewritten,
-    an unwritable folder costs nothing, and the cache can be turned off."""
+    """The parsed copy is read back (start-up), a damaged copy, another file's copy, or
+    something that is not a regular file at its path is ignored, an unwritable folder costs
+    nothing, and the cache can be turned off."""
     import hashlib
     import marshal
+    import os
 
     import chunkctl.tokenizers as tokenizers
 
     data = b"YQ== 0\nYg== 1\nYWI= 2\n"
+    digest = hashlib.sha256(data).hexdigest()
     want = {b"a": 0, b"b": 1, b"ab": 2}
     folder = tmp_path / "cache"
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(folder))
     assert tokenizers._parse_bpe(data, "x") == want
-    entry = folder / f"{hashlib.sha256(data).hexdigest()}.marshal"
+    entry = folder / f"{digest}.marshal"
     assert entry.is_file() and [p.name for p in folder.iterdir()] == [entry.name]
     # read back: a sound entry is what the next parse returns
     other = marshal.dumps({b"z": 7})
-    entry.write_bytes(hashlib.sha256(other).digest() + other)
+    entry.write_bytes(tokenizers._bpe_check(digest, other) + other)
     assert tokenizers._parse_bpe(data, "x") == {b"z": 7}
+    # another file's entry copied under this name (its checksum names its own file): ignored
+    entry.write_bytes(tokenizers._bpe_check("0" * 64, other) + other)
+    assert tokenizers._parse_bpe(data, "x") == want
     # damaged: ignored, parsed again and rewritten
     entry.write_bytes(entry.read_bytes()[:-1] + b"\x00")
     assert tokenizers._parse_bpe(data, "x") == want
-    assert tokenizers._read_bpe_cache(hashlib.sha256(data).hexdigest()) == want
+    assert tokenizers._read_bpe_cache(digest) == want
+    # an empty vocabulary with a sound checksum: ignored
+    empty = marshal.dumps({})
+    entry.write_bytes(tokenizers._bpe_check(digest, empty) + empty)
+    assert tokenizers._read_bpe_cache(digest) is None
+    # a FIFO at the entry's path: not read (reading would wait for a writer forever)
+    entry.unlink()
+    os.mkfifo(entry)
+    assert tokenizers._read_bpe_cache(digest) is None
+    assert tokenizers._parse_bpe(data, "x") == want
+    entry.unlink()
     # a folder that cannot be made (a file is in the way): parsed, nothing raised
     blocked = tmp_path / "file"
     blocked.write_text("x")
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(blocked / "cache"))
     assert tokenizers._parse_bpe(data, "x") == want
-    # a relative cache home (no home folder): no cache in the working folder
+    # XDG: a relative XDG_CACHE_HOME is ignored (~/.cache then); no home folder, no cache
     monkeypatch.delenv(tokenizers.BPE_CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert tokenizers._bpe_cache_dir() == tmp_path / "home" / ".cache" / "chunkctl" / "tokenizers"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tokenizers._bpe_cache_dir() == tmp_path / "xdg" / "chunkctl" / "tokenizers"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", "/")
     assert tokenizers._bpe_cache_dir() is None
     # turned off: nothing written
+    for off in tokenizers.BPE_CACHE_OFF:
+        monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, off.upper())
+        assert tokenizers._bpe_cache_dir() is None
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, "0")
-    assert tokenizers._bpe_cache_dir() is None
-    entry.unlink()
-    assert tokenizers._parse_bpe(data, "x") == want and not entry.exists()
+    written = folder / f"{digest}.marshal"
+    assert not written.exists()
+    assert tokenizers._parse_bpe(data, "x") == want and not written.exists()
+
+
+def test_bpe_files_with_repeated_tokens_or_ranks_are_refused(tmp_path):
+    """tiktoken panics (a long native traceback) on two tokens of one rank: a one-line error."""
+    import base64
+
+    enc = get_tokenizer("cl100k_base").encoding
+    lines = [base64.b64encode(tok) + b" " + str(rank).encode() for tok, rank in enc._mergeable_ranks.items()]
+    same_rank = tmp_path / "same-rank.tiktoken"
+    same_rank.write_bytes(b"\n".join([lines[0], lines[1].split()[0] + b" 0", *lines[2:]]) + b"\n")
+    with pytest.raises(TokenizerError, match="two tokens share a rank"):
+        get_tokenizer(str(same_rank))
+    same_token = tmp_path / "same-token.tiktoken"
+    same_token.write_bytes(b"\n".join([*lines, lines[5].split()[0] + b" 999999"]) + b"\n")
+    with pytest.raises(TokenizerError, match="a token is listed twice"):
+        get_tokenizer(str(same_token))
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])

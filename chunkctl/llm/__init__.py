@@ -26,14 +26,28 @@ _HOME = {
 }
 
 
+_SUBMODULES = frozenset(("boundaries", "client", "failures", "options", "prompts"))
+
+
 def __getattr__(name: str) -> Any:
-    """The public name `name`, imported from its module on first use."""
+    """The public name `name`, imported from its module on first use (or a submodule, as
+    `chunkctl.llm.client` was an attribute when the package imported it at once)."""
     home = _HOME.get(name)
     if home is None:
+        if name in _SUBMODULES:
+            try:
+                return importlib.import_module(f"chunkctl.llm.{name}")
+            except ModuleNotFoundError:
+                pass
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"chunkctl.llm.{home}"), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily imported public ones included."""
+    return sorted(set(globals()) | set(_HOME))
 
 
 __all__ = [

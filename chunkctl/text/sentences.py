@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from chunkctl.errors import MissingExtraError
+from chunkctl.errors import ChunkctlError, MissingExtraError
 
 # Abbreviations after which a full stop does not end a sentence even before a capital.
 ABBREVIATIONS = frozenset(
@@ -62,7 +62,12 @@ def _blingfire_entry() -> Any:
 
     The library is opened directly: the package's `__init__` finds its own folder with
     `inspect.getframeinfo`, which reads its source file and costs about 30 ms of every
-    run's start-up. Should that fail (another layout), the package is imported as usual.
+    run's start-up. When the file is not where the package keeps it (another layout), the
+    package is imported as usual.
+
+    Raises:
+        OSError: the library is there but cannot be loaded (as importing blingfire would).
+        ImportError: blingfire is not installed.
     """
     import importlib.util
     import os
@@ -73,12 +78,12 @@ def _blingfire_entry() -> Any:
         folders = list(spec.submodule_search_locations or ()) if spec is not None else []
         name = {"Windows": "blingfiretokdll.dll", "Darwin": "libblingfiretokdll.dylib"}.get(
             platform.system(), "libblingfiretokdll.so")
-        for folder in folders:
-            path = os.path.join(folder, name)
-            if os.path.isfile(path):
-                return ctypes.CDLL(path).TextToSentencesWithOffsets
-    except (ImportError, OSError, AttributeError, ValueError):
-        pass
+        paths = [os.path.join(folder, name) for folder in folders]
+    except (ImportError, ValueError):
+        paths = []
+    for path in paths:
+        if os.path.isfile(path):
+            return ctypes.CDLL(path).TextToSentencesWithOffsets  # (an OSError here is the answer)
     import blingfire
 
     return blingfire.blingfire.TextToSentencesWithOffsets
@@ -97,6 +102,7 @@ class SentenceSplitter:
 
     Raises:
         MissingExtraError: `pysbd` requested but not installed.
+        ChunkctlError: blingfire's library cannot be loaded on this machine.
     """
 
     def __init__(self, name: str = "blingfire"):
@@ -108,7 +114,13 @@ class SentenceSplitter:
                 raise MissingExtraError("--sentence-splitter pysbd", "pysbd", "pysbd") from None
             self._pysbd = pysbd.Segmenter(language="en", clean=False, char_span=True)
         else:
-            self._bf_fn: Any = None  # loaded at the first segmentation (`_blingfire_entry`)
+            # Loaded here, not inside `_raw`: a library that cannot load (a wheel without a
+            # build for this machine) must fail the file loudly, never read as "one sentence".
+            try:
+                self._bf_fn: Any = _blingfire_entry()
+            except OSError as exc:
+                raise ChunkctlError(f"blingfire, the sentence splitter, cannot be loaded on this machine ({exc}); "
+                                    f"--sentence-splitter pysbd uses pySBD instead") from None
 
     def _raw(self, chunk: str) -> list[tuple[int, int]]:
         if self.name == "pysbd":
@@ -135,8 +147,6 @@ class SentenceSplitter:
         out = np.empty(cap, dtype=np.uint8)
         starts = np.empty(cap, dtype=np.int32)
         ends = np.empty(cap, dtype=np.int32)
-        if self._bf_fn is None:
-            self._bf_fn = _blingfire_entry()
         k = self._bf_fn(ctypes.c_char_p(data), ctypes.c_int(n), ctypes.c_void_p(out.ctypes.data),
                         ctypes.c_void_p(starts.ctypes.data), ctypes.c_void_p(ends.ctypes.data), ctypes.c_int(cap))
         if k <= 0 or k > cap:

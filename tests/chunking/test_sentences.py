@@ -45,3 +45,33 @@ def test_spans_cover_every_character_and_are_offsets():
 def test_pysbd_mode():
     pytest.importorskip("pysbd")
     assert split("Dr. Smith came. He left.", "pysbd") == ["Dr. Smith came.", "He left."]
+
+
+def test_a_sentence_splitter_library_that_cannot_load_fails_loudly(monkeypatch):
+    """blingfire's library is opened directly (start-up); one that cannot load (a wheel without
+    a build for this machine) is a clear error for the file, never chunks silently cut as
+    if every text were one sentence."""
+    import chunkctl
+    import chunkctl.text.sentences as sentences
+    from chunkctl.errors import ChunkctlError
+
+    def broken():
+        raise OSError("libblingfiretokdll.so: file too short")
+
+    monkeypatch.setattr(sentences, "_blingfire_entry", broken)
+    with pytest.raises(ChunkctlError, match="cannot be loaded on this machine .*file too short.*pysbd"):
+        sentences.SentenceSplitter()
+    for strategy in ("recursive", "sentence"):
+        with pytest.raises(ChunkctlError, match="cannot be loaded"):
+            chunkctl.chunk_text("One sentence here. Another one there.", strategy=strategy)
+
+
+def test_blingfire_opened_directly_segments_like_the_package():
+    """The library opened without the package's `__init__` gives the package's own offsets."""
+    import blingfire
+
+    splitter = SentenceSplitter()
+    for text in ("Dr. Smith arrived at 9 a.m. on Monday. He left. Was it late? Yes!",
+                 "Ünïcode fïrst. 中文句子。Second sentence here.", "no end at all"):
+        _, offsets = blingfire.text_to_sentences_and_offsets(text)
+        assert splitter._blingfire(text) == [(a, b) for a, b in offsets]
