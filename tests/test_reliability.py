@@ -433,3 +433,31 @@ def test_a_stop_signal_while_an_output_opens_comes_once_it_is_open():
         console.stop_reported()
         console.catch_stop_signals(False)
     assert steps == ["opened", "quiet"]
+
+
+def test_a_stop_signal_while_typer_builds_the_command_names_the_signal(tmp_path):
+    """A SIGTERM that arrives while typer builds the command (before it can handle the
+    exception) said "interrupted" and exited 130, as for Ctrl-C; it names the signal and
+    exits 143 like any other SIGTERM, and Ctrl-C there still says "interrupted" (130)."""
+    import signal
+    import sys
+
+    script = tmp_path / "stop_in_typer.py"
+    script.write_text(
+        "import os, signal, sys\n"
+        "import typer.main as tm\n"
+        "orig = tm.get_group\n"
+        "def get_group(*a, **k):\n"
+        "    os.kill(os.getpid(), int(sys.argv.pop(1)))\n"
+        "    return orig(*a, **k)\n"
+        "tm.get_group = get_group\n"
+        "from chunkctl.cli.app import run\n"
+        "sys.argv = ['chunkctl'] + sys.argv[1:]\n"
+        "run()\n")
+    out = tmp_path / "out.jsonl"
+    for signum, line in ((signal.SIGTERM, "stopped by SIGTERM"), (signal.SIGINT, "interrupted")):
+        p = subprocess.run([sys.executable, str(script), str(int(signum)), "chunk", "examples", "-o", str(out)],
+                           cwd=ROOT, capture_output=True, timeout=120)
+        assert p.returncode == (143 if signum == signal.SIGTERM else 130)
+        assert p.stderr.decode().strip() == f"chunkctl: error: {line}"
+        assert not out.exists()

@@ -75,9 +75,12 @@ def run() -> None:
         if not _is_click_error(exc):
             raise
         _click_error(exc)
-    except KeyboardInterrupt:
-        print_line("error", "interrupted")
-        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        # (before typer handles it: a stop signal while the command is being built)
+        console.catch_stop_signals(False)
+        signum = exc.signum if isinstance(exc, console.Terminated) else signal.SIGINT
+        print_line("error", "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}")
+        sys.exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
     signum = console.unreported_stop()
     if signum is not None and code == EXIT_INTERRUPTED:  # typer made the signal's exception exit 130
         console.catch_stop_signals(False)
