@@ -78,9 +78,9 @@ def run() -> None:
     except KeyboardInterrupt as exc:
         # (before typer handles it: a stop signal while the command is being built)
         console.catch_stop_signals(False)
-        signum = exc.signum if isinstance(exc, console.Terminated) else signal.SIGINT
-        print_line("error", "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}")
-        sys.exit(EXIT_INTERRUPTED if signum == signal.SIGINT else 128 + signum)
+        stop = exc.signum if isinstance(exc, console.Terminated) else int(signal.SIGINT)
+        print_line("error", "interrupted" if stop == signal.SIGINT else f"stopped by {signal.Signals(stop).name}")
+        sys.exit(EXIT_INTERRUPTED if stop == signal.SIGINT else 128 + stop)
     signum = console.unreported_stop()
     if signum is not None and code == EXIT_INTERRUPTED:  # typer made the signal's exception exit 130
         console.catch_stop_signals(False)
