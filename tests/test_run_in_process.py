@@ -101,14 +101,17 @@ def test_a_time_limit_signal_met_in_a_finalizer_stops_the_file_at_its_next_line(
         def __del__(self):
             fire()
 
+    armed = []  # an automatic collection before the file starts must not take the one signal
+
     def callback(phase, info):
-        if phase == "start":
+        if phase == "start" and armed:
             fire()
 
     lines_after = []
 
     def step():
         if where == "gc callback":
+            armed.append(1)
             gc.collect()
         else:
             Doomed()
@@ -161,3 +164,53 @@ def test_loaders_are_imported_when_their_format_is_used():
 def test_declared_formats_register_the_extensions_they_declare(fmt):
     assert LOADERS[fmt].extensions == LOADERS.declared[fmt]
     assert {e for e, f in EXTENSIONS.items() if f == fmt} == set(LOADERS.declared[fmt])
+
+
+def test_a_stop_swallowed_in_a_weakref_callback_of_the_collection_is_raised_again():
+    """The gc callback that met the signal arms a trace; the same collection then runs a weakref
+    callback, whose first line takes the raise, and Python swallows it there (unraisable). The
+    trace is armed again, so the file still stops at its next line (before, the file ran on:
+    only the timer's next firing could stop it)."""
+    import gc
+    import weakref
+
+    alarm = run_mod._Alarm()
+    fired, armed, lines_after, called = [], [], [], []
+
+    def callback(phase, info):
+        if phase == "start" and armed and not fired:
+            fired.append(1)
+            alarm._fire(14, sys._getframe())
+
+    class Node:
+        pass
+
+    def on_free(ref):  # run by the collector when the cycle below is freed
+        called.append(1)
+
+    def step():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle only the collector frees
+        keep = weakref.ref(a, on_free)
+        del a, b
+        armed.append(1)
+        gc.collect()
+        lines_after.append(keep)
+
+    armed_at = []
+    arm = alarm._arm
+
+    def spy(frame):  # where the trace is armed: the gc callback's signal, then the swallowed raise
+        armed_at.append(frame.f_code.co_name)
+        arm(frame)
+
+    alarm._arm = spy  # type: ignore[method-assign]
+    gc.callbacks.append(callback)
+    try:
+        with alarm:
+            assert alarm.run(step, 60) is False
+            assert alarm.run(lambda: None, 60) is True
+    finally:
+        gc.callbacks.remove(callback)
+    assert fired == [1] and lines_after == [] and called == []  # the weakref callback stopped at its call
+    assert armed_at == ["callback", "step"]  # armed again from the file's frame, after the swallowed raise

@@ -313,25 +313,34 @@ class _Alarm:
         sys.unraisablehook = self.hook
 
     def _unraisable(self, info: Any) -> None:
-        # A raise inside a garbage-collector callback or a `__del__` cannot reach the file's
-        # code (the timer fires again); it is no error to print.
+        # A raise inside a garbage-collector callback, a `__del__` or a weakref callback the
+        # collector runs cannot reach the file's code; it is no error to print. The trace is
+        # armed again, so the file stops at its next line (and the timer fires again anyway).
         if info.exc_type is not _OverTime:
             self.hook(info)
+            return
+        if self.armed and sys.gettrace() is None and not self._traced:
+            self._arm(sys._getframe(1))
 
     def _fire(self, signum: int, frame: Any) -> None:
         if not self.armed:
             return
         if frame is not None and _in_finalizer(frame):
             if sys.gettrace() is None and not self._traced:
-                f = frame
-                while f is not None:
-                    if not _finalizer_code(f.f_code):
-                        f.f_trace = self._late
-                        self._traced.append(f)
-                    f = f.f_back
-                sys.settrace(self._late)
+                self._arm(frame)
             return
         raise _OverTime
+
+    def _arm(self, frame: Any) -> None:
+        """Set `_late` as the trace function of `frame` and the frames below it (the file's;
+        finalizer frames left out) and of every frame called from now on."""
+        f = frame
+        while f is not None:
+            if not _finalizer_code(f.f_code):
+                f.f_trace = self._late
+                self._traced.append(f)
+            f = f.f_back
+        sys.settrace(self._late)
 
     def _late(self, frame: Any, event: str, arg: Any) -> Any:
         """Trace function armed by `_fire`: raises `_OverTime` at the first event of the
