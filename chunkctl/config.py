@@ -237,9 +237,9 @@ class ChunkConfig:
     def fingerprint(self) -> str:
         """Short stable hash of every field that changes the output (used in chunk ids and caches).
 
-        Computed once per config (`to_dict` deep-copies every field: a tenth of the time of a
-        run of many small files went there) and again only when `extras`, the one field
-        that can change in place, did.
+        Computed once per config (`to_dict` deep-copies every field: about 7% of the time of
+        a run of 3,000 small files went there when it ran for every file) and again only when
+        `extras`, the one field that can change in place, did.
         """
         snap = repr(sorted(self.extras.items(), key=lambda kv: str(kv[0]))) if self.extras else ""
         memo = self.__dict__.get("_fingerprint")
