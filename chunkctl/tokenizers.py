@@ -162,7 +162,7 @@ def _packaged_bpe(name: str) -> bytes | None:
     return None
 
 
-def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
+def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> dict[bytes, int]:
     """Parse the `.tiktoken` format (base64 token, space, rank per line) into token bytes -> rank.
 
     A parsed copy is kept in the tokenizer cache (`_bpe_cache_dir`) under the file's
@@ -170,10 +170,12 @@ def _parse_bpe(data: bytes, origin: str) -> dict[bytes, int]:
     75 ms for cl100k_base's 100,256 lines). A cache file whose own checksum does not
     match is ignored and written again; a cache that cannot be written is skipped.
 
+    `digest` is `data`'s sha256 (hex) when the caller has already checked it.
+
     Raises:
         TokenizerError: `data` is not in the `.tiktoken` format.
     """
-    digest = hashlib.sha256(data).hexdigest()
+    digest = digest or hashlib.sha256(data).hexdigest()
     cached = _read_bpe_cache(digest)
     if cached is not None:
         return cached
@@ -359,19 +361,18 @@ class Tokenizer:
             n = enc.n_vocab
             lead = np.zeros(n, dtype=np.int16)  # a token holds at most a few hundred characters
             ranks = getattr(enc, "_mergeable_ranks", None) or {}
-            toks = list(ranks)
-            lengths = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
-            if toks and lengths.min() > 0:
-                # All tokens' bytes end to end: a byte starts a character unless it is a
-                # UTF-8 continuation byte (0b10xxxxxx); sum those per token at once.
+            if ranks:
+                # All tokens' bytes end to end: a byte starts a character unless it is a UTF-8
+                # continuation byte (0b10xxxxxx); a token's count is the difference of the
+                # running sum of those at its two ends (computed for every token at once).
+                toks = list(ranks)
                 joined = np.frombuffer(b"".join(toks), dtype=np.uint8)
-                firsts = np.zeros(len(toks), dtype=np.int64)
-                np.cumsum(lengths[:-1], out=firsts[1:])
+                running = np.zeros(len(joined) + 1, dtype=np.int64)
+                np.cumsum((joined & 0xC0) != 0x80, out=running[1:])
+                lengths = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
+                ends = np.cumsum(lengths)
                 lead[np.fromiter(ranks.values(), dtype=np.int64, count=len(toks))] = \
-                    np.add.reduceat(((joined & 0xC0) != 0x80).astype(np.int16), firsts)
-            else:  # an empty token (a hand-made file) would break reduceat's spans
-                for tok, rank in ranks.items():
-                    lead[rank] = len(tok.translate(None, _CONT))
+                    running[ends] - running[ends - lengths]
             for tok, rank in enc._special_tokens.items():
                 if rank < n:
                     lead[rank] = len(tok)
@@ -823,7 +824,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             f"{name}.tiktoken in $CHUNKCTL_TIKTOKEN_DIR or pass its path with --tokenizer"
         )
     data, _where = found
-    ranks = _parse_bpe(data, name)
+    ranks = _parse_bpe(data, name, _EXPECTED_SHA256.get(name))  # (the hash `_verified_bpe` checked)
     try:
         enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
                                 special_tokens=_SPECIAL[name])

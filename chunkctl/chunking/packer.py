@@ -945,9 +945,7 @@ class Packer:
                     cs, ce, tce)
                 return fitting[1] if earlier is None else earlier
             found += hard
-            for s in hard:
-                if s >= wlo:
-                    cands.add(s)
+            cands.update(s for s in hard if s >= wlo)
             if found:
                 last_sentence = max(last_sentence, max(found))
         text = self.text

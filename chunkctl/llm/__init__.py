@@ -35,10 +35,7 @@ def __getattr__(name: str) -> Any:
     home = _HOME.get(name)
     if home is None:
         if name in _SUBMODULES:
-            try:
-                return importlib.import_module(f"chunkctl.llm.{name}")
-            except ModuleNotFoundError:
-                pass
+            return importlib.import_module(f"chunkctl.llm.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"chunkctl.llm.{home}"), name)
     globals()[name] = value

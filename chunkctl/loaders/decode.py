@@ -20,7 +20,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
-# Code pages detection may choose freely (`common_codecs`) (Windows and ISO pages of living languages, the
+# Code pages detection may choose freely, `common_codecs` (Windows and ISO pages of living languages, the
 # CJK multi-byte encodings, UTF-16/32). Any other page chardet knows (hp-roman8, the mac-*
 # and DOS pages, iso8859-3/4/10/13/14/16, KOI8 variants but koi8-r/u, EBCDIC) is chosen
 # only when no common page decodes the bytes plausibly (docs/records.md#decoding).
