@@ -190,6 +190,45 @@ def utf16_without_bom(data: bytes) -> str | None:
     return a if top_a <= top_b else b
 
 
+def utf16_cjk_without_nul(data: bytes) -> str | None:
+    """The byte order of BOM-less UTF-16 CJK text without a single NUL byte, else None.
+
+    Text of kana, hanzi or Hangul alone (no space, digit or line end, each of which has
+    a NUL byte in UTF-16) has no NUL for `utf16_without_bom` to find. Such bytes are
+    taken as UTF-16 when one byte order reads them, whole and strictly, as 95% or more
+    common hanzi (`_common_hanzi`), kana, CJK signs and KS X 1001 Hangul syllables, at
+    least 4 characters of 2 or more kinds, none over 3 in 5. `decode_bytes` asks only
+    when detection found no plausible reading in a common code page (a short GBK or
+    Shift_JIS text can read so in UTF-16-BE, but reads plausibly in its own page first;
+    a rare DOS page reads any bytes as letters and box drawing).
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        "utf-16-le", "utf-16-be" or None.
+    """
+    if len(data) % 2 or len(data) < 8 or b"\x00" in data[:8192]:
+        return None
+    best: tuple[float, str] | None = None
+    common, hangul = _common_hanzi(), _ksx1001_hangul()
+    for codec in ("utf-16-le", "utf-16-be"):
+        try:
+            text = data[:8192].decode(codec)
+        except UnicodeDecodeError:
+            continue
+        counts = collections.Counter(text)
+        cjk = sum(n for ch, n in counts.items() if ord(ch) in common or ch in hangul or
+                  0x3041 <= ord(ch) <= 0x30FF or ord(ch) in _CJK_SIGNS or ch == "\u3000")
+        if len(counts) < 2 or 5 * max(counts.values()) > 3 * len(text) or cjk < 0.95 * len(text):
+            continue
+        if best is None or cjk / len(text) > best[0]:
+            best = (cjk / len(text), codec)
+    if best is None or not _decodes(data, best[1]):
+        return None
+    return best[1]
+
+
 # Bytes of single-byte text: ASCII white space and printable ASCII.
 _PRINTABLE = frozenset(range(0x09, 0x0E)) | frozenset(range(0x20, 0x7F))
 _WHITE = frozenset(range(0x09, 0x0E))
@@ -359,7 +398,14 @@ _SCRIPT_GROUPS = {"LATIN": "Latin", "CYRILLIC": "Cyrillic", "GREEK": "Greek", "H
 # Signs that no language writes between two letters of one word ("pi±tek" is cp1250 read
 # for ISO-8859-2 Polish "piątek"). Apostrophes, quotes (Arabic "لـ«الصباح»"), the middle
 # dot (Catalan l·l) and hyphens are not among them.
-_IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™")
+_IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™„‚")
+# Arrows, mathematical operators, technical signs, box drawing, block elements and geometric
+# shapes: the pseudo-graphics of KOI8 and the DOS pages, which Mac and DOS letters read as
+# ("cr▐me" is Mac Roman "crème" read as KOI8-U), between letters of a word with two letters
+# on one side at least ("x≤y" is a formula).
+_GRAPHICS_IN_WORD = re.compile("[^\\W\\d_]{2}[\u2190-\u25ff]+[^\\W\\d_]|[^\\W\\d_][\u2190-\u25ff]+[^\\W\\d_]{2}")
+# One-letter prefixes of Irish before a capital vowel: "na hÉireann", "an tÁth", "i nÉirinn".
+_IRISH_PREFIXES = frozenset("htn")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -371,13 +417,40 @@ def _script(ch: str) -> str | None:
         return None
 
 
+@functools.cache
+def _ksx1001_hangul() -> frozenset[str]:
+    """The 2,350 Hangul syllables of KS X 1001 (EUC-KR): nearly every syllable of everyday Korean text.
+
+    The other 8,822 of U+AC00-U+D7A3, which only cp949's extension encodes, are what
+    Western text read as cp949 mostly gives ("S꼧tiedotus": Finnish "Säätiedotus" from DOS).
+    """
+    # Python's euc_kr writes the others as 8-byte jamo sequences (KS X 1001 annex 3)
+    return frozenset(chr(code) for code in range(0xAC00, 0xD7A4) if len(chr(code).encode("euc_kr")) == 2)
+
+
+def _rare_hangul(text: str) -> bool:
+    """True when over a fifth of `text`'s Hangul syllables lie outside KS X 1001."""
+    syllables = [ch for ch in text if "\uac00" <= ch <= "\ud7a3"]
+    if not syllables:
+        return False
+    common = _ksx1001_hangul()
+    rare = sum(ch not in common for ch in syllables)
+    return 5 * rare > len(syllables)
+
+
 def implausible(text: str) -> str | None:
     """Why `text` cannot be what a person wrote (a wrong code page's reading of it), or None.
 
-    Four signs of a wrong reading: C0/C1 control characters (other than white space),
+    Six signs of a wrong reading: C0/C1 control characters (other than white space),
     unassigned or private-use code points, a word whose letters come from two alphabets
-    ("Pצydהn", Latin-1 Finnish read as ISO-8859-8), and a sign between two letters of a
-    word ("pi±tek"). Words of CJK characters are not judged (they have no alphabet).
+    ("Pצydהn", Latin-1 Finnish read as ISO-8859-8), a sign between two letters of a
+    word ("pi±tek"; any of the arrows, operators, box drawing and shapes of
+    U+2190-U+25FF with two letters on one side: "cr▐me", Mac Roman "crème" read as
+    KOI8-U), an accented
+    capital after a small letter of a word ("CafŽ", Mac Roman "Café" read as cp1252; not
+    after the one-letter prefixes of Irish: "hÉireann", "tÁth", "nÉirinn"); and
+    Hangul syllables of which over a fifth are outside KS X 1001 (`_rare_hangul`). Words
+    of CJK characters are not otherwise judged (they have no alphabet).
 
     Returns:
         a short reason, or None when nothing is wrong.
@@ -386,25 +459,37 @@ def implausible(text: str) -> str | None:
         return "control characters"
     if _has_unassigned(text):
         return "unassigned code points"
+    if not text.isascii() and _rare_hangul(text):
+        return "rare Hangul syllables"
+    if _GRAPHICS_IN_WORD.search(text):
+        return "a sign inside a word"
     word_script: str | None = None  # the alphabet of the word being read, once it has a letter of one
-    in_word = sign_pending = False
+    in_word = sign_pending = lower = False
+    first = ""  # the word's first letter while it is its only one
     for ch in text:
-        if ch.isalpha():
+        if in_word and ch in _IN_WORD_SIGNS:  # before letters: the caron "ˇ" is a modifier letter
+            sign_pending = True
+            lower = False
+            first = ""
+        elif ch.isalpha():
             script = "Latin" if ch.isascii() else _script(ch)
             if sign_pending and script:
                 return "a sign inside a word"
             if script and word_script and script != word_script:
                 return f"a word mixing {word_script} and {script} letters"
+            if lower and first not in _IRISH_PREFIXES and script == "Latin" and not ch.isascii() and ch.isupper():
+                return "a capital letter inside a word"
+            first = ch if not in_word and script is not None else ""
             word_script = script or word_script
             in_word = script is not None  # words of letters of an alphabet (not CJK, which has none)
+            lower = in_word and ch.islower()
             sign_pending = False
-        elif in_word and ch in _IN_WORD_SIGNS:
-            sign_pending = True
         elif in_word and unicodedata.category(ch).startswith("M"):
             continue  # a combining mark (Arabic and Hebrew vowel signs) belongs to its word
         else:
             word_script = None
-            in_word = sign_pending = False
+            in_word = sign_pending = lower = False
+            first = ""
     return None
 
 
@@ -421,6 +506,31 @@ def _sparse_foreign(text: str) -> bool:
             if not ch.isascii() and _script(ch) not in (None, "Latin"):
                 foreign += 1
     return 0 < foreign < 0.15 * letters
+
+
+# Runs of CJK characters (kana, ideographs, Hangul, half-width katakana) and the pseudo-graphics
+# of KOI8 and the DOS pages (box drawing, block elements) after two letters of a Latin word.
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uff61-\uff9f\U00020000-\U0002ffff]+")
+_GLUED_GRAPHICS = re.compile("[A-Za-z\u00c0-\u024f]{2}[\u2500-\u259f]")
+
+
+def _glued_signs(text: str) -> bool:
+    """True when a reading glues signs of another kind into Latin words (a Western text read in a wrong page).
+
+    Either pseudo-graphics right after two Latin letters ("Viel┼": Mac Roman "Vielä" read
+    as KOI8-R), or CJK runs of which over half have a Latin letter on both sides
+    ("my喇郭tyminen": Mac Roman "myöhästyminen" read as cp932). Chinese and Japanese text
+    glue some runs between Latin words ("Linux和Windows"), but not most of them.
+    """
+    if _GLUED_GRAPHICS.search(text):
+        return True
+    runs = glued = 0
+    for m in _CJK_RUN.finditer(text):
+        runs += 1
+        a, b = m.start(), m.end()
+        glued += a > 0 and b < len(text) and text[a - 1].isascii() and text[a - 1].isalpha() \
+            and text[b].isascii() and text[b].isalpha()
+    return 2 * glued > runs
 
 
 def detect(data: bytes) -> str | None:
@@ -512,16 +622,25 @@ def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) ->
 
     common = [(c, conf) for c, conf in ranked if c in common_codecs()]
     best: tuple[str, float] | None = None
-    weak: list[tuple[str, float]] = []  # plausible, but a few letters of another alphabet in Latin text
+    weak: list[tuple[str, float]] = []  # plausible, but foreign signs sprinkled into Latin words
     for c, conf in common:
         if plausible(c):
-            if _sparse_foreign(readings[c] or ""):
+            if _sparse_foreign(readings[c] or "") or _glued_signs(readings[c] or ""):
                 weak.append((c, conf))
             else:
                 best = (c, conf)
                 break
     if best is None and weak:
         best = weak[0]
+        # a rare page chardet ranks above it that reads the bytes without such signs (Mac Roman
+        # "Größe" is "Gro吮e" in Big5-HKSCS, "Gro┼" in KOI8-R)
+        for c, _conf in ranked:
+            if c == best[0]:
+                break
+            text = readings[c]
+            if c not in common_codecs() and plausible(c) and not _sparse_foreign(text or "") \
+                    and not _glued_signs(text or ""):
+                return c
     if best is None:
         exotic = next((c for c, _ in ranked if c not in common_codecs() and plausible(c)), None)
         # nothing reads plausibly: chardet's first choice that decodes at all
@@ -647,6 +766,11 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         except UnicodeDecodeError:
             continue
     guess = detect(data)
+    if guess is None or guess not in common_codecs() or \
+            implausible(_reading(_sample(data), guess) or "\x00") is not None:
+        wide = utf16_cjk_without_nul(data)
+        if wide is not None:
+            return Decoded(data.decode(wide), wide, True)
     for enc in (guess, "cp1252"):
         if not enc:
             continue

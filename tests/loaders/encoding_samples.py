@@ -94,7 +94,20 @@ TEXTS: dict[str, tuple[tuple[str, ...], str]] = {
         "月台上擠滿了等車的人。孩子們在河邊玩了一下午，想抓幾條小魚，可是一條也沒抓到。明天的會議"
         "上午十點開始，但是資料還沒有準備好。晚上小鎮安靜下來，只能聽到遠處幾聲狗叫。老師向學生們"
         "解釋了為什麼冬天白天短，夏天白天長。")),
+    "Korean": (("cp949", "euc-kr"), (
+        "오늘 아침에는 비가 많이 내려서 버스가 평소보다 늦게 왔다. 도서관은 월요일마다 문을 닫기 때문에 "
+        "우리는 화요일에 다시 가기로 했다. 할머니께서는 시장에서 사 온 배추로 김치를 담그셨다. 기차역 앞 "
+        "빵집은 아침 일곱 시에 문을 열고 저녁 아홉 시에 닫는다. 겨울이 오면 강물이 얼어서 아이들이 썰매를 "
+        "타러 나온다. 선생님은 학생들에게 매일 책을 삼십 분씩 읽으라고 말씀하셨다. 주말에는 가족과 함께 "
+        "공원에 가서 점심을 먹고 산책을 했다. 새로 생긴 식당의 음식이 맛있다는 소문이 동네에 금방 퍼졌다. "
+        "내일은 날씨가 맑고 따뜻할 것이라는 일기 예보가 나왔다. 우리는 저녁을 먹은 뒤 창밖으로 지는 해를 "
+        "바라보며 이야기를 나누었다.")),
 }
+# The Western texts again, as classic Mac OS and DOS stored them (Mac Roman, code page
+# 850): rare pages, which detection takes only when no common page reads the bytes
+# plausibly.
+for _language in ("Finnish", "German", "French"):
+    TEXTS[f"{_language} (Mac, DOS)"] = (("mac-roman", "cp850"), TEXTS[_language][1])
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     # the families the accuracy table reports, each a set of languages
@@ -105,6 +118,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "Japanese": ("Japanese",),
     "Chinese GB18030": ("Chinese (simplified)",),
     "Chinese Big5": ("Chinese (traditional)",),
+    "Korean": ("Korean",),
+    "Western on Mac and DOS (Finnish, German, French)": ("Finnish (Mac, DOS)", "German (Mac, DOS)",
+                                                         "French (Mac, DOS)"),
 }
 
 LENGTHS = (24, 48, 96, 200, 400, 0)
