@@ -398,14 +398,21 @@ _SCRIPT_GROUPS = {"LATIN": "Latin", "CYRILLIC": "Cyrillic", "GREEK": "Greek", "H
 # Signs that no language writes between two letters of one word ("pi±tek" is cp1250 read
 # for ISO-8859-2 Polish "piątek"). Apostrophes, quotes (Arabic "لـ«الصباح»"), the middle
 # dot (Catalan l·l) and hyphens are not among them.
-_IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™„‚")
-# Arrows, mathematical operators, technical signs, box drawing, block elements and geometric
-# shapes: the pseudo-graphics of KOI8 and the DOS pages, which Mac and DOS letters read as
-# ("cr▐me" is Mac Roman "crème" read as KOI8-U), between letters of a word with two letters
-# on one side at least ("x≤y" is a formula).
-_GRAPHICS_IN_WORD = re.compile("[^\\W\\d_]{2}[\u2190-\u25ff]+[^\\W\\d_]|[^\\W\\d_][\u2190-\u25ff]+[^\\W\\d_]{2}")
-# One-letter prefixes of Irish before a capital vowel: "na hÉireann", "an tÁth", "i nÉirinn".
-_IRISH_PREFIXES = frozenset("htn")
+_IN_WORD_SIGNS = frozenset("¡¤¦§¨©¬®¯°±²³´¶¸¹¼½¾¿×÷ˇ˘˙˛˝†‡•…‰€™")
+# Signs a wrong page's reading of accented letters puts inside Latin words, which real text
+# has now and then too (a unit `kW∙h`, German `Sicherheits„systeme“`): they count against a
+# reading only when many of its words have them (`_odd_words`). Operators, technical
+# signs, box drawing and block elements between two Latin letters, two on one side at
+# least ("cr▐me": Mac Roman "crème" read as KOI8-U; not "x≤y"); a low quote between two
+# Latin letters ("S„„tiedotus": cp850 "Säätiedotus" read as cp1252); and the capitals
+# cp1252 and cp1250 have in 0x80-0x9F, where Mac Roman and the DOS pages have small
+# accented letters, after a small letter ("CafŽ", "GrŠe": Mac Roman "Café", "Gräe").
+# Real camelCase capitals (`KundenÜbersicht`, `getÉtat`, Gaelic `MacÀidh`) are not among them.
+_LATIN = "A-Za-z\u00c0-\u024f"
+_ODD_SIGN_IN_WORD = (f"[{_LATIN}]{{2}}[\u2200-\u23ff\u2500-\u259f]+[{_LATIN}]|"
+                     f"[{_LATIN}][\u2200-\u23ff\u2500-\u259f]+[{_LATIN}]{{2}}|"
+                     f"[a-z\u00df-\u00ff][\u0160\u017d\u0178\u0152]")
+_LOW_QUOTE_IN_WORD = f"[{_LATIN}][\u201a\u201e]+[{_LATIN}]"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -429,28 +436,40 @@ def _ksx1001_hangul() -> frozenset[str]:
 
 
 def _rare_hangul(text: str) -> bool:
-    """True when over a fifth of `text`'s Hangul syllables lie outside KS X 1001."""
+    """True when most of `text`'s Hangul syllables lie outside KS X 1001 (slang such as "햏" is rare)."""
     syllables = [ch for ch in text if "\uac00" <= ch <= "\ud7a3"]
     if not syllables:
         return False
     common = _ksx1001_hangul()
     rare = sum(ch not in common for ch in syllables)
-    return 5 * rare > len(syllables)
+    return 2 * rare > len(syllables)
+
+
+def _odd_words(text: str) -> bool:
+    """True when a third or more of the words with a non-ASCII character hold a sign of
+    `_ODD_SIGN_IN_WORD` or `_LOW_QUOTE_IN_WORD`, two words at least (one is enough for
+    `_ODD_SIGN_IN_WORD` when there are no more than three such words, never for a low
+    quote alone: `Sicherheits„systeme“`). A wrong page's reading has such signs wherever an
+    accented letter was; real text only now and then."""
+    words = [w for w in text.split() if not w.isascii()]
+    odd = sum(1 for w in words if re.search(_ODD_SIGN_IN_WORD, w))
+    quoted = sum(1 for w in words if re.search(_LOW_QUOTE_IN_WORD, w))
+    if odd and 3 * odd >= len(words):
+        return True
+    return odd + quoted >= 2 and 3 * (odd + quoted) >= len(words)
 
 
 def implausible(text: str) -> str | None:
     """Why `text` cannot be what a person wrote (a wrong code page's reading of it), or None.
 
-    Six signs of a wrong reading: C0/C1 control characters (other than white space),
-    unassigned or private-use code points, a word whose letters come from two alphabets
-    ("Pצydהn", Latin-1 Finnish read as ISO-8859-8), a sign between two letters of a
-    word ("pi±tek"; any of the arrows, operators, box drawing and shapes of
-    U+2190-U+25FF with two letters on one side: "cr▐me", Mac Roman "crème" read as
-    KOI8-U), an accented
-    capital after a small letter of a word ("CafŽ", Mac Roman "Café" read as cp1252; not
-    after the one-letter prefixes of Irish: "hÉireann", "tÁth", "nÉirinn"); and
-    Hangul syllables of which over a fifth are outside KS X 1001 (`_rare_hangul`). Words
-    of CJK characters are not otherwise judged (they have no alphabet).
+    Signs of a wrong reading, each one enough: C0/C1 control characters (other than white
+    space), unassigned or private-use code points, a word whose letters come from two
+    alphabets ("Pצydהn", Latin-1 Finnish read as ISO-8859-8), a sign between two letters
+    of a word ("pi±tek"), and Hangul mostly outside KS X 1001's everyday syllables
+    (`_rare_hangul`: Western bytes read as cp949). Signs that count only when many words
+    have them (`_odd_words`): box drawing or operators between Latin letters ("cr▐me"), a
+    low quote inside a word, cp1252's Š Ž Ÿ Œ after a small letter ("CafŽ"). Words of
+    CJK characters are not otherwise judged (they have no alphabet).
 
     Returns:
         a short reason, or None when nothing is wrong.
@@ -461,35 +480,27 @@ def implausible(text: str) -> str | None:
         return "unassigned code points"
     if not text.isascii() and _rare_hangul(text):
         return "rare Hangul syllables"
-    if _GRAPHICS_IN_WORD.search(text):
-        return "a sign inside a word"
     word_script: str | None = None  # the alphabet of the word being read, once it has a letter of one
-    in_word = sign_pending = lower = False
-    first = ""  # the word's first letter while it is its only one
+    in_word = sign_pending = False
     for ch in text:
         if in_word and ch in _IN_WORD_SIGNS:  # before letters: the caron "ˇ" is a modifier letter
             sign_pending = True
-            lower = False
-            first = ""
         elif ch.isalpha():
             script = "Latin" if ch.isascii() else _script(ch)
             if sign_pending and script:
                 return "a sign inside a word"
             if script and word_script and script != word_script:
                 return f"a word mixing {word_script} and {script} letters"
-            if lower and first not in _IRISH_PREFIXES and script == "Latin" and not ch.isascii() and ch.isupper():
-                return "a capital letter inside a word"
-            first = ch if not in_word and script is not None else ""
             word_script = script or word_script
             in_word = script is not None  # words of letters of an alphabet (not CJK, which has none)
-            lower = in_word and ch.islower()
             sign_pending = False
         elif in_word and unicodedata.category(ch).startswith("M"):
             continue  # a combining mark (Arabic and Hebrew vowel signs) belongs to its word
         else:
             word_script = None
-            in_word = sign_pending = lower = False
-            first = ""
+            in_word = sign_pending = False
+    if not text.isascii() and _odd_words(text):
+        return "signs inside many words"
     return None
 
 
@@ -508,29 +519,36 @@ def _sparse_foreign(text: str) -> bool:
     return 0 < foreign < 0.15 * letters
 
 
-# Runs of CJK characters (kana, ideographs, Hangul, half-width katakana) and the pseudo-graphics
-# of KOI8 and the DOS pages (box drawing, block elements) after two letters of a Latin word.
-_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uff61-\uff9f\U00020000-\U0002ffff]+")
-_GLUED_GRAPHICS = re.compile("[A-Za-z\u00c0-\u024f]{2}[\u2500-\u259f]")
+# Runs of CJK characters (kana, ideographs, Hangul and its compatibility jamo, CJK signs and
+# brackets, half-width katakana) and the pseudo-graphics of KOI8 and the DOS pages (box
+# drawing, block elements) after two letters of a Latin word.
+_CJK_RUN = "[\u3000-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7a3\uff61-\uff9f\U00020000-\U0002ffff]+"
+_GLUED_GRAPHICS = "[A-Za-z\u00c0-\u024f]{2}[\u2500-\u259f]"
 
 
 def _glued_signs(text: str) -> bool:
     """True when a reading glues signs of another kind into Latin words (a Western text read in a wrong page).
 
-    Either pseudo-graphics right after two Latin letters ("Viel┼": Mac Roman "Vielä" read
-    as KOI8-R), or CJK runs of which over half have a Latin letter on both sides
-    ("my喇郭tyminen": Mac Roman "myöhästyminen" read as cp932). Chinese and Japanese text
-    glue some runs between Latin words ("Linux和Windows"), but not most of them.
+    Either pseudo-graphics right after two Latin letters, twice or more ("Viel┼ ...
+    perehty┼": Mac Roman "Vielä ... perehtyä" read as KOI8-R), or CJK characters under 15%
+    of the letters in runs of which two or more, and over half, have a Latin letter on
+    both sides ("my喇郭tyminen": Mac Roman "myöhästyminen" read as cp932). Chinese and
+    Japanese text glue runs between Latin words too ("在Linux或macOS上用Python和Go开发"),
+    but its CJK characters are more of its letters.
     """
-    if _GLUED_GRAPHICS.search(text):
+    if len(re.findall(_GLUED_GRAPHICS, text)) >= 2:  # (compiled when first needed: never for UTF-8 files)
         return True
-    runs = glued = 0
-    for m in _CJK_RUN.finditer(text):
+    runs = glued = cjk = 0
+    for m in re.finditer(_CJK_RUN, text):
         runs += 1
+        cjk += m.end() - m.start()
         a, b = m.start(), m.end()
         glued += a > 0 and b < len(text) and text[a - 1].isascii() and text[a - 1].isalpha() \
             and text[b].isascii() and text[b].isalpha()
-    return 2 * glued > runs
+    if glued < 2 or 2 * glued <= runs:
+        return False
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return cjk < 0.15 * (cjk + latin)
 
 
 def detect(data: bytes) -> str | None:

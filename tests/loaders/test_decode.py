@@ -32,9 +32,10 @@ MIN_ACCURACY = {
     "Chinese GB18030": 0.97,
     "Chinese Big5": 0.97,
     "Korean": 0.97,
-    # rare pages; before the readings that glue pseudo-graphics, CJK or capitals into Latin
-    # words counted as implausible or weak: 5.4% (the rest read as cp1252, KOI8, cp949, cp932); 81.2%
-    "Western on Mac and DOS (Finnish, German, French)": 0.78,
+    # rare pages; before the readings that put pseudo-graphics, low quotes or cp1252's
+    # capitals into many Latin words counted as implausible: 5.4% (read as cp1252, KOI8, cp949,
+    # cp932); 66.1% after (one such word in a short text is left alone: real text has them)
+    "Western on Mac and DOS (Finnish, German, French)": 0.64,
 }
 
 
@@ -301,16 +302,14 @@ def test_bomless_utf16_of_everyday_text_is_recognised(languages, codec, data):
 # Rare pages and UTF-16 without a NUL (issue 14, found by a helper's break run)
 
 @pytest.mark.parametrize("text,codec", [
-    # Mac Roman was read as KOI8-U: "Caf▌ cr▐me" (box drawing inside words)
+    # Mac Roman was read as KOI8-U: "Caf▌ cr▐me, d▌j┬ vu я na∙ve fa█ade"
     ("Café crème, déjà vu — naïve façade. Les élèves sont allés à l'école ce matin.", "mac-roman"),
-    # Mac Roman was read as cp1252: "†ber die BrŸcke fŠhrt" (an accented capital inside a word;
-    # with that rule alone, cp1250 "Brźcke" was next)
-    ("Über die Brücke fährt jeden Morgen ein Zug, der fast immer pünktlich ist.", "mac-roman"),
-    # code page 850 was read as cp1252: "S„„tiedotus" (a low quote inside a word; with that rule
-    # alone, KOI8-R "S└└tiedotus" was next, and in shorter text cp949 "S꼧tiedotus")
-    ("Säätiedotus lupasi huomiselle lunta ja kovaa pohjoistuulta.", "cp850"),
-    # code page 850 was read as cp1252: "my”h„„n" (then cp949 "my봦꼧n": Hangul outside KS X 1001)
-    ("Kirjaston lukusali on auki myöhään torstaisin, ja siellä on hiljaista.", "cp850"),
+    # Mac Roman was read as cp1252: "†ber die BrŸcke fŠhrt ... Grš§tenteils ... fŸr"
+    (TEXTS["German"][1][:400], "mac-roman"),
+    # code page 850 was read as cp1252: "S„„tiedotus ... my”h„„n" (then, with one rule alone,
+    # KOI8-R "S└└tiedotus" or cp949 "S꼧tiedotus": Hangul outside KS X 1001)
+    (TEXTS["Finnish"][1][:400], "cp850"),
+    (TEXTS["Finnish"][1][:400], "mac-roman"),
 ])
 def test_western_text_of_mac_and_dos_pages(text, codec):
     found = decode_bytes(text.encode(codec), "x.txt")
@@ -319,23 +318,41 @@ def test_western_text_of_mac_and_dos_pages(text, codec):
 
 
 @pytest.mark.parametrize("text,reason", [
-    ("Caf▌ cr▐me, d▌j┬ vu", "a sign inside a word"),
-    ("Les marchŽs du samedi", "a capital letter inside a word"),
+    ("Caf▌ cr▐me, d▌j┬ vu я na∙ve fa█ade", "signs inside many words"),
+    ("Les marchŽs du samedi: CafŽ, thŽ", "signs inside many words"),
+    ("Säätiedotus: S„„tiedotus my”h„„n", "signs inside many words"),
     ("S꼧tiedotus lupasi", "rare Hangul syllables"),
 ])
 def test_readings_of_the_wrong_page_are_implausible(text, reason):
     assert implausible(text) == reason
 
 
-@pytest.mark.parametrize("text", [
-    "Poblacht na hÉireann",  # Irish prefixes before a capital vowel
-    "an tÁth agus i nÉirinn",
-    "x≤y and a→b",  # one letter each side: a formula, not a word
-    "오늘 아침에는 비가 많이 내려서 버스가 늦게 왔다. 똠얌꿍을 먹었다.",  # one rare syllable (똠) in many
-    "支持Linux和Windows系统",  # CJK glued between Latin words, but not most of its runs
-])
-def test_real_text_stays_plausible(text):
+# Real text with such signs now and then (a helper's field trial found each of these read
+# as another page's nonsense when one hit was enough: "파일→저장" as GB18030, "кВт∙ч" as
+# cp437, "KundenÜbersicht" as Big5-HKSCS), each in the code page it was written in.
+REAL_TEXT_WITH_SIGNS = [
+    ("Расход энергии: 5 кВт∙ч в сутки, условие: длина≤максимум, вес≥минимум.", "koi8-r"),
+    ("파일→저장을 누르세요. 설정 화면에서 언어를 바꿀 수 있습니다.", "cp949"),
+    ("メニューから設定→保存を選びます。手順①を終えたら、山田○○様に連絡してください。", "cp932"),
+    ("メニューから設定→保存を選びます。山田○○様に連絡してください。", "euc-jp"),
+    ("点击文件→保存即可。长度≤最大值时，系统会自动保存。", "gbk"),
+    ("在Linux或macOS上用Python和Go开发Web应用", "gbk"),
+    ("SNI拡張機能付きのTLS", "cp932"),
+    ("public class KundenÜbersicht extends BasisÄnderung {\n  // Übersicht über alle Kunden, sortiert nach Größe\n}",
+     "cp1252"),
+    ("la función calcularÁrea() devuelve el área; totalÍtems cuenta los ítems", "cp1252"),
+    ("Rugadh Iain MacÀidh ann an Dùn Èideann; b' e Màiri NicÌomhair a mhàthair.", "cp1252"),
+    ("Participez à #JeSuisÉtudiant et #MonÉcole cette année, c'est gratuit.", "cp1252"),
+    ("// kullanıcıİsmi ve öğrenciİsmi alanları boş olamaz", "cp1254"),
+    ("OpenAPI bietet die Möglichkeit, mehrere Sicherheits„systeme“ zu definieren.", "cp1252"),
+    ("Poblacht na hÉireann agus an tÁth i nÉirinn", "cp1252"),
+]
+
+
+@pytest.mark.parametrize("text,codec", REAL_TEXT_WITH_SIGNS)
+def test_real_text_with_such_signs_decodes_in_its_page(text, codec):
     assert implausible(text) is None
+    assert decode_bytes(text.encode(codec), "x.txt").text == text
 
 
 def _cjk_letters(language: str) -> str:
