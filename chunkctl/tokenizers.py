@@ -7,13 +7,16 @@ the string in question.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import hashlib
+import itertools
 import os
 import tempfile
 import unicodedata
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -100,6 +103,12 @@ byte-pair merge of one piece holds about 50 bytes per byte of it at once."""
 BPE_WINDOW = 1 << 16
 """Characters per window of a long piece; consecutive windows overlap by a quarter."""
 
+SMALL_TABLE = LONG_PIECE // 2
+"""Characters under which a text's token table is built with Python's `array` and `bisect`
+(`Tokenizer._small_table`) rather than numpy: such a text is always one range of
+`Tokenizer._ranges` (no stretch of LONG_PIECE / 2 characters fits in it), so its table
+is one encode's, the same either way, and a run of small files never imports numpy."""
+
 # Classes of the runs a piece of the known patterns is made of: letters and marks (a
 # letter piece adds at most one character before and three after), digits (r50k's
 # pieces), and neither (symbols, white space, o200k's `[\r\n/]*` tails). A piece of at
@@ -162,13 +171,15 @@ def _packaged_bpe(name: str) -> bytes | None:
     return None
 
 
-def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> dict[bytes, int]:
-    """Parse the `.tiktoken` format (base64 token, space, rank per line) into token bytes -> rank.
+def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> tuple[dict[bytes, int], bytes]:
+    """Parse the `.tiktoken` format (base64 token, space, rank per line) into token bytes -> rank,
+    with the characters-per-token table of the ranks (`_lead_of_ranks`).
 
     A parsed copy is kept in the tokenizer cache (`_bpe_cache_dir`) under the file's
     sha256 and read from there the next time (a `marshal` load: about 25 ms instead of
-    75 ms for cl100k_base's 100,256 lines). A cache file whose own checksum does not
-    match is ignored and written again; a cache that cannot be written is skipped.
+    75 ms for cl100k_base's 100,256 lines, and 20-45 ms for the table). A cache file
+    whose own checksum does not match is ignored and written again; a cache that cannot
+    be written is skipped.
 
     `digest` is `data`'s sha256 (hex) when the caller has already checked it.
 
@@ -195,13 +206,17 @@ def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> dict[byte
         raise TokenizerError(f"{origin}: not a usable BPE file (two tokens share a rank)")
     if min(ranks.values()) < 0:
         raise TokenizerError(f"{origin}: not a usable BPE file (a negative rank)")
-    _write_bpe_cache(digest, ranks)
-    return ranks
+    lead = _lead_of_ranks(ranks)
+    _write_bpe_cache(digest, ranks, lead)
+    return ranks, lead
 
 
 BPE_CACHE_ENV = "CHUNKCTL_TOKENIZER_CACHE"
 """Environment variable: a folder for parsed BPE files, or one of `BPE_CACHE_OFF` to keep none."""
 BPE_CACHE_OFF = ("0", "off", "no", "false", "none")
+_BPE_CACHE_LAYOUT = 2
+"""Layout of a cache entry, in its name: 2 is (ranks, `_lead_of_ranks` table); chunkctl 0.1.6
+wrote the ranks alone as `<sha256>.marshal` (each version keeps to its own entries)."""
 _BPE_CACHE_MAX = 64 << 20
 """Bytes: a cache entry larger than this is not read (cl100k_base's is 1.6 MB, o200k_base's 3.3 MB)."""
 
@@ -231,9 +246,23 @@ def _bpe_check(digest: str, body: bytes) -> bytes:
     return hashlib.sha256(digest.encode("ascii") + body).digest()
 
 
-def _read_bpe_cache(digest: str) -> dict[bytes, int] | None:
-    """The ranks parsed from the BPE file of sha256 `digest`, when a sound cached copy exists
-    (a regular file of at most `_BPE_CACHE_MAX` bytes whose checksum holds)."""
+def _lead_of_ranks(ranks: dict[bytes, int]) -> bytes:
+    """Per rank 0 .. max rank: how many UTF-8 characters start in the token's bytes (a byte
+    starts one unless it is a continuation byte, 0b10xxxxxx), as native int16 `array` bytes."""
+    if not ranks:
+        return b""
+    if all(rank == i for i, rank in enumerate(ranks.values())):  # the usual file: ranks in order
+        return array("h", [len(tok.translate(None, _CONT)) for tok in ranks]).tobytes()
+    lead = array("h", bytes(2 * (max(ranks.values()) + 1)))
+    for tok, rank in ranks.items():
+        lead[rank] = len(tok.translate(None, _CONT))
+    return lead.tobytes()
+
+
+def _read_bpe_cache(digest: str) -> tuple[dict[bytes, int], bytes] | None:
+    """The ranks parsed from the BPE file of sha256 `digest` and their characters-per-token
+    table (`_lead_of_ranks`), when a sound cached copy exists (a regular file of at most
+    `_BPE_CACHE_MAX` bytes whose checksum holds, of this layout)."""
     import marshal
     import stat
 
@@ -242,7 +271,7 @@ def _read_bpe_cache(digest: str) -> dict[bytes, int] | None:
         return None
     try:
         # non-blocking: a FIFO put at the entry's path must not stop the run
-        fd = os.open(folder / f"{digest}.marshal", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(folder / f"{digest}.v{_BPE_CACHE_LAYOUT}.marshal", os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
@@ -259,27 +288,32 @@ def _read_bpe_cache(digest: str) -> dict[bytes, int] | None:
     if _bpe_check(digest, body) != check:
         return None
     try:
-        ranks = marshal.loads(body)
+        entry = marshal.loads(body)
     except (EOFError, ValueError, TypeError):
         return None
-    return ranks if isinstance(ranks, dict) and ranks else None
+    # (an entry of another layout under this name: damaged, written again)
+    if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], dict) and entry[0]
+            and isinstance(entry[1], bytes) and len(entry[1]) == 2 * (max(entry[0].values()) + 1)):
+        return None
+    return entry
 
 
-def _write_bpe_cache(digest: str, ranks: dict[bytes, int]) -> None:
-    """Keep a parsed copy of a BPE file (written whole, then renamed: readers never see part of it)."""
+def _write_bpe_cache(digest: str, ranks: dict[bytes, int], lead: bytes) -> None:
+    """Keep a parsed copy of a BPE file and its `_lead_of_ranks` table (written whole, then
+    renamed: readers never see part of it)."""
     import marshal
 
     folder = _bpe_cache_dir()
     if folder is None:
         return
-    body = marshal.dumps(ranks)
+    body = marshal.dumps((ranks, lead))
     tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".bpe-", dir=folder)
         with os.fdopen(fd, "wb") as fh:
             fh.write(_bpe_check(digest, body) + body)
-        os.replace(tmp, folder / f"{digest}.marshal")
+        os.replace(tmp, folder / f"{digest}.v{_BPE_CACHE_LAYOUT}.marshal")
         tmp = None
     except OSError:
         pass  # a read-only or full cache folder only costs the parse next time
@@ -329,12 +363,14 @@ class Tokenizer:
         encoding: the underlying `tiktoken.Encoding`.
     """
 
-    def __init__(self, name: str, encoding, family: str | None):
+    def __init__(self, name: str, encoding, family: str | None, lead: bytes | None = None):
         self.name = name
         self.encoding = encoding
         self._safe = _SAFE.get(family) if family else None
         # The same pattern searched right to left finds the last safe point at once.
         self._safe_rev = regex.compile(self._safe.pattern, flags=regex.REVERSE) if self._safe else None
+        self._lead_seed = lead  # `_lead_of_ranks` of the encoding's ranks, when the caller has it
+        self._lead_arr: array | None = None
         self._lead: np.ndarray | None = None
         self._family = family if family in _PATTERNS else None
         self._split: Any = None  # the pre-tokenizer pattern, compiled by `regex` when first needed
@@ -352,31 +388,29 @@ class Tokenizer:
         """Token ids of `text` (ordinary encoding, as `count` counts them)."""
         return self._encode(text)
 
-    def _lead_bytes(self) -> np.ndarray:
-        """Per token id: how many UTF-8 characters start inside the token's bytes."""
-        if self._lead is None:
-            import numpy as np
-
+    def _lead_array(self) -> array:
+        """Per token id: how many UTF-8 characters start inside the token's bytes (an int16
+        `array`; a token holds at most a few hundred characters)."""
+        if self._lead_arr is None:
             enc = self.encoding
             n = enc.n_vocab
-            lead = np.zeros(n, dtype=np.int16)  # a token holds at most a few hundred characters
-            ranks = getattr(enc, "_mergeable_ranks", None) or {}
-            if ranks:
-                # All tokens' bytes end to end: a byte starts a character unless it is a UTF-8
-                # continuation byte (0b10xxxxxx); a token's count is the difference of the
-                # running sum of those at its two ends (computed for every token at once).
-                toks = list(ranks)
-                joined = np.frombuffer(b"".join(toks), dtype=np.uint8)
-                running = np.zeros(len(joined) + 1, dtype=np.int64)
-                np.cumsum((joined & 0xC0) != 0x80, out=running[1:])
-                lengths = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
-                ends = np.cumsum(lengths)
-                lead[np.fromiter(ranks.values(), dtype=np.int64, count=len(toks))] = \
-                    running[ends] - running[ends - lengths]
+            seed = self._lead_seed
+            if seed is None:
+                seed = _lead_of_ranks(getattr(enc, "_mergeable_ranks", None) or {})
+            lead = array("h", seed[:2 * n])
+            lead.frombytes(bytes(2 * (n - len(lead))))
             for tok, rank in enc._special_tokens.items():
                 if rank < n:
                     lead[rank] = len(tok)
-            self._lead = lead
+            self._lead_arr = lead
+        return self._lead_arr
+
+    def _lead_bytes(self) -> np.ndarray:
+        """`_lead_array` as a numpy array (sharing its memory)."""
+        if self._lead is None:
+            import numpy as np
+
+            self._lead = np.frombuffer(self._lead_array(), dtype=np.int16)
         return self._lead
 
     def table(self, text: str) -> TokenTable:
@@ -387,6 +421,12 @@ class Tokenizer:
         split point piece by piece with its long pieces in windows (`_encode_stretch`);
         beside the text the table holds 4 bytes a token.
         """
+        if len(text) < SMALL_TABLE:
+            return self._small_table(text)
+        return self._large_table(text)
+
+    def _large_table(self, text: str) -> TokenTable:
+        """`table` with numpy, range by range (any length)."""
         import numpy as np
 
         lead = self._lead_bytes()
@@ -418,6 +458,13 @@ class Tokenizer:
             assert pos == b, "token table out of step with the text"
         starts.resize(n + 1, refcheck=False)
         return TokenTable(self, text, starts)
+
+    def _small_table(self, text: str) -> TokenTable:
+        """`table` of a text under SMALL_TABLE characters: one encode, starts in an `array`."""
+        lead = self._lead_array()
+        starts = array("i", itertools.accumulate(map(lead.__getitem__, self._encode(text)), initial=0))
+        assert starts[-1] == len(text), "token table out of step with the text"
+        return SmallTokenTable(self, text, starts)
 
     def _pieces(self, text: str) -> Iterator[tuple[int, int]]:
         """[start, end) character ranges of `text` to tokenize one at a time (see `_ranges`)."""
@@ -663,13 +710,14 @@ class TokenTable:
 
     `starts[i]` is the character offset of token i's first whole character (a token
     that begins inside a multi-byte character maps to the next character);
-    `starts[n]` is `len(text)`. Built by `Tokenizer.table`; cut positions are then
-    chosen by offsets, and `count` re-encodes only the edges of a span.
+    `starts[n]` is `len(text)`: a numpy integer array here, an `array("i")` in
+    `SmallTokenTable`. Built by `Tokenizer.table`; cut positions are then chosen by
+    offsets, and `count` re-encodes only the edges of a span.
     """
 
     __slots__ = ("tok", "text", "starts", "n")
 
-    def __init__(self, tok: Tokenizer, text: str, starts: np.ndarray):
+    def __init__(self, tok: Tokenizer, text: str, starts: Any):
         self.tok = tok
         self.text = text
         self.starts = starts
@@ -689,6 +737,24 @@ class TokenTable:
         if hasattr(pos, "astype"):  # a numpy array of positions
             return self.starts.searchsorted(pos.astype(self.starts.dtype, copy=False), side=side)
         return self.starts.searchsorted(self.starts.dtype.type(pos), side=side)
+
+    def search_many(self, positions: Sequence[int]) -> list[int]:
+        """`search(pos)` (side "left": tokens that start before `pos`) of each position."""
+        import numpy as np
+
+        if not positions:
+            return []
+        pos = np.fromiter(positions, dtype=self.starts.dtype, count=len(positions))
+        return self.starts.searchsorted(pos).tolist()
+
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """`estimate(start, end)` (side "left") of each (start, end) span."""
+        import numpy as np
+
+        if not spans:
+            return []
+        arr = np.asarray(spans, dtype=self.starts.dtype).reshape(-1, 2)
+        return (self.starts.searchsorted(arr[:, 1]) - self.starts.searchsorted(arr[:, 0])).tolist()
 
     def index(self, pos: int) -> int:
         """Index of the last token that starts at or before character `pos`."""
@@ -747,6 +813,27 @@ class TokenTable:
         return enc(prefix + text[start:a]) + inner + enc(text[b:end])
 
 
+class SmallTokenTable(TokenTable):
+    """A `TokenTable` whose `starts` is an `array("i")`, searched with `bisect` (texts under
+    SMALL_TABLE characters: the same starts as numpy's table, without importing numpy)."""
+
+    __slots__ = ()
+
+    def search(self, pos: Any, side: Literal["left", "right"] = "left") -> Any:
+        """`bisect` of one position (an int) into the starts, on `side`."""
+        return (bisect.bisect_left if side == "left" else bisect.bisect_right)(self.starts, pos)
+
+    def search_many(self, positions: Sequence[int]) -> list[int]:
+        """`search(pos)` (side "left") of each position."""
+        starts, bl = self.starts, bisect.bisect_left
+        return [bl(starts, p) for p in positions]
+
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """`estimate(start, end)` (side "left") of each (start, end) span."""
+        starts, bl = self.starts, bisect.bisect_left
+        return [bl(starts, b) - bl(starts, a) for a, b in spans]
+
+
 @functools.lru_cache(maxsize=8)
 def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Tokenizer:
     """Return a Tokenizer for an encoding name, a model name or a local `.tiktoken` file.
@@ -790,7 +877,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         except OSError as exc:
             raise TokenizerError(f"tokenizer file {spec}: {exc.strerror or exc}") from None
         family = "o200k_base" if "o200k" in path.name else "cl100k_base"
-        ranks = _parse_bpe(data, spec)
+        ranks, lead = _parse_bpe(data, spec)
         missing = sum(1 for i in range(256) if bytes((i,)) not in ranks)
         if missing:
             # tiktoken panics on text it cannot spell with the vocabulary's pieces
@@ -803,7 +890,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             raise TokenizerError(f"tokenizer file {spec}: {exc}") from None
         if pattern is not None:
             _check_pattern(enc, pattern)
-        return Tokenizer(spec, enc, family if pattern is None else None)
+        return Tokenizer(spec, enc, family if pattern is None else None, lead)
 
     name = spec
     if name not in _PATTERNS:
@@ -824,7 +911,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             f"{name}.tiktoken in $CHUNKCTL_TIKTOKEN_DIR or pass its path with --tokenizer"
         )
     data, _where = found
-    ranks = _parse_bpe(data, name, _EXPECTED_SHA256.get(name))  # (the hash `_verified_bpe` checked)
+    ranks, lead = _parse_bpe(data, name, _EXPECTED_SHA256.get(name))  # (the hash `_verified_bpe` checked)
     try:
         enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
                                 special_tokens=_SPECIAL[name])
@@ -832,7 +919,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         raise TokenizerError(f"--tokenizer-pattern {pattern!r}: {exc}") from None
     if pattern is not None:
         _check_pattern(enc, pattern)
-    return Tokenizer(name, enc, name if pattern is None else None)
+    return Tokenizer(name, enc, name if pattern is None else None, lead)
 
 
 def _is_json(path: Path) -> bool:

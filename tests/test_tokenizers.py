@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from array import array
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -135,16 +136,24 @@ def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch)
 
     data = b"YQ== 0\nYg== 1\nYWI= 2\n"
     digest = hashlib.sha256(data).hexdigest()
-    want = {b"a": 0, b"b": 1, b"ab": 2}
+    # the ranks, and per rank the characters that start in the token (int16 array bytes)
+    want = ({b"a": 0, b"b": 1, b"ab": 2}, array("h", [1, 1, 2]).tobytes())
     folder = tmp_path / "cache"
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, str(folder))
     assert tokenizers._parse_bpe(data, "x") == want
-    entry = folder / f"{digest}.marshal"
+    entry = folder / f"{digest}.v2.marshal"
     assert entry.is_file() and [p.name for p in folder.iterdir()] == [entry.name]
     # read back: a sound entry is what the next parse returns
-    other = marshal.dumps({b"z": 7})
+    other = marshal.dumps(({b"z": 7}, bytes(16)))  # ranks 0-7: 16 bytes
     entry.write_bytes(tokenizers._bpe_check(digest, other) + other)
-    assert tokenizers._parse_bpe(data, "x") == {b"z": 7}
+    assert tokenizers._parse_bpe(data, "x") == ({b"z": 7}, bytes(16))
+    # an entry of another layout (the ranks alone, as 0.1.6 wrote them), or a table of the
+    # wrong size: written again
+    for old in (marshal.dumps(want[0]), marshal.dumps((want[0], bytes(4)))):
+        entry.write_bytes(tokenizers._bpe_check(digest, old) + old)
+        assert tokenizers._read_bpe_cache(digest) is None
+        assert tokenizers._parse_bpe(data, "x") == want
+        assert tokenizers._read_bpe_cache(digest) == want
     # another file's entry copied under this name (its checksum names its own file): ignored
     entry.write_bytes(tokenizers._bpe_check("0" * 64, other) + other)
     assert tokenizers._parse_bpe(data, "x") == want
@@ -153,7 +162,7 @@ def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch)
     assert tokenizers._parse_bpe(data, "x") == want
     assert tokenizers._read_bpe_cache(digest) == want
     # an empty vocabulary with a sound checksum: ignored
-    empty = marshal.dumps({})
+    empty = marshal.dumps(({}, b""))
     entry.write_bytes(tokenizers._bpe_check(digest, empty) + empty)
     assert tokenizers._read_bpe_cache(digest) is None
     # a FIFO at the entry's path: not read (reading would wait for a writer forever)
@@ -182,7 +191,7 @@ def test_parsed_bpe_files_are_cached_checked_and_optional(tmp_path, monkeypatch)
         monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, off.upper())
         assert tokenizers._bpe_cache_dir() is None
     monkeypatch.setenv(tokenizers.BPE_CACHE_ENV, "0")
-    written = folder / f"{digest}.marshal"
+    written = folder / f"{digest}.v2.marshal"
     assert not written.exists()
     assert tokenizers._parse_bpe(data, "x") == want and not written.exists()
 
@@ -205,19 +214,57 @@ def test_bpe_files_with_repeated_tokens_or_ranks_are_refused(tmp_path):
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_lead_table_counts_the_characters_starting_in_each_token(name):
-    """The table of characters per token (computed at once over all tokens) equals the count
-    of non-continuation bytes of each token's bytes, one by one."""
+    """The table of characters per token (from the cache, or computed when the tokenizer is
+    made without it) equals the count of non-continuation bytes of each token's bytes, one by
+    one; ranks listed out of order give the same table."""
     import numpy as np
 
-    from chunkctl.tokenizers import Tokenizer
+    from chunkctl.tokenizers import Tokenizer, _lead_of_ranks
 
     base = get_tokenizer(name)
     fresh = Tokenizer(base.name, base.encoding, name)
-    lead = fresh._lead_bytes()
     enc = base.encoding
     want = np.zeros(enc.n_vocab, dtype=np.int16)
     for token, rank in enc._mergeable_ranks.items():
         want[rank] = sum(1 for b in token if b & 0xC0 != 0x80)
     for token, rank in enc._special_tokens.items():
         want[rank] = len(token)
-    assert np.array_equal(lead, want)
+    assert np.array_equal(fresh._lead_bytes(), want)
+    assert np.array_equal(base._lead_bytes(), want)
+    assert list(fresh._lead_array()) == want.tolist()
+    shuffled = dict(reversed(list(enc._mergeable_ranks.items())))
+    assert _lead_of_ranks(shuffled) == _lead_of_ranks(enc._mergeable_ranks)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(TEXTS, min_size=0, max_size=8).map(" ".join), data=st.data())
+def test_small_table_is_the_numpy_table(tok, text, data):
+    """Under SMALL_TABLE characters the table is built without numpy (`array`, `bisect`):
+    the same starts, and the same answers to every question the packer asks."""
+    from chunkctl.tokenizers import SMALL_TABLE, SmallTokenTable
+
+    assert len(text) < SMALL_TABLE
+    small, large = tok._small_table(text), tok._large_table(text)
+    assert isinstance(tok.table(text), SmallTokenTable)
+    assert list(small.starts) == large.starts.tolist()
+    positions = data.draw(st.lists(st.integers(0, len(text)), max_size=20))
+    spans = [(min(a, b), max(a, b)) for a, b in zip(positions, reversed(positions))]
+    assert small.search_many(positions) == large.search_many(positions)
+    assert small.estimate_many(spans) == large.estimate_many(spans)
+    for p in positions:
+        assert small.search(p) == large.search(p) and small.search(p, "right") == large.search(p, "right")
+        assert small.index(p) == large.index(p) and small.tokens_before(p) == large.tokens_before(p)
+        assert small.char(small.index(p) + 1) == large.char(large.index(p) + 1)
+    for a, b in spans:
+        assert small.estimate(a, b, "right") == large.estimate(a, b, "right")
+        assert small.count(a, b) == large.count(a, b) == tok.count(text[a:b])
+
+
+def test_table_switches_to_numpy_at_the_small_table_limit(tok):
+    from chunkctl.tokenizers import SMALL_TABLE, SmallTokenTable
+
+    line = "Tokens are counted by the encoder. " * 40 + "\n"
+    text = (line * (SMALL_TABLE // len(line) + 1))[:SMALL_TABLE]
+    assert not isinstance(tok.table(text), SmallTokenTable)
+    assert isinstance(tok.table(text[:-1]), SmallTokenTable)
+    assert list(tok.table(text[:-1]).starts) == tok._large_table(text[:-1]).starts.tolist()

@@ -27,8 +27,6 @@ from chunkctl.text.segment import (
 from chunkctl.text.sentences import SentenceSplitter
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from chunkctl.config import ChunkConfig
     from chunkctl.model import Document
     from chunkctl.tokenizers import Tokenizer, TokenTable
@@ -129,7 +127,6 @@ class Packer:
         self.graphemes = Graphemes(doc.text)
         self.sentences = sentence_splitter or SentenceSplitter(config.sentence_splitter)
         self.splitters = Splitters(doc.text, self.sentences)
-        self._search = self.table.search
         self._prefix_cache: dict[tuple, tuple[str, int]] = {}
         self.min_fill = MIN_FILL
         # starts of the spans no chunk may hold (data-URI payloads), in order
@@ -146,15 +143,9 @@ class Packer:
         (`TokenTable.estimate`; exact counts: `count`)."""
         return self.table.estimate(a, b)
 
-    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> np.ndarray:
-        """Table estimates of the tokens of many spans at once."""
-        import numpy as np
-
-        if not spans:
-            return np.zeros(0, dtype=np.int64)
-        arr = np.asarray(spans, dtype=np.int64)
-        ss = self._search
-        return ss(arr[:, 1]) - ss(arr[:, 0])
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """Table estimates of the tokens of many spans at once (`TokenTable.estimate_many`)."""
+        return self.table.estimate_many(spans)
 
     def count(self, a: int, b: int, prefix: str = "") -> int:
         """Exact tokens of `prefix + text[a:b]`."""
@@ -408,7 +399,7 @@ class Packer:
         idx = -1
         while batch := list(itertools.islice(src, 512)):
             # `fits`, with the table estimates of a batch of pieces taken at once
-            estimates = self.estimate_many(batch).tolist()
+            estimates = self.estimate_many(batch)
             for (s, e), est in zip(batch, estimates):
                 idx += 1
                 st = strength if idx == 0 else atom_level
@@ -620,8 +611,6 @@ class Packer:
         (and the chunk's own) are held, however many atoms the run has. Indices below
         are the run's (`base` is the run index of `win[0]`).
         """
-        import numpy as np
-
         out: list[Chunk] = []
         src = iter(atoms)
         win: list[Atom] = []  # the run's atoms base .. base + len(win)
@@ -629,7 +618,7 @@ class Packer:
         after: list[int] = []  # per atom of `win`: strength of the boundary after it
         base = 0
         done = False
-        search = self._search
+        search_many = self.table.search_many
         last = Level.SECTION + 1  # after the run's last atom
 
         def pull(count: int = 256) -> None:
@@ -642,8 +631,7 @@ class Packer:
             if win:
                 after[-1] = new[0].strength
             win.extend(new)
-            ends = np.fromiter((x.end for x in new), dtype=np.int64, count=len(new))
-            te.extend(search(ends).tolist())
+            te.extend(search_many([x.end for x in new]))
             after.extend(x.strength for x in new[1:])
             after.append(last)  # until the next atom arrives
 
@@ -652,8 +640,7 @@ class Packer:
             strengths of the boundaries around them (only theirs are computed)."""
             tail = after[x]
             win[x:x + 1] = pieces
-            ends = np.fromiter((y.end for y in pieces), dtype=np.int64, count=len(pieces))
-            te[x:x + 1] = search(ends).tolist()
+            te[x:x + 1] = search_many([y.end for y in pieces])
             if x > 0:
                 after[x - 1] = pieces[0].strength
             after[x:x + 1] = [y.strength for y in pieces[1:]] + [tail]

@@ -38,7 +38,7 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
     blocks = sec.blocks
     for lo in range(0, len(blocks), 4096):  # table estimates a batch of blocks at a time
         batch = blocks[lo:lo + 4096]
-        estimates = packer.estimate_many([(b.start, b.end) for b in batch]).tolist()
+        estimates = packer.estimate_many([(b.start, b.end) for b in batch])
         for b, est in zip(batch, estimates):
             strength = Level.GLUE if prev_heading else Level.BLOCK
             if b.kind == BlockKind.HEADING:

@@ -31,7 +31,7 @@ def merge_small(packer: Packer, secs: list[Section], min_tokens: int, budget: in
     """
     if min_tokens <= 0 or not secs:
         return secs
-    sizes = packer.estimate_many([(s.start, s.end) for s in secs]).tolist()
+    sizes = packer.estimate_many([(s.start, s.end) for s in secs])
     out: list[Section] = []
     group: list[int] = []
     group_path: tuple[str, ...] = ()
@@ -107,7 +107,7 @@ def merge_siblings(packer: Packer, secs: list[Section], limit: int) -> list[Sect
         return secs
     levels = [_opening_level(s) for s in secs]
     top = min((lv for lv in levels if lv > 0), default=0)
-    sizes = packer.estimate_many([(s.start, s.end) for s in secs]).tolist()
+    sizes = packer.estimate_many([(s.start, s.end) for s in secs])
     budget = packer.budget
     skip = [len(b.headings) - 1 for b in _opening_headings(secs[0])]
     out: list[Section] = []
