@@ -27,6 +27,25 @@ def test_version_and_help():
         assert "Example" in r.stdout, cmd
 
 
+def test_the_console_script_builds_only_the_named_command_with_the_same_face():
+    """`chunkctl NAME ...` runs a group holding only command NAME (typer would build every
+    command's options at each start): the same help and the same one-line usage errors as the
+    whole app; anything else (`--help`, `eval`, an unknown word) gets the whole app."""
+    import sys
+
+    app_module = sys.modules["chunkctl.cli.app"]
+    names = list(app_module._COMMANDS)
+    assert set(names) == {c.name for c in app.registered_commands}
+    for name in names:
+        one = app_module._app_for(["chunkctl", name, "--help"])
+        assert one is not app and [c.name for c in one.registered_commands] == [name]
+        for args in ([name, "--help"], [name, "--no-such-option"]):
+            whole, single = runner.invoke(app, args), runner.invoke(one, args)
+            assert (single.exit_code, single.output) == (whole.exit_code, whole.output), (name, args)
+    for argv in (["chunkctl"], ["chunkctl", "--help"], ["chunkctl", "eval", "run"], ["chunkctl", "chunkk"]):
+        assert app_module._app_for(argv) is app
+
+
 def test_schema_lists_the_contract_fields():
     r = invoke("schema")
     assert r.exit_code == 0, (r.output, r.exception)
