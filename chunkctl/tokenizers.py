@@ -248,14 +248,23 @@ def _bpe_check(digest: str, body: bytes) -> bytes:
 
 def _lead_of_ranks(ranks: dict[bytes, int]) -> bytes:
     """Per rank 0 .. max rank: how many UTF-8 characters start in the token's bytes (a byte
-    starts one unless it is a continuation byte, 0b10xxxxxx), as native int16 `array` bytes."""
-    if not ranks:
+    starts one unless it is a continuation byte, 0b10xxxxxx), as native int16 `array` bytes.
+
+    Empty (no such table: the token table is then built with numpy, `Tokenizer._numpy_lead`)
+    for a vocabulary a dense int16 table does not suit: ranks spread over more than twice
+    their number (a local file with one rank of 300,000,000), or a token of 32,768
+    characters or more.
+    """
+    if not ranks or max(ranks.values()) >= 2 * len(ranks) + 1024:
+        return b""
+    counts = [len(tok.translate(None, _CONT)) for tok in ranks]
+    if max(counts) > 0x7FFF:
         return b""
     if all(rank == i for i, rank in enumerate(ranks.values())):  # the usual file: ranks in order
-        return array("h", [len(tok.translate(None, _CONT)) for tok in ranks]).tobytes()
+        return array("h", counts).tobytes()
     lead = array("h", bytes(2 * (max(ranks.values()) + 1)))
-    for tok, rank in ranks.items():
-        lead[rank] = len(tok.translate(None, _CONT))
+    for count, rank in zip(counts, ranks.values()):
+        lead[rank] = count
     return lead.tobytes()
 
 
@@ -293,7 +302,7 @@ def _read_bpe_cache(digest: str) -> tuple[dict[bytes, int], bytes] | None:
         return None
     # (an entry of another layout under this name: damaged, written again)
     if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], dict) and entry[0]
-            and isinstance(entry[1], bytes) and len(entry[1]) == 2 * (max(entry[0].values()) + 1)):
+            and isinstance(entry[1], bytes) and len(entry[1]) in (0, 2 * (max(entry[0].values()) + 1))):
         return None
     return entry
 
@@ -307,6 +316,8 @@ def _write_bpe_cache(digest: str, ranks: dict[bytes, int], lead: bytes) -> None:
     if folder is None:
         return
     body = marshal.dumps((ranks, lead))
+    if len(body) + 32 > _BPE_CACHE_MAX:
+        return  # never read back
     tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -388,30 +399,57 @@ class Tokenizer:
         """Token ids of `text` (ordinary encoding, as `count` counts them)."""
         return self._encode(text)
 
-    def _lead_array(self) -> array:
+    def _lead_array(self) -> array | None:
         """Per token id: how many UTF-8 characters start inside the token's bytes (an int16
-        `array`; a token holds at most a few hundred characters)."""
+        `array`; a token of the known encodings holds at most a few hundred characters), or
+        None for a vocabulary `_lead_of_ranks` leaves to numpy."""
         if self._lead_arr is None:
             enc = self.encoding
-            n = enc.n_vocab
             seed = self._lead_seed
             if seed is None:
-                seed = _lead_of_ranks(getattr(enc, "_mergeable_ranks", None) or {})
+                seed = self._lead_seed = _lead_of_ranks(getattr(enc, "_mergeable_ranks", None) or {})
+            if not seed:
+                return None
+            n = enc.n_vocab
             lead = array("h", seed[:2 * n])
             lead.frombytes(bytes(2 * (n - len(lead))))
             for tok, rank in enc._special_tokens.items():
                 if rank < n:
-                    lead[rank] = len(tok)
+                    lead[rank] = min(len(tok), 0x7FFF)
             self._lead_arr = lead
         return self._lead_arr
 
     def _lead_bytes(self) -> np.ndarray:
-        """`_lead_array` as a numpy array (sharing its memory)."""
+        """`_lead_array` as a numpy array (sharing its memory), or `_numpy_lead`."""
         if self._lead is None:
             import numpy as np
 
-            self._lead = np.frombuffer(self._lead_array(), dtype=np.int16)
+            arr = self._lead_array()
+            self._lead = np.frombuffer(arr, dtype=np.int16) if arr is not None else self._numpy_lead()
         return self._lead
+
+    def _numpy_lead(self) -> np.ndarray:
+        """`_lead_array` of any vocabulary, with numpy: int32 counts, zeros (pages never
+        touched) for the ranks no token has."""
+        import numpy as np
+
+        enc = self.encoding
+        lead = np.zeros(enc.n_vocab, dtype=np.int32)
+        ranks = getattr(enc, "_mergeable_ranks", None) or {}
+        if ranks:
+            # all tokens' bytes end to end: a token's count is the difference of the running
+            # count of character-starting bytes at its two ends
+            toks = list(ranks)
+            joined = np.frombuffer(b"".join(toks), dtype=np.uint8)
+            running = np.zeros(len(joined) + 1, dtype=np.int64)
+            np.cumsum((joined & 0xC0) != 0x80, out=running[1:])
+            lengths = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
+            ends = np.cumsum(lengths)
+            lead[np.fromiter(ranks.values(), dtype=np.int64, count=len(toks))] = running[ends] - running[ends - lengths]
+        for tok, rank in enc._special_tokens.items():
+            if rank < enc.n_vocab:
+                lead[rank] = len(tok)
+        return lead
 
     def table(self, text: str) -> TokenTable:
         """Tokenize `text` once and return its token -> character offset table.
@@ -421,7 +459,7 @@ class Tokenizer:
         split point piece by piece with its long pieces in windows (`_encode_stretch`);
         beside the text the table holds 4 bytes a token.
         """
-        if len(text) < SMALL_TABLE:
+        if len(text) < SMALL_TABLE and self._lead_array() is not None:
             return self._small_table(text)
         return self._large_table(text)
 
@@ -462,6 +500,7 @@ class Tokenizer:
     def _small_table(self, text: str) -> TokenTable:
         """`table` of a text under SMALL_TABLE characters: one encode, starts in an `array`."""
         lead = self._lead_array()
+        assert lead is not None, "a vocabulary without an int16 table has no small tables"
         starts = array("i", itertools.accumulate(map(lead.__getitem__, self._encode(text)), initial=0))
         assert starts[-1] == len(text), "token table out of step with the text"
         return SmallTokenTable(self, text, starts)

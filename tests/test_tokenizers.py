@@ -268,3 +268,40 @@ def test_table_switches_to_numpy_at_the_small_table_limit(tok):
     assert not isinstance(tok.table(text), SmallTokenTable)
     assert isinstance(tok.table(text[:-1]), SmallTokenTable)
     assert list(tok.table(text[:-1]).starts) == tok._large_table(text[:-1]).starts.tolist()
+
+
+@pytest.mark.parametrize("extra", ["sparse", "long"])
+def test_local_vocabularies_a_dense_table_does_not_suit(tmp_path, monkeypatch, extra):
+    """A local .tiktoken file with one rank of 300,000,000 (a dense per-rank table would be
+    600 MB, written to the cache on every run), or with a token of 40,000 characters (over
+    int16): no dense table, numpy's (untouched zeros) builds every token table, counts exact.
+    A helper's break run found both in the first version of the small tables."""
+    import base64
+
+    from chunkctl.tokenizers import SmallTokenTable, _lead_of_ranks
+
+    monkeypatch.setenv("CHUNKCTL_TOKENIZER_CACHE", str(tmp_path / "cache"))
+    enc = get_tokenizer("cl100k_base").encoding
+    lines = [base64.b64encode(tok) + b" " + str(rank).encode() for tok, rank in enc._mergeable_ranks.items()]
+    if extra == "sparse":
+        lines.append(base64.b64encode(b"zzzzqqqq") + b" 300000000")
+    else:
+        lines.append(base64.b64encode(b"a" * 40000) + b" " + str(len(lines)).encode())
+    path = tmp_path / f"{extra}.tiktoken"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    get_tokenizer.cache_clear()
+    try:
+        tok = get_tokenizer(str(path))
+        assert _lead_of_ranks(tok.encoding._mergeable_ranks) == b"" and tok._lead_array() is None
+        text = "Tokens are counted exactly, " * 20 + "a" * 50 + " zzzzqqqq end."
+        table = tok.table(text)
+        assert not isinstance(table, SmallTokenTable)
+        assert table.n_tokens == len(tok.encode(text)) and table.count(0, len(text)) == tok.count(text)
+        import hashlib
+
+        entry = tmp_path / "cache" / f"{hashlib.sha256(path.read_bytes()).hexdigest()}.v2.marshal"
+        assert entry.stat().st_size < 4 << 20  # the ranks, no dense table
+        again = get_tokenizer.__wrapped__(str(path))  # read back from the cache
+        assert again._lead_array() is None and again.table(text).starts.tolist() == table.starts.tolist()
+    finally:
+        get_tokenizer.cache_clear()

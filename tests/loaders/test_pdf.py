@@ -294,3 +294,22 @@ def test_damaged_files_give_a_document_or_a_one_line_error(name):
             assert "\n" not in exc.reason
         else:
             assert doc.text.count("\f") == doc.meta["n_pages"] - 1
+
+
+def test_a_page_left_open_at_exit_writes_nothing_to_stderr():
+    """A run stopped by a signal while a page is open (the suite's SIGTERM test met it) must
+    not end with pypdfium2's "The following object was still open" line, named after no file."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    # pypdfium2's exit hook writes that line through `_warn_close` for each object still
+    # tracked (a page whose close a signal interrupted); once a PDF was opened, it writes nothing
+    code = ("import pypdfium2.internal.bases as bases\n"
+            "from chunkctl.loaders.pdf.loader import _open\n"
+            "pdf, _ = _open(open('examples/cold-storage-handbook.pdf', 'rb').read(), 'x.pdf', None)\n"
+            "page = pdf[0]\n"
+            "bases._warn_close(f'The following object was still open and will be closed now: {page}')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""

@@ -86,6 +86,19 @@ def load_pdf(data: bytes, source: str, config) -> Document:
 
 # -- opening ----------------------------------------------------------------------
 
+def _quiet_exit() -> None:
+    """Keep pypdfium2 from writing "The following object was still open and will be closed now"
+    to stderr at exit (it still closes the object): a run stopped by a signal while a page is
+    open would end with that line, named after no file, after chunkctl's own last line."""
+    import logging
+
+    import pypdfium2_cfg
+
+    level = getattr(pypdfium2_cfg, "DEBUG_AUTOCLOSE", None)
+    if level is not None:
+        level.value = max(level.value, logging.CRITICAL + 1)
+
+
 def _open(data: bytes, source: str, password: str | None):
     """Open the bytes with pdfium (which rebuilds broken cross-reference tables).
 
@@ -97,6 +110,7 @@ def _open(data: bytes, source: str, password: str | None):
     """
     import pypdfium2 as pdfium
 
+    _quiet_exit()
     if not data:
         raise LoaderError(source, "unreadable PDF: the file is empty (0 bytes)")
     if b"%PDF" not in data[:1024]:
