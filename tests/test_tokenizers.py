@@ -305,3 +305,27 @@ def test_local_vocabularies_a_dense_table_does_not_suit(tmp_path, monkeypatch, e
         assert again._lead_array() is None and again.table(text).starts.tolist() == table.starts.tolist()
     finally:
         get_tokenizer.cache_clear()
+
+
+def test_a_run_of_small_files_never_imports_numpy(tmp_path):
+    """Start-up (issue 19): small texts get `SmallTokenTable`s and blingfire's offsets are
+    mapped without numpy, so `chunkctl chunk` of small files (Markdown with front matter,
+    German and Japanese text cut into sentences, text, HTML) does not import numpy (about
+    75 ms of a 0.3 s run)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    (tmp_path / "ja.md").write_text("# 見出し\n\n" + "今日は雨が降っています。駅まで歩きました。" * 40 + "\n", "utf-8")
+    (tmp_path / "de.md").write_text("# Titel\n\n" + "Der Zug fährt über die Brücke. Die Bäckerei öffnet früh. " * 30
+                                    + "\n", "utf-8")  # blingfire, with offsets of a non-ASCII text
+    for strategy in ("recursive", "sentence", "hierarchical"):
+        code = ("import sys\n"
+                "from chunkctl.cli.app import run\n"
+                f"sys.argv = ['chunkctl', 'chunk', 'examples/backup-guide.md', 'examples/returns-policy.txt', 'examples/on-call-runbook.html', "
+                f"{str(tmp_path / 'ja.md')!r}, {str(tmp_path / 'de.md')!r}, '--strategy', {strategy!r}, "
+                f"'--jobs', '1', '-o', {str(tmp_path / 'out.jsonl')!r}]\n"
+                "try:\n    run()\nexcept SystemExit as exc:\n    print(exc.code, 'numpy' in sys.modules)\n")
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.stdout.split() == ["0", "False"], (strategy, done.stdout, done.stderr)

@@ -56,6 +56,22 @@ def _ends_list_marker(text: str, prev: int, c: int) -> bool:
     line = nl + 1 if nl >= 0 else (prev if lo == prev else -1)
     return line >= 0 and not _LETTER.search(text, line, end)
 
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _char_offsets(data: bytes, offsets: set[int]) -> dict[int, int]:
+    """Byte offset -> character offset in UTF-8 `data`: the bytes before it that start a
+    character (all but continuation bytes, 0b10xxxxxx), for each of `offsets` (0 .. len)."""
+    found: dict[int, int] = {}
+    count = prev = 0
+    for off in sorted(offsets):
+        count += len(data[prev:off].translate(None, _CONTINUATION))
+        found[off] = count
+        prev = off
+    return found
+
+
 @functools.cache
 def _blingfire_entry() -> Any:
     """blingfire's `TextToSentencesWithOffsets`, from its shared library.
@@ -134,32 +150,30 @@ class SentenceSplitter:
         """blingfire's C entry point `TextToSentencesWithOffsets`, with byte offsets mapped to characters.
 
         (Same segmentation as `blingfire.text_to_sentences_and_offsets`, whose Python
-        wrapper maps offsets with a loop over every byte; here the mapping is one
-        numpy pass, or none for ASCII text.)
+        wrapper maps offsets with a loop over every byte; here the buffers are `ctypes`
+        arrays and the mapping counts the bytes that start a character between
+        consecutive offsets, or none for ASCII text: no numpy, which a run of small files
+        need not import.)
         """
-        import numpy as np
-
         data = chunk.encode("utf-8")
         n = len(data)
         if n == 0:
             return []
         cap = 2 * n + 16
-        out = np.empty(cap, dtype=np.uint8)
-        starts = np.empty(cap, dtype=np.int32)
-        ends = np.empty(cap, dtype=np.int32)
-        k = self._bf_fn(ctypes.c_char_p(data), ctypes.c_int(n), ctypes.c_void_p(out.ctypes.data),
-                        ctypes.c_void_p(starts.ctypes.data), ctypes.c_void_p(ends.ctypes.data), ctypes.c_int(cap))
+        out = ctypes.create_string_buffer(cap)
+        starts = (ctypes.c_int32 * cap)()
+        ends = (ctypes.c_int32 * cap)()
+        k = self._bf_fn(ctypes.c_char_p(data), ctypes.c_int(n), out, starts, ends, ctypes.c_int(cap))
         if k <= 0 or k > cap:
             return [(0, len(chunk))]
-        m = int(np.count_nonzero(out[:k] == 10)) + 1
-        bs = starts[:m].astype(np.int64)
-        be = ends[:m].astype(np.int64) + 1  # blingfire's end offsets are inclusive
+        m = out.raw[:k].count(b"\n") + 1
+        bs = [min(max(b, 0), n) for b in starts[:m]]
+        be = [min(max(e + 1, 0), n) for e in ends[:m]]  # blingfire's end offsets are inclusive
         if not chunk.isascii():
-            arr = np.frombuffer(data, dtype=np.uint8)
-            lead = np.concatenate(([0], np.cumsum((arr & 0xC0) != 0x80)))
-            bs = lead[np.clip(bs, 0, n)]
-            be = lead[np.clip(be, 0, n)]
-        return list(zip(bs.tolist(), be.tolist()))
+            chars = _char_offsets(data, {*bs, *be})
+            bs = [chars[b] for b in bs]
+            be = [chars[e] for e in be]
+        return list(zip(bs, be))
 
     def spans(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
         """Sentence spans of `text[start:end]`, absolute offsets, trimmed of white space.
