@@ -12,7 +12,8 @@ scrapinghub/article-extraction-benchmark (bench/html_main.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOCKS
@@ -99,7 +100,7 @@ class _Stat:
     keep: int = 0            # pre/table/dl/code below
     end: int = 0             # order of the last element below (its own when none)
     score: float | None = None
-    children: list[int] = field(default_factory=list)
+    children: list[int] | tuple[()] = ()  # `mem_id`s of the element children (a list from the first)
 
 
 def _marks(attrs: dict) -> str:
@@ -179,11 +180,15 @@ class MainContent:
                         ps.blocks += 1
                     else:
                         ps.inline += st.chars
-                    ps.children.append(mid)
+                    if ps.children:
+                        ps.children.append(mid)
+                    else:
+                        ps.children = [mid]  # (most elements have none: no empty list each)
                 continue
             tag = node.tag
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
+            tag = intern(tag)  # one string per tag name, not one per element
             attrs = node_attrs(node)
             if open_ids and is_furniture(node, tag, attrs, 1):  # the body itself is always walked
                 continue
