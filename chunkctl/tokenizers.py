@@ -82,7 +82,9 @@ _SAFE = {
     "r50k_base": regex.compile(r"[\p{L}\p{N}](?=[^\p{L}\p{N}\p{M}])"),
 }
 
-_CONT = bytes(range(0x80, 0xC0))
+UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
+"""The UTF-8 continuation bytes (0b10xxxxxx): every other byte starts a character, so
+`len(data.translate(None, UTF8_CONTINUATION))` is the characters that start in `data`."""
 
 
 def stable_split(text: str, x: int) -> bool:
@@ -246,6 +248,11 @@ def _bpe_check(digest: str, body: bytes) -> bytes:
     return hashlib.sha256(digest.encode("ascii") + body).digest()
 
 
+def _char_counts(ranks: dict[bytes, int]) -> list[int]:
+    """Per token of `ranks`, in their order: the UTF-8 characters that start in its bytes."""
+    return [len(tok.translate(None, UTF8_CONTINUATION)) for tok in ranks]
+
+
 def _lead_of_ranks(ranks: dict[bytes, int]) -> bytes:
     """Per rank 0 .. max rank: how many UTF-8 characters start in the token's bytes (a byte
     starts one unless it is a continuation byte, 0b10xxxxxx), as native int16 `array` bytes.
@@ -257,7 +264,7 @@ def _lead_of_ranks(ranks: dict[bytes, int]) -> bytes:
     """
     if not ranks or max(ranks.values()) >= 2 * len(ranks) + 1024:
         return b""
-    counts = [len(tok.translate(None, _CONT)) for tok in ranks]
+    counts = _char_counts(ranks)
     if max(counts) > 0x7FFF:
         return b""
     if all(rank == i for i, rank in enumerate(ranks.values())):  # the usual file: ranks in order
@@ -437,15 +444,7 @@ class Tokenizer:
         lead = np.zeros(enc.n_vocab, dtype=np.int32)
         ranks = getattr(enc, "_mergeable_ranks", None) or {}
         if ranks:
-            # all tokens' bytes end to end: a token's count is the difference of the running
-            # count of character-starting bytes at its two ends
-            toks = list(ranks)
-            joined = np.frombuffer(b"".join(toks), dtype=np.uint8)
-            running = np.zeros(len(joined) + 1, dtype=np.int64)
-            np.cumsum((joined & 0xC0) != 0x80, out=running[1:])
-            lengths = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
-            ends = np.cumsum(lengths)
-            lead[np.fromiter(ranks.values(), dtype=np.int64, count=len(toks))] = running[ends] - running[ends - lengths]
+            lead[np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))] = _char_counts(ranks)
         for tok, rank in enc._special_tokens.items():
             if rank < enc.n_vocab:
                 lead[rank] = len(tok)

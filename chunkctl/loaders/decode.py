@@ -578,6 +578,11 @@ def detect(data: bytes) -> str | None:
         a canonical Python codec name (when nothing reads plausibly, chardet's first
         choice that decodes), or None when no candidate decodes the file.
     """
+    return _detect(data)[0]
+
+
+def _detect(data: bytes) -> tuple[str | None, bool]:
+    """`detect`, and whether its choice is a common page that reads the sample plausibly."""
     import chardet
 
     ranked: list[tuple[str, float]] = []
@@ -595,12 +600,13 @@ def detect(data: bytes) -> str | None:
             ranked.append((codec, float(answer.get("confidence") or 0.0)))
     sample = _sample(data)
     readings = {codec: _reading(sample, codec) for codec, _ in ranked}
+    verdicts: dict[str, bool] = {}  # codec -> its reading is plausible (filled by `_choose`)
     while ranked:
-        choice = _choose(ranked, readings)
+        choice = _choose(ranked, readings, verdicts)
         if choice is None or _decodes(data, choice):
-            return choice
+            return choice, choice in common_codecs() and verdicts.get(choice, False)
         ranked = [c for c in ranked if c[0] != choice]  # the sample decoded, the rest does not
-    return None
+    return None, False
 
 
 def _sample(data: bytes) -> bytes:
@@ -628,9 +634,10 @@ def _reading(sample: bytes, codec: str) -> str | None:
         return None
 
 
-def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None]) -> str | None:
-    """The codec `detect` picks from chardet's (codec, confidence) ranking and each codec's reading of the sample."""
-    verdicts: dict[str, bool] = {}
+def _choose(ranked: list[tuple[str, float]], readings: dict[str, str | None],
+            verdicts: dict[str, bool]) -> str | None:
+    """The codec `detect` picks from chardet's (codec, confidence) ranking and each codec's reading of
+    the sample; `verdicts` keeps each plausibility judged (codec -> plausible)."""
 
     def plausible(codec: str) -> bool:
         if codec not in verdicts:
@@ -783,9 +790,8 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             return Decoded(data.decode(enc), enc, False)
         except UnicodeDecodeError:
             continue
-    guess = detect(data)
-    if guess is None or guess not in common_codecs() or \
-            implausible(_reading(_sample(data), guess) or "\x00") is not None:
+    guess, plausible = _detect(data)
+    if not plausible:
         wide = utf16_cjk_without_nul(data)
         if wide is not None:
             return Decoded(data.decode(wide), wide, True)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from chunkctl.errors import ChunkctlError, MissingExtraError
+from chunkctl.tokenizers import UTF8_CONTINUATION
 
 # Abbreviations after which a full stop does not end a sentence even before a capital.
 ABBREVIATIONS = frozenset(
@@ -57,16 +58,13 @@ def _ends_list_marker(text: str, prev: int, c: int) -> bool:
     return line >= 0 and not _LETTER.search(text, line, end)
 
 
-_CONTINUATION = bytes(range(0x80, 0xC0))
-
-
 def _char_offsets(data: bytes, offsets: set[int]) -> dict[int, int]:
     """Byte offset -> character offset in UTF-8 `data`: the bytes before it that start a
-    character (all but continuation bytes, 0b10xxxxxx), for each of `offsets` (0 .. len)."""
+    character (all but `UTF8_CONTINUATION`), for each of `offsets` (0 .. len)."""
     found: dict[int, int] = {}
     count = prev = 0
     for off in sorted(offsets):
-        count += len(data[prev:off].translate(None, _CONTINUATION))
+        count += len(data[prev:off].translate(None, UTF8_CONTINUATION))
         found[off] = count
         prev = off
     return found
