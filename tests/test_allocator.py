@@ -3,6 +3,11 @@
 The probe runs in a fresh process: it frees one 8 MiB block (glibc then serves blocks up
 to that size from its heap), makes 64 blocks of 1 MiB with small ones kept between them,
 frees the big ones and reports how much of the resident set went back.
+
+Without the fix, glibc's dynamic threshold keeps those blocks in its heap: on this kind of
+machine the probe reports 0 MiB freed, and the test below fails. It is not asserted as a
+control, because one CI machine's allocator returned them anyway (a property of where the
+blocks landed, not of chunkctl).
 """
 
 from __future__ import annotations
@@ -38,7 +43,10 @@ glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or not (
 
 
 def _probe(mode: str) -> tuple[str, int]:
-    p = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    # glibc's own settings from the environment would decide the result instead of the probe
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    p = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env=env)
     assert p.returncode == 0, p.stderr
     tuned, freed = p.stdout.split()
     return tuned, int(freed)
@@ -48,8 +56,6 @@ def _probe(mode: str) -> tuple[str, int]:
 def test_freed_blocks_go_back_to_the_system_once_the_threshold_is_fixed():
     tuned, freed = _probe("tuned")
     assert tuned == "True" and freed >= 60  # MiB of the 64 freed
-    _tuned, kept = _probe("plain")
-    assert kept < 8  # the dynamic threshold keeps them: what the fix is for
 
 
 @glibc
