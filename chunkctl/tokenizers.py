@@ -498,11 +498,50 @@ class Tokenizer:
 
     def _small_table(self, text: str) -> TokenTable:
         """`table` of a text under SMALL_TABLE characters: one encode, starts in an `array`."""
-        lead = self._lead_array()
-        assert lead is not None, "a vocabulary without an int16 table has no small tables"
-        starts = array("i", itertools.accumulate(map(lead.__getitem__, self._encode(text)), initial=0))
-        assert starts[-1] == len(text), "token table out of step with the text"
-        return SmallTokenTable(self, text, starts)
+        return self.table_of_ids(text, self._encode(text))
+
+    def one_pass(self, text: str) -> bool:
+        """Whether `table(text)` is the table of one encoder call over the whole text
+        (`pass_ids`): true unless `_ranges` finds a stretch without a safe split point,
+        which `table` tokenizes piece by piece (a Hugging Face tokenizer: never).
+
+        Costs a probe every LONG_PIECE / 2 characters (Python code: call it where the
+        GIL is not in demand, e.g. before handing the text to a thread).
+        """
+        if type(self).table is not Tokenizer.table:
+            return False
+        return self._safe is None or next(self._long_stretches(text), None) is None
+
+    def pass_ids(self, text: str) -> Any:
+        """The token ids of `text` from one encoder call, which releases the GIL while it
+        encodes (so a thread can run it beside Python code): a list for a text that
+        `table` gives a `SmallTokenTable`, else a numpy array. For a text where
+        `one_pass` is true; `table_of_ids` makes the table."""
+        if len(text) < SMALL_TABLE and self._lead_array() is not None:
+            return self._encode(text)
+        return self._encode_np(text, disallowed_special=())
+
+    def table_of_ids(self, text: str, ids: Any) -> TokenTable:
+        """The table `table(text)` gives, from `pass_ids(text)` (or any ids of the whole
+        text's one encode: a list for a small table, a numpy array otherwise).
+
+        Raises:
+            AssertionError: the ids are not those of `text`.
+        """
+        if isinstance(ids, list):
+            lead = self._lead_array()
+            assert lead is not None, "a vocabulary without an int16 table has no small tables"
+            small = array("i", itertools.accumulate(map(lead.__getitem__, ids), initial=0))
+            assert small[-1] == len(text), "token table out of step with the text"
+            return SmallTokenTable(self, text, small)
+        import numpy as np
+
+        dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
+        starts = np.empty(len(ids) + 1, dtype=dtype)
+        starts[0] = 0
+        np.cumsum(self._lead_bytes()[ids], dtype=dtype, out=starts[1:])
+        assert int(starts[-1]) == len(text), "token table out of step with the text"
+        return TokenTable(self, text, starts)
 
     def _pieces(self, text: str) -> Iterator[tuple[int, int]]:
         """[start, end) character ranges of `text` to tokenize one at a time (see `_ranges`)."""

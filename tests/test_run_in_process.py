@@ -214,3 +214,155 @@ def test_a_stop_swallowed_in_a_weakref_callback_of_the_collection_is_raised_agai
         gc.callbacks.remove(callback)
     assert fired == [1] and lines_after == [] and called == []  # the weakref callback stopped at its call
     assert armed_at == ["callback", "step"]  # armed again from the file's frame, after the swallowed raise
+
+
+def _spy_passes(monkeypatch):
+    """Record the texts whose encoder pass ran on the tables thread (and on which thread)."""
+    import threading
+
+    from chunkctl.tokenizers import Tokenizer
+
+    passes = []
+    real = Tokenizer.pass_ids
+
+    def spy(self, text):
+        passes.append((text[:12], threading.current_thread().name))
+        return real(self, text)
+
+    monkeypatch.setattr(Tokenizer, "pass_ids", spy)
+    return passes
+
+
+def _mixed_folder(tmp_path):
+    para = "The survey crew logged the river gauge at dawn, then walked the levee to mile {i}."
+    docs = {
+        "a-small.txt": "A note shorter than the hand-over threshold.\n",
+        "b-mid.md": "# Mid\n\n" + "\n\n".join(para.format(i=i) for i in range(80)),          # ~7 K characters
+        "c-big.txt": "\n\n".join(para.format(i=i) for i in range(1500)),                   # ~125 K characters
+        "d-long-run.txt": "Intro line.\n" + "x" * 40_000 + "\nOutro line with words.\n",    # not one pass
+        "e-binary.txt": None,                                                               # fails to load
+        "f-mid.txt": "Closing words.\n" + "\n".join(para.format(i=i) for i in range(100)),
+    }
+    for name, text in docs.items():
+        if text is None:
+            (tmp_path / name).write_bytes(b"\x00\x01\x02\x03PK\x00" * 2000)
+        else:
+            (tmp_path / name).write_text(text)
+    return _inputs(tmp_path)
+
+
+def test_one_job_encodes_the_next_documents_on_a_thread_with_the_same_records(monkeypatch, tmp_path):
+    """`_TablesAhead`: documents from AHEAD_MIN characters are encoded on the tables thread
+    while earlier ones are chunked; the results (records, errors) and their order are those
+    of each file processed alone, and the switch interval is given back."""
+    inputs = _mixed_folder(tmp_path)
+    config = chunkctl.ChunkConfig(chunk_size=96, overlap=16)
+    alone = [process_file(i, config) for i in inputs]
+    assert [r.error is not None for r in alone] == [False, False, False, False, True, False]
+    passes = _spy_passes(monkeypatch)
+    monkeypatch.setattr(run_mod, "SHARE", 0.0)  # a core counts as free whatever the machine does
+    real_result = run_mod._Ahead.result
+
+    def result(self):  # the thread takes every pass (on a busy machine it may start one late)
+        assert self.done.wait(30)
+        return real_result(self)
+
+    monkeypatch.setattr(run_mod._Ahead, "result", result)
+    _no_workers(monkeypatch)
+    switch = sys.getswitchinterval()
+    done = []
+    out = list(run_mod.run(inputs, config, jobs=1, progress=lambda r: done.append(r.source)))
+    assert [(r.source, r.lines, r.error) for r in out] == [(r.source, r.lines, r.error) for r in alone]
+    assert done == [r.source for r in alone]
+    # b-mid, c-big and f-mid; not the small one, not the long run (not one pass), not the binary file
+    assert sorted(passes) == [("# Mid\n\nThe s", "chunkctl-tables"), ("Closing word", "chunkctl-tables"),
+                              ("The survey c", "chunkctl-tables")]
+    assert sys.getswitchinterval() == switch
+
+
+def test_a_busy_machine_keeps_the_tables_in_the_main_thread(monkeypatch, tmp_path):
+    """When this thread did not have SHARE of a core (faked: the share needed is above
+    one), no document goes to the thread, and the records are the same."""
+    inputs = _mixed_folder(tmp_path)
+    config = chunkctl.ChunkConfig(chunk_size=96, overlap=16)
+    passes = _spy_passes(monkeypatch)
+    monkeypatch.setattr(run_mod, "SHARE", 2.0)
+    monkeypatch.setattr(run_mod, "SAMPLE", 0.0)
+    out = [r.lines for r in run_mod.run(inputs, config, jobs=1)]
+    assert out == [process_file(i, config).lines for i in inputs]
+    assert passes == []
+
+
+def test_the_share_of_a_core_leaves_out_the_waits_for_the_thread(monkeypatch):
+    """`_TablesAhead.wanted` samples this thread's CPU time against the wall clock, less
+    the time `result` waited: 0.3 s of CPU in 0.5 s with 0.1 s of waiting is 75% (< 80%)."""
+    from chunkctl.tokenizers import get_tokenizer
+
+    clock = {"wall": 100.0, "cpu": 10.0}
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter():
+            return clock["wall"]
+
+        @staticmethod
+        def thread_time():
+            return clock["cpu"]
+
+    monkeypatch.setattr(run_mod, "time", FakeTime)
+    tables = run_mod._TablesAhead(get_tokenizer("cl100k_base"))
+    assert tables.wanted()  # until the first sample
+    clock["wall"] += 0.1
+    clock["cpu"] += 0.0
+    assert tables.wanted()  # under SAMPLE seconds: not sampled yet
+    clock["wall"] += 0.4
+    clock["cpu"] += 0.3
+    tables.waited += 0.1
+    assert not tables.wanted()  # 0.3 / (0.5 - 0.1) = 75%
+    clock["wall"] += 0.5
+    clock["cpu"] += 0.45
+    assert tables.wanted()  # 90%
+    clock["wall"] += 0.5
+    clock["cpu"] += 0.1
+    tables.waited += 0.4
+    assert tables.wanted()  # 0.1 / 0.1: it ran the whole time it did not wait
+
+
+def test_a_file_never_waits_for_another_files_pass(monkeypatch, tmp_path):
+    """The first document's pass hangs on the tables thread (faked): that file runs over
+    its time limit while it waits, and the next ones build their own tables (the thread
+    has not started theirs), so they neither wait for it nor fail."""
+    import threading
+
+    from chunkctl.tokenizers import Tokenizer
+
+    para = "A line of a long report with words to count, {i}."
+    (tmp_path / "a.txt").write_text("STUCK " + "\n".join(para.format(i=i) for i in range(600)))
+    (tmp_path / "b.txt").write_text("\n".join(para.format(i=i) for i in range(700)))
+    (tmp_path / "c.txt").write_text("\n".join(para.format(i=i) for i in range(800)))
+    inputs = _inputs(tmp_path)
+    config = chunkctl.ChunkConfig()
+    release, started = threading.Event(), threading.Event()
+    real, real_result = Tokenizer.pass_ids, run_mod._Ahead.result
+
+    def stuck(self, text):
+        if text.startswith("STUCK"):
+            started.set()
+            release.wait(30)
+        return real(self, text)
+
+    def result(self):  # the thread has taken the stuck pass (on a busy machine it may start late)
+        if self.text.startswith("STUCK"):
+            started.wait(30)
+        return real_result(self)
+
+    monkeypatch.setattr(Tokenizer, "pass_ids", stuck)
+    monkeypatch.setattr(run_mod._Ahead, "result", result)
+    monkeypatch.setattr(run_mod, "SHARE", 0.0)
+    _no_workers(monkeypatch)
+    try:
+        out = list(run_mod.run(inputs, config, jobs=1, file_timeout=1.0))
+    finally:
+        release.set()
+    assert (out[0].error, out[0].error_type) == (f"{inputs[0].source}: took longer than 1 s", "Timeout")
+    assert [r.lines for r in out[1:]] == [process_file(i, config).lines for i in inputs[1:]]

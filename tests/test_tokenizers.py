@@ -329,3 +329,56 @@ def test_a_run_of_small_files_never_imports_numpy(tmp_path):
                 "try:\n    run()\nexcept SystemExit as exc:\n    print(exc.code, 'numpy' in sys.modules)\n")
         done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert done.stdout.split() == ["0", "False"], (strategy, done.stdout, done.stderr)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(TEXTS, min_size=0, max_size=12).map(" ".join), piece=st.sampled_from([16, 64, 1 << 18]),
+       long_run=st.sampled_from(["", "x", "-", "7"]))
+def test_a_one_pass_table_is_the_table(tok, text, piece, long_run):
+    """A table from one encoder call over the whole text (`pass_ids`, run on a thread by a
+    one-job run) has the starts of `table`, which cuts the text into ranges at safe points
+    (TABLE_PIECE made small here, so short texts are cut too); a text holding a stretch
+    without a safe point (a long run of one character) is never one pass."""
+    import chunkctl.tokenizers as T
+
+    if long_run:
+        text = text[: len(text) // 2] + long_run * T.LONG_PIECE + text[len(text) // 2:]
+        assert not tok.one_pass(text)
+        return
+    assert tok.one_pass(text)
+    ids = tok.pass_ids(text)
+    one = tok.table_of_ids(text, ids)
+    saved = T.TABLE_PIECE
+    T.TABLE_PIECE = piece
+    try:
+        ranges = list(tok._ranges(text))
+        large = tok._large_table(text).starts.tolist()
+    finally:
+        T.TABLE_PIECE = saved
+    assert sum(b - a for a, b, _ in ranges) == len(text)
+    assert list(one.starts) == list(tok.table(text).starts) == large
+    assert type(one) is type(tok.table(text))
+
+
+def test_one_pass_ids_of_large_texts_are_numpy_and_a_hugging_face_tokenizer_never_one_pass(tok):
+    import numpy as np
+
+    from chunkctl.tokenizers import SMALL_TABLE, HFTokenizer
+
+    text = ("Sentence with words, numbers 1234 and ünïcödé. " * 2000)[: 3 * SMALL_TABLE]
+    ids = tok.pass_ids(text)
+    assert isinstance(ids, np.ndarray) and ids.tolist() == tok.encode(text)
+    assert tok.table_of_ids(text, ids).starts.tolist() == tok.table(text).starts.tolist()
+    import chunkctl.tokenizers as T
+
+    saved, T.TABLE_PIECE = T.TABLE_PIECE, 256
+    try:
+        assert len(list(tok._ranges(text))) > 100  # cut into ranges, encoded one by one
+        assert tok._large_table(text).starts.tolist() == tok.table_of_ids(text, ids).starts.tolist()
+    finally:
+        T.TABLE_PIECE = saved
+    with pytest.raises(AssertionError):
+        tok.table_of_ids(text + "!", ids)  # ids of another text
+    assert HFTokenizer.table is not type(tok).table
+    hf = object.__new__(HFTokenizer)
+    assert not hf.one_pass("any text")

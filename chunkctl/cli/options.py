@@ -138,7 +138,8 @@ CHUNK_OPTIONS = [
         "chunkctl[ocr] is installed), always, never.", autocompletion=complete_ocr),
 ]
 RUN_OPTIONS = [
-    opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). The output does not depend on it."),
+    opt("jobs", int, 0, "--jobs", "-j", help="Worker processes (0: all cores). 1: files run in this process, and token tables "
+        "are encoded on a thread while a second core is idle. The output does not depend on it."),
     opt("quiet", bool, False, "--quiet", "-q", help="No warnings, progress or summary (errors still print)."),
     opt("include", Optional[list[str]], None, "--include", help="Only files matching this gitignore-style pattern "
         "(repeatable): '*.md' at any depth, 'docs/**/*.md'; * does not cross /."),

@@ -24,7 +24,7 @@ from chunkctl.model import Document
 from chunkctl.pipeline.finalize import iter_records
 from chunkctl.pipeline.inputs import source_name
 from chunkctl.spill import JsonlBuffer, Lines
-from chunkctl.tokenizers import Tokenizer, get_tokenizer
+from chunkctl.tokenizers import Tokenizer, TokenTable, get_tokenizer
 
 if TYPE_CHECKING:
     from chunkctl.enrich import LLMPlan
@@ -158,7 +158,8 @@ class DocumentRecords:
     plan: LLMPlan | None = None
 
 
-def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | None = None) -> DocumentRecords:
+def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | None = None,
+                     table: TokenTable | None = None) -> DocumentRecords:
     """Turn a loaded document into its records: strategy -> enrich -> finalize.
 
     The strategy chunks the document (`chunkctl.chunking`); with model-assisted
@@ -170,6 +171,7 @@ def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | 
         doc: a loaded document.
         config: the run's options.
         tokenizer: the run's tokenizer; default: the one `config` names.
+        table: `doc.text`'s token table from that tokenizer, if already built.
 
     Returns:
         DocumentRecords (records made lazily; model failures; dry-run plan).
@@ -181,12 +183,13 @@ def process_document(doc: Document, config: ChunkConfig, tokenizer: Tokenizer | 
     """
     tok = tokenizer or get_tokenizer(config.tokenizer, config.tokenizer_pattern)
     if not model_assisted(config):
-        chunked = chunk_document(doc, tok, config)
+        chunked = chunk_document(doc, tok, config, table)
         return DocumentRecords(iter_records(doc, chunked.chunks, config, tok.name, chunked.doc_meta))
     from chunkctl.enrich import apply_llm, plan_llm
     from chunkctl.llm import llm_chunk_config
 
-    table = tok.table(doc.text)
+    if table is None:
+        table = tok.table(doc.text)
     chunked = chunk_document(doc, tok, llm_chunk_config(config), table)
     if config.extras.get("llm_dry_run"):
         return DocumentRecords(iter(()), plan=plan_llm(doc, chunked, tok, config, table))

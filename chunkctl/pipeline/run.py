@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from chunkctl.spill import Lines, make_spill_folder, remove_spill_folder
 if TYPE_CHECKING:
     from chunkctl.model import Document
     from chunkctl.pipeline.cache import RecordCache
+    from chunkctl.tokenizers import Tokenizer, TokenTable
 
 DEFAULT_FILE_TIMEOUT = 300.0
 """Seconds one file may take by default before its worker is stopped (generous: a slow PDF, not a hang)."""
@@ -38,6 +40,17 @@ ISOLATED_FORMATS = frozenset({"pdf"})
 libraries (pdfium, OCR) can hang where no signal reaches them, or crash."""
 REFIRE = 0.1
 """Seconds between the time-limit signals to a file in this process once it is over its limit (see `_Alarm.run`)."""
+AHEAD_MIN, AHEAD_MAX = 4096, 2 << 20
+"""Characters: a one-job run has the token table of a document of this size encoded on a
+thread while it chunks the documents before (`_TablesAhead`); smaller, the hand-over costs
+about what it saves. It loads files up to AHEAD_MAX characters of text ahead of the one it
+chunks (a file is let in by its size in bytes), so at most that much waits in memory."""
+AHEAD_FILES = 32
+"""Files a one-job run loads ahead of the one it chunks, at most (see AHEAD_MAX)."""
+SWITCH = 0.0001
+"""Seconds: Python's thread switch interval while `_TablesAhead`'s thread runs (see there)."""
+SAMPLE, SHARE = 0.25, 0.8
+"""`_TablesAhead.wanted`: every SAMPLE seconds, whether this thread had SHARE of a core."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +188,8 @@ class _FileJob:
         self.doc: Document | None = None
         self.seconds = 0.0  # spent in the steps so far (wall time)
         self.said: list[str] = []  # what libraries report meanwhile, named with the file (see capture.py)
+        self.table: _Ahead | None = None  # its token table, being built on a thread (`_TablesAhead`)
+        self.chars = 0  # of the loaded document's text
         self.done = _precheck(item, max_file_size)  # the result of an input not to process
         self.res = FileResult(item.source, item.format, nbytes=item.size)
 
@@ -200,6 +215,7 @@ class _FileJob:
     def timed_out(self, limit: float) -> None:
         """The file ran over `limit` seconds in this process: its result is that failure."""
         self.doc = None
+        self.table = None
         self.done = FileResult(self.item.source, self.item.format, nbytes=self.item.size, error_type="Timeout",
                                error=f"{self.item.source}: took longer than {limit:g} s")  # as a worker's timeout
 
@@ -218,7 +234,8 @@ class _FileJob:
         item, res, doc = self.item, self.res, self.doc
         assert doc is not None
         self.doc = None
-        out = process_document(doc, self.config)
+        ahead, self.table = self.table, None
+        out = process_document(doc, self.config, table=ahead.result() if ahead is not None else None)
         try:
             res.lines, res.n_chunks, res.n_tokens = serialize(out.records, self.spill)
         except OSError as exc:  # the spill file (a full disk)
@@ -258,6 +275,7 @@ class _FileJob:
             self.seconds += time.perf_counter() - t0
         if res.error is not None:
             self.doc = None
+            self.table = None
 
 
 class _Alarm:
@@ -546,25 +564,160 @@ def _calls_model(config: ChunkConfig) -> bool:
     return bool(opts.active and not opts.dry_run)
 
 
+class _Ahead:
+    """A token table whose encoder pass runs on `_TablesAhead`'s thread: `result()` makes it."""
+
+    __slots__ = ("owner", "text", "ids", "error", "done", "taken")
+
+    def __init__(self, owner: _TablesAhead, text: str):
+        import threading
+
+        self.owner = owner
+        self.text = text
+        self.ids: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.taken = False  # by the thread, or by `result` (set under the owner's lock)
+
+    def result(self) -> TokenTable:
+        """The table. When the thread has not started its pass yet (it is still on an
+        earlier file's), this thread builds it: a file never waits for another's pass, so
+        its time limit counts only its own work. Otherwise waits for the thread's ids (a
+        time-limit signal still interrupts the wait).
+
+        Raises:
+            what the encoder raised on the thread (e.g. MemoryError).
+        """
+        owner = self.owner
+        with owner.lock:
+            mine = not self.taken
+            self.taken = True
+        if mine:
+            return owner.tok.table(self.text)
+        t0 = time.perf_counter()
+        self.done.wait()
+        owner.waited += time.perf_counter() - t0
+        if self.error is not None:
+            raise self.error
+        ids, self.ids = self.ids, None
+        return owner.tok.table_of_ids(self.text, ids)
+
+
+class _TablesAhead:
+    """One daemon thread that runs the encoder pass of token tables (`Tokenizer.pass_ids`)
+    in the order asked.
+
+    tiktoken's encoder releases the GIL while it encodes, so a one-job run has the next
+    documents encoded on this thread while Python code loads and chunks the ones before;
+    the two overlap on two cores, and the tables are the same, so the records are. The
+    thread runs one encoder call per document and nothing else: it needs the GIL only to
+    start and to end that call, and while it runs Python's switch interval is SWITCH, so
+    it gets the GIL within that time (with the default 5 ms, those waits tripled its time
+    when the main thread was busy). A text that `Tokenizer.one_pass` says is tokenized
+    piece by piece is not taken; `wanted` says when the machine has no core to spare.
+    """
+
+    def __init__(self, tok: Tokenizer):
+        import queue
+        import threading
+
+        self.tok = tok
+        self.lock = threading.Lock()
+        self.queue: queue.SimpleQueue[_Ahead | None] = queue.SimpleQueue()
+        self.thread: Any = None
+        self.switch = 0.0
+        self.use = True
+        self.waited = 0.0  # seconds `result` waited for the thread since the last sample
+        self.mark = (time.perf_counter(), time.thread_time(), 0.0)
+
+    def wanted(self) -> bool:
+        """Whether to hand the next document to the thread: whether this (the main) thread
+        ran on a core SHARE of the time over the last SAMPLE seconds, not counting its
+        waits for the thread. On a busy machine it does not, and the hand-overs would
+        cost more than they save: each one makes this thread wait until the other is
+        given a core (measured on the bench's md: 22% slower than without the thread
+        under two busy loops on two cores when the thread was always used; 5% faster
+        there with this check, 17% faster idle). Sampled the same way while the thread
+        is not used, so it is used again once a core is free.
+        """
+        now, cpu = time.perf_counter(), time.thread_time()
+        wall0, cpu0, waited0 = self.mark
+        if now - wall0 >= SAMPLE:
+            ran = now - wall0 - (self.waited - waited0)
+            self.use = ran <= 0 or (cpu - cpu0) >= SHARE * ran
+            self.mark = (now, cpu, self.waited)
+        return self.use
+
+    def submit(self, text: str) -> _Ahead | None:
+        """Queue the encoder pass of `text`; its handle at once, or None (not one pass)."""
+        if not self.tok.one_pass(text):
+            return None
+        ahead = _Ahead(self, text)
+        if self.thread is None:
+            import threading
+
+            # The thread waits for the GIL twice a document (after the queue, after the
+            # encoder): at most this long while the Python code runs, not the default 5 ms.
+            self.switch = sys.getswitchinterval()
+            sys.setswitchinterval(min(self.switch, SWITCH))
+            self.thread = threading.Thread(target=self._serve, name="chunkctl-tables", daemon=True)
+            self.thread.start()
+        self.queue.put(ahead)
+        return ahead
+
+    def close(self) -> None:
+        """Let the thread end after the pass it runs, if any (it is not waited for)."""
+        if self.thread is not None:
+            self.queue.put(None)
+            sys.setswitchinterval(self.switch)
+
+    def _serve(self) -> None:
+        pass_ids = self.tok.pass_ids
+        lock = self.lock
+        while (ahead := self.queue.get()) is not None:
+            with lock:
+                if ahead.taken:  # its file's chunk step came first and builds the table itself
+                    continue
+                ahead.taken = True
+            try:
+                ahead.ids = pass_ids(ahead.text)
+            except BaseException as exc:  # handed to the file's chunk step, which reports it
+                ahead.error = exc
+            finally:
+                ahead.done.set()
+
+
 def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None,
                 on_done: Callable[[FileResult], None] | None,
                 spill: str | None = None) -> Generator[FileResult, None, None]:
     """Process inputs in this process, in order: one job without a worker process.
 
     With a time limit (`limit` seconds, timed by `_Alarm`), files of ISOLATED_FORMATS go
-    to one worker process all the same, one at a time. (Building the next document's token
-    table on a thread meanwhile was measured slower on a busy machine: the threads contend
-    for the GIL.)
+    to one worker process all the same, one at a time (and no thread is started, so that
+    worker is a plain fork). Otherwise, while this thread has a core to itself
+    (`_TablesAhead.wanted`), files are loaded up to AHEAD_MAX characters and AHEAD_FILES
+    files ahead of the one being chunked, and the token tables of those of AHEAD_MIN
+    characters or more are encoded on a thread meanwhile (`_TablesAhead`). Results come
+    in item order either way, and each file's time limit counts its own steps (a file
+    never waits for another file's encoder pass: see `_Ahead.result`).
     """
     import contextlib
 
+    from chunkctl.tokenizers import get_tokenizer
+
     isolated = [it for it in items if limit and it.format in ISOLATED_FORMATS]
     from_worker = None
+    tables: _TablesAhead | None = None
     if isolated:
         from chunkctl.pipeline.engines.local import TaskFailure, imap_ordered
 
         from_worker = imap_ordered(functools.partial(process_file, config=config, spill=spill), isolated, 1, limit,
                                    init=_warm_for(isolated, config), window=1)
+    elif len(items) > 1 and any(it.size > AHEAD_MIN for it in items):
+        try:
+            tables = _TablesAhead(get_tokenizer(config.tokenizer, config.tokenizer_pattern))
+        except ChunkctlError:
+            pass  # each file reports it
     alarm = _Alarm() if limit else None
 
     def step(job: _FileJob, fn: Callable[[], Any]) -> None:
@@ -575,8 +728,19 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
         if _STOPPED:
             raise _STOPPED[0]
 
-    _STOPPED.clear()
+    def done(job: _FileJob) -> FileResult:
+        step(job, job.finish)
+        res = job.finish()  # the result the step gave, or the timeout
+        if on_done is not None:
+            on_done(res)
+        return res
 
+    _STOPPED.clear()
+    # Loaded, not yet chunked, in item order: files are loaded up to AHEAD_MAX characters
+    # (and AHEAD_FILES files) ahead of the one being chunked, so the thread encodes while
+    # Python code loads and chunks the files before.
+    window: deque[_FileJob] = deque()
+    chars = 0
     try:
         with alarm if alarm is not None else contextlib.nullcontext():
             for item in items:
@@ -584,16 +748,43 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
                     _, res = next(from_worker)
                     if isinstance(res, TaskFailure):
                         res = _failure(item, res)
-                else:
+                    if on_done is not None:
+                        on_done(res)
+                    yield res
+                    continue
+                if tables is None:
                     job = _FileJob(item, config, spill=spill)
                     step(job, job.load)
-                    step(job, job.finish)
-                    res = job.finish()  # the result the step gave, or the timeout
+                    yield done(job)
                     del job
-                if on_done is not None:
-                    on_done(res)
-                yield res
+                    continue
+                ahead = tables.wanted()
+                while window and (not ahead or chars + item.size > AHEAD_MAX or len(window) >= AHEAD_FILES):
+                    job = window.popleft()
+                    chars -= job.chars
+                    yield done(job)
+                    del job
+                job = _FileJob(item, config, spill=spill)
+                step(job, job.load)
+                doc = job.doc
+                if doc is not None:
+                    job.chars = len(doc.text)
+                    if ahead and AHEAD_MIN <= job.chars <= AHEAD_MAX:
+                        job.table = tables.submit(doc.text)
+                del doc
+                if ahead:
+                    window.append(job)
+                    chars += job.chars
+                else:
+                    yield done(job)
+                del job
+            while window:
+                job = window.popleft()
+                yield done(job)
+                del job
     finally:
+        if tables is not None:
+            tables.close()
         if from_worker is not None:
             from_worker.close()
 
