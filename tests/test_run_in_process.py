@@ -366,3 +366,14 @@ def test_a_file_never_waits_for_another_files_pass(monkeypatch, tmp_path):
         release.set()
     assert (out[0].error, out[0].error_type) == (f"{inputs[0].source}: took longer than 1 s", "Timeout")
     assert [r.lines for r in out[1:]] == [process_file(i, config).lines for i in inputs[1:]]
+
+
+def test_one_core_never_starts_the_tables_thread(monkeypatch, tmp_path):
+    inputs = _mixed_folder(tmp_path)
+    config = chunkctl.ChunkConfig(chunk_size=96, overlap=16)
+    passes = _spy_passes(monkeypatch)
+    monkeypatch.setattr(run_mod, "SHARE", 0.0)
+    monkeypatch.setattr(run_mod, "_cores", lambda: 1)
+    out = [r.lines for r in run_mod.run(inputs, config, jobs=1)]
+    assert out == [process_file(i, config).lines for i in inputs]
+    assert passes == []

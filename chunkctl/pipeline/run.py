@@ -564,6 +564,13 @@ def _calls_model(config: ChunkConfig) -> bool:
     return bool(opts.active and not opts.dry_run)
 
 
+def _cores() -> int:
+    """Cores this process may run on (`chunkctl.pipeline.engines.cpu_count`)."""
+    from chunkctl.pipeline.engines import cpu_count
+
+    return cpu_count()
+
+
 class _Ahead:
     """A token table whose encoder pass runs on `_TablesAhead`'s thread: `result()` makes it."""
 
@@ -694,12 +701,12 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
 
     With a time limit (`limit` seconds, timed by `_Alarm`), files of ISOLATED_FORMATS go
     to one worker process all the same, one at a time (and no thread is started, so that
-    worker is a plain fork). Otherwise, while this thread has a core to itself
-    (`_TablesAhead.wanted`), files are loaded up to AHEAD_MAX characters and AHEAD_FILES
-    files ahead of the one being chunked, and the token tables of those of AHEAD_MIN
-    characters or more are encoded on a thread meanwhile (`_TablesAhead`). Results come
-    in item order either way, and each file's time limit counts its own steps (a file
-    never waits for another file's encoder pass: see `_Ahead.result`).
+    worker is a plain fork). Otherwise, on two cores or more and while this thread has a
+    core to itself (`_TablesAhead.wanted`), files are loaded up to AHEAD_MAX characters
+    and AHEAD_FILES files ahead of the one being chunked, and the token tables of those
+    of AHEAD_MIN characters or more are encoded on a thread meanwhile (`_TablesAhead`).
+    Results come in item order either way, and each file's time limit counts its own
+    steps (a file never waits for another file's encoder pass: see `_Ahead.result`).
     """
     import contextlib
 
@@ -713,7 +720,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
 
         from_worker = imap_ordered(functools.partial(process_file, config=config, spill=spill), isolated, 1, limit,
                                    init=_warm_for(isolated, config), window=1)
-    elif len(items) > 1 and any(it.size > AHEAD_MIN for it in items):
+    elif len(items) > 1 and any(it.size > AHEAD_MIN for it in items) and _cores() > 1:
         try:
             tables = _TablesAhead(get_tokenizer(config.tokenizer, config.tokenizer_pattern))
         except ChunkctlError:
