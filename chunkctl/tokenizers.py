@@ -458,9 +458,14 @@ class Tokenizer:
         split point piece by piece with its long pieces in windows (`_encode_stretch`);
         beside the text the table holds 4 bytes a token.
         """
-        if len(text) < SMALL_TABLE and self._lead_array() is not None:
+        if self._small(text):
             return self._small_table(text)
         return self._large_table(text)
+
+    def _small(self, text: str) -> bool:
+        """Whether `text` gets a `SmallTokenTable` (under SMALL_TABLE characters, and a
+        vocabulary with an int16 characters-per-token table)."""
+        return len(text) < SMALL_TABLE and self._lead_array() is not None
 
     def _large_table(self, text: str) -> TokenTable:
         """`table` with numpy, range by range (any length)."""
@@ -517,7 +522,7 @@ class Tokenizer:
         encodes (so a thread can run it beside Python code): a list for a text that
         `table` gives a `SmallTokenTable`, else a numpy array. For a text where
         `one_pass` is true; `table_of_ids` makes the table."""
-        if len(text) < SMALL_TABLE and self._lead_array() is not None:
+        if self._small(text):
             return self._encode(text)
         return self._encode_np(text, disallowed_special=())
 

@@ -373,7 +373,9 @@ def test_one_core_never_starts_the_tables_thread(monkeypatch, tmp_path):
     config = chunkctl.ChunkConfig(chunk_size=96, overlap=16)
     passes = _spy_passes(monkeypatch)
     monkeypatch.setattr(run_mod, "SHARE", 0.0)
-    monkeypatch.setattr(run_mod, "_cores", lambda: 1)
+    from chunkctl.pipeline import engines
+
+    monkeypatch.setattr(engines, "cpu_count", lambda: 1)
     out = [r.lines for r in run_mod.run(inputs, config, jobs=1)]
     assert out == [process_file(i, config).lines for i in inputs]
     assert passes == []

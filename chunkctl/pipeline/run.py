@@ -564,13 +564,6 @@ def _calls_model(config: ChunkConfig) -> bool:
     return bool(opts.active and not opts.dry_run)
 
 
-def _cores() -> int:
-    """Cores this process may run on (`chunkctl.pipeline.engines.cpu_count`)."""
-    from chunkctl.pipeline.engines import cpu_count
-
-    return cpu_count()
-
-
 class _Ahead:
     """A token table whose encoder pass runs on `_TablesAhead`'s thread: `result()` makes it."""
 
@@ -588,25 +581,26 @@ class _Ahead:
 
     def result(self) -> TokenTable:
         """The table. When the thread has not started its pass yet (it is still on an
-        earlier file's), this thread builds it: a file never waits for another's pass, so
+        earlier file's), this thread runs it: a file never waits for another's pass, so
         its time limit counts only its own work. Otherwise waits for the thread's ids (a
         time-limit signal still interrupts the wait).
 
         Raises:
-            what the encoder raised on the thread (e.g. MemoryError).
+            what the encoder raised (on the thread: e.g. MemoryError).
         """
         owner = self.owner
         with owner.lock:
             mine = not self.taken
             self.taken = True
         if mine:
-            return owner.tok.table(self.text)
-        t0 = time.perf_counter()
-        self.done.wait()
-        owner.waited += time.perf_counter() - t0
-        if self.error is not None:
-            raise self.error
-        ids, self.ids = self.ids, None
+            ids = owner.tok.pass_ids(self.text)
+        else:
+            t0 = time.perf_counter()
+            self.done.wait()
+            owner.waited += time.perf_counter() - t0
+            if self.error is not None:
+                raise self.error
+            ids, self.ids = self.ids, None
         return owner.tok.table_of_ids(self.text, ids)
 
 
@@ -710,6 +704,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
     """
     import contextlib
 
+    from chunkctl.pipeline.engines import cpu_count
     from chunkctl.tokenizers import get_tokenizer
 
     isolated = [it for it in items if limit and it.format in ISOLATED_FORMATS]
@@ -720,7 +715,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
 
         from_worker = imap_ordered(functools.partial(process_file, config=config, spill=spill), isolated, 1, limit,
                                    init=_warm_for(isolated, config), window=1)
-    elif len(items) > 1 and any(it.size > AHEAD_MIN for it in items) and _cores() > 1:
+    elif len(items) > 1 and any(it.size > AHEAD_MIN for it in items) and cpu_count() > 1:
         try:
             tables = _TablesAhead(get_tokenizer(config.tokenizer, config.tokenizer_pattern))
         except ChunkctlError:
@@ -759,13 +754,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
                         on_done(res)
                     yield res
                     continue
-                if tables is None:
-                    job = _FileJob(item, config, spill=spill)
-                    step(job, job.load)
-                    yield done(job)
-                    del job
-                    continue
-                ahead = tables.wanted()
+                ahead = tables is not None and tables.wanted()
                 while window and (not ahead or chars + item.size > AHEAD_MAX or len(window) >= AHEAD_FILES):
                     job = window.popleft()
                     chars -= job.chars
@@ -776,7 +765,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
                 doc = job.doc
                 if doc is not None:
                     job.chars = len(doc.text)
-                    if ahead and AHEAD_MIN <= job.chars <= AHEAD_MAX:
+                    if tables is not None and ahead and AHEAD_MIN <= job.chars <= AHEAD_MAX:
                         job.table = tables.submit(doc.text)
                 del doc
                 if ahead:
