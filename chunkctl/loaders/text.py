@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import re
 from array import array
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -35,10 +37,10 @@ _CLAUSE = re.compile(
     r"|第(?P<cnum>[0-9０-９一二三四五六七八九十百千零〇两]{1,6})[章回节節卷篇部条條](?P<ctitle>[^\r\n]*)"
     r")(?=[\r\n]|\Z)",
 )
-# Line starts that may open a clause heading; a literal first character ([\r\n]) lets
-# the regex engine skip ahead fast, then _CLAUSE is matched at the line start.
-_CANDIDATE = re.compile(r"[\r\n](?=[^\S\r\n]*(?:\d|§|第|Section|SECTION|Article|ARTICLE|Chapter|CHAPTER|Part|PART"
-                        r"|Clause|CLAUSE))")
+# Lines whose first visible character is 第: chapter lines ("第3章") count wherever they stand.
+_CJK_CHAPTER_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*第)")
+# First characters of a clause number or keyword other than 第 (with any decimal digit, `str.isdecimal`).
+_CLAUSE_OPENERS = frozenset("§SACP")
 _DOT_LEADERS = re.compile(r"\.{3,}|(?:\. ){3,}|…{2,}|·{3,}")
 
 
@@ -113,7 +115,39 @@ class _Starts:
         return k < len(self.offsets) and self.offsets[k] == x
 
 
-def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tuple[int, int, str]]:
+def _clause_lines(text: str, para_starts: Iterable[int]) -> Iterator[int]:
+    """Line starts, in order, of the lines `find_clause_headings` tries: the line of each
+    paragraph start that opens with a clause character ("1", "§", "S"ection, "A"rticle,
+    "C"hapter or "C"lause, "P"art, "第") after nothing but blanks on its line, and, when
+    the text holds "第", every line whose first visible character is "第".
+
+    A clause line other than a chapter line counts only when it opens a paragraph, so
+    reading these lines finds the same headings as reading every line, without a regex
+    test at each of them (the paragraph starts are known; most are not candidates).
+    """
+    def paragraph_lines() -> Iterator[int]:
+        for a in para_starts:
+            ch = text[a]
+            if ch not in _CLAUSE_OPENERS and ch != "第" and not ch.isdecimal():
+                continue
+            j = a
+            while j and text[j - 1] not in "\r\n" and text[j - 1].isspace():
+                j -= 1
+            if not j or text[j - 1] in "\r\n":
+                yield j
+
+    lines: Iterator[int] = paragraph_lines()
+    if "第" in text:
+        chapters = (m.end() for m in _CJK_CHAPTER_LINE.finditer(text))
+        lines = heapq.merge(lines, itertools.chain((0,), chapters))
+    last = -1
+    for ls in lines:
+        if ls != last:
+            yield ls
+            last = ls
+
+
+def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dict[int, tuple[int, int, str]]:
     """Numbered-clause heading lines of a plain text.
 
     A candidate is a line of at most 80 characters that starts with a clause number
@@ -121,17 +155,20 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
     leaders and opens a paragraph (chapter lines "第N章" may stand anywhere); of the
     candidates of one numbering scheme, the longest rising sequence is kept.
 
+    Args:
+        text: the document text.
+        para_starts: the paragraphs' first characters (offsets in characters), in order.
+
     Returns:
         {line start offset: (line end offset, level, heading text)}.
     """
     schemes: dict[str, list[tuple[tuple[int, ...], int]]] = {}
     info: dict[int, tuple[int, str, str, tuple[int, ...]]] = {}
+    starts = para_starts if isinstance(para_starts, _Starts) else _Starts(para_starts)
+
     def matches():
-        first = _CLAUSE.match(text, 0)
-        if first:
-            yield first
-        for c in _CANDIDATE.finditer(text):
-            m = _CLAUSE.match(text, c.end())
+        for ls in _clause_lines(text, starts.offsets):
+            m = _CLAUSE.match(text, ls)
             if m:
                 yield m
 
@@ -147,7 +184,7 @@ def find_clause_headings(text: str, para_starts: Container[int]) -> dict[int, tu
         if m.group("cnum"):
             scheme, num = "chapter-cjk", (_cjk_number(m.group("cnum")),)
         else:
-            if start not in para_starts:
+            if start not in starts:
                 continue
             if m.group("num"):
                 if not _title_like(m.group("title"), continues):

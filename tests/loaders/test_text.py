@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError, LoaderError
+from chunkctl.loaders import text as text_loader
 from chunkctl.loaders.decode import decode
+from chunkctl.loaders.headings import wiki_headings
 from chunkctl.loaders.text import load_text
 from chunkctl.model import BlockKind
+from chunkctl.text.lines import iter_paragraph_spans
 from tests.conftest import CORPUS, needs_shared
 
 
@@ -111,3 +118,51 @@ def test_mediawiki_heading_lines_in_plain_text():
     doc = load(b"== Scope ==\r\nApplies to all.\r\n\r\n=== Limits ===\r\nNone.\r\n")
     heads = [(b.level, b.headings) for b in doc.blocks if b.kind == BlockKind.HEADING]
     assert heads == [(2, ("Scope",)), (3, ("Scope", "Limits"))]
+
+
+# Fragments that make clause lines, near misses, blanks of every kind and line breaks.
+_CLAUSE_PIECES = ["1", "2.1", "3.", "12", "١٢", "１", "§", "§ 4", "Section 2", "SECTION IV", "Article 3", "ARTICLE",
+                  "Chapter 9", "Part II", "Clause 1", "Scope", "Terms and rates", "word", "x,", "第3章", "第十回", "第",
+                  "...", "Sales", " ", "  ", "\t", "\f", "\v", "\x1c", "\x85", "\u2028", "\u3000", "\n", "\n\n", "\r\n",
+                  "\r", "\r\n\r\n", "= Wiki =", ".", "|"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CLAUSE_PIECES), max_size=60))
+def test_clause_headings_read_at_paragraph_starts_equal_every_line(pieces):
+    """`_clause_lines` tries only paragraph-start lines (and 第 lines): the headings must be those
+    found by trying `_CLAUSE` at every line start, as the loader did before (issue 19)."""
+    text = "".join(pieces)
+    starts = text_loader._Starts([a for a, _b in iter_paragraph_spans(text)])
+    every_line = [0] + [m.end() for m in re.finditer(r"[\r\n]", text)]
+    found = text_loader.find_clause_headings(text, starts)
+    original = text_loader._clause_lines
+    try:
+        text_loader._clause_lines = lambda _text, _starts: iter(every_line)
+        expected = text_loader.find_clause_headings(text, starts)
+    finally:
+        text_loader._clause_lines = original
+    assert found == expected
+
+
+def test_clause_lines_are_paragraph_starts_and_chapter_lines():
+    text = "Intro.\n\n1. Scope\n\n  \f2. Terms\nnot 3. here\n\n\t第2章 Rates\nx 第3章\n第4章"
+    starts = [a for a, _b in iter_paragraph_spans(text)]
+    lines = list(text_loader._clause_lines(text, starts))
+    # "1. Scope"'s line; "2. Terms" after blanks and a form feed; the tab-indented 第 line
+    # (a paragraph start and a chapter line: once); the last 第 line (a chapter line inside a
+    # paragraph); 0 is always tried when the text holds 第. Not "not 3." or "x 第3章".
+    assert lines == [0, text.index("1."), text.index("  \f2."), text.index("\t第2章"), text.index("第4章")]
+
+
+_WIKI_PIECES = ["=", "==", "= ", " =", "\t", " ", "Title", "History", "\n", "\n\n", "x", "a = b", "======="]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WIKI_PIECES), max_size=40), st.integers(0, 30))
+def test_wiki_heading_lines_without_cr_match_the_general_scan(pieces, start):
+    """Text without "\\r" finds its "=" lines by a literal-"\\n" regex; a "\\r" appended at the end
+    (a line break that opens no line) sends the same text through the general scan."""
+    text = "".join(pieces)
+    start = min(start, len(text))
+    assert wiki_headings(text, start) == wiki_headings(text + "\r", start)
