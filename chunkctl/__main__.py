@@ -1,5 +1,5 @@
 """`python -m chunkctl`: the command line."""
 
-from chunkctl.cli.app import run
+from chunkctl.cli.app import entry_point
 
-run()
+entry_point()

@@ -64,9 +64,10 @@ def test_the_command_line_and_its_workers_fix_it():
             "print(a._tuned, 'return_freed_memory' in l._serve.__code__.co_names)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert p.stdout.split() == ["None", "True"]  # importing changes nothing; the worker loop calls it
-    out = subprocess.run([sys.executable, "-c", "import chunkctl.allocator as a, runpy, sys\n"
+    out = subprocess.run([sys.executable, "-c", "import chunkctl.allocator as a, sys\n"
+                          "from chunkctl.cli.app import run\n"
                           "sys.argv = ['chunkctl', 'chunk', 'examples/returns-policy.txt', '-o', '/dev/null', '-q']\n"
-                          "try:\n    runpy.run_module('chunkctl', run_name='__main__')\n"
+                          "try:\n    run()\n"
                           "except SystemExit:\n    pass\nprint(a._tuned)"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.split()[-1] == "True", out.stderr

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from chunkctl.cli.app import app, run
+from chunkctl.cli.app import app, entry_point, run
 
-__all__ = ["app", "run"]
+__all__ = ["app", "entry_point", "run"]
