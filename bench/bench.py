@@ -247,9 +247,9 @@ def _cli_rss(args: list[str]) -> tuple[float, float, float]:
               "    c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
               "    sys.__stderr__.write(f'RSS {s} {c}\\n')\n"
               "atexit.register(report)\n"
-              "from chunkctl.cli import run\n"
+              "from chunkctl.cli import entry_point\n"
               "sys.argv = ['chunkctl', *sys.argv[1:]]\n"
-              "run()\n")
+              "entry_point()\n")  # (as the console script: atexit runs, the teardown is skipped)
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", driver, *args], capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t0
