@@ -43,6 +43,21 @@ LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.C
 CODE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.WORD)
 PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.LINE, Level.WORD)
 ROW_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
+REPLACEMENT = "\ufffd"
+"""U+FFFD, what a decoder or a parser put for what it could not read: never in a prefix
+(CONTRACT G6), which is text injected before the body, not the document's own."""
+
+
+def without_replacement(text: str, collapse: bool = True) -> str:
+    """`text` for a prefix: without U+FFFD (a heading "Caf\ufffd menu" reads "Caf menu"; a
+    NUL in a Markdown heading comes from the parsers as U+FFFD), and, with `collapse`,
+    its runs of white space made single spaces (a breadcrumb entry). Characters, not tokens."""
+    if REPLACEMENT not in text:
+        return text
+    text = text.replace(REPLACEMENT, "")
+    return " ".join(text.split()) if collapse else text
+
+
 # Table header and rows at tiny budgets: lines, then cells (CLAUSE stands for cells in a
 # table, see `_split`), then words; never inside a delimiter row when a line fits.
 TABLE_LINE_LEVELS = (Level.LINE, Level.CLAUSE, Level.WORD)
@@ -180,6 +195,8 @@ class Packer:
             title = self.doc.title
             if title and (not path or path[0] != title):
                 parts.insert(0, title)
+        if any(REPLACEMENT in h for h in parts):
+            parts = [h for h in map(without_replacement, parts) if h]
         return parts
 
     def breadcrumb(self, parts: Sequence[str], cap: int | None = None) -> tuple[str, int]:
@@ -984,7 +1001,7 @@ class Packer:
         """
         text = self.text
         hs, he = block.header if block.header else (block.start, block.start)
-        header_text = text[hs:he]
+        header_text = without_replacement(text[hs:he], collapse=False)
         skip = [len(x.block.headings) - 1 for x in lead if x.block is not None]
         first_start = self.snap_start(lead[0].start if lead else block.start)
         bc_first, _ = self.breadcrumb(self.breadcrumb_parts(path, skip))
