@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import signal
 import sys
@@ -91,10 +92,19 @@ def run() -> None:
     # A stop signal while the command reads its options, its configuration or the folder
     # (before `chunk` opens any output) ends it with one line too, not a silent 143.
     console.catch_stop_signals(True)
+    _closed_streams_fail_cleanly()
     try:
         code = _app_for(sys.argv)(standalone_mode=False)
+        sys.stdout.flush()  # (what a command printed: a full disk or a closed pipe shows here, not after the exit)
     except ChunkctlError as exc:
         print_line("error", str(exc))
+        sys.exit(EXIT_FAILED)
+    except BrokenPipeError:  # the reader of standard output went away (`| head`): nothing to say
+        _drop_stdout()
+        sys.exit(EXIT_OK)
+    except OSError as exc:  # standard output or input that cannot be used (a full disk, closed)
+        _drop_stdout()
+        print_line("error", _stream_error(exc))
         sys.exit(EXIT_FAILED)
     except Exception as exc:
         if not _is_click_error(exc):
@@ -114,6 +124,63 @@ def run() -> None:
     # A command's own exit (typer.Exit(code)) comes back as its code; a command that returns
     # normally gives None (0). Only a plain int is an exit code, never another return value.
     sys.exit(code if type(code) is int else EXIT_OK)
+
+
+class _ClosedStream:
+    """Stands in for a standard stream the process was started without (`>&-`, `<&-`:
+    Python then sets `sys.stdout` or `sys.stdin` to None): using it raises OSError(EBADF)
+    with a message naming the stream, which `run` prints as one line; a command that never
+    uses it runs as before."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _closed(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise OSError(errno.EBADF, f"{self.name} is closed")
+
+    write = read = readline = readlines = writelines = fileno = _closed
+
+    @property
+    def buffer(self) -> NoReturn:
+        self._closed()
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _closed_streams_fail_cleanly() -> None:
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream("standard output")  # type: ignore[assignment]
+    if sys.stdin is None:
+        sys.stdin = _ClosedStream("standard input")  # type: ignore[assignment]
+
+
+def _stream_error(exc: OSError) -> str:
+    """One line for an OSError no command reported: a file's (named) or standard output's."""
+    reason = exc.strerror or str(exc) or exc.__class__.__name__
+    if exc.filename:
+        return f"{os.fsdecode(exc.filename)}: {reason}"
+    if reason.startswith("standard "):
+        return reason
+    return f"cannot write standard output: {reason}"
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device, so that nothing left in its buffer is
+    written (and fails) again at the exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
 
 
 def entry_point() -> NoReturn:

@@ -1,0 +1,62 @@
+"""Standard streams a command cannot use: one `chunkctl: error:` line and exit 1, never a traceback.
+
+Found by a break run: with standard output closed (`>&-`) every command that prints died
+with an AttributeError traceback (Python sets `sys.stdout` to None); on a full disk
+(`> /dev/full`) `schema`, `config` and `inspect` exited 0 and silently lost their output,
+and `--version`, `--help`, `extract` and `--dry-run` printed an OSError traceback; with
+standard input closed, `chunk -` printed a traceback. `chunk` itself already reported a
+full standard output; it keeps its own line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+
+import pytest
+
+from tests.conftest import CLI, ROOT
+
+EXAMPLE = str(ROOT / "examples" / "backup-guide.md")
+COMMANDS = [["schema"], ["config"], ["inspect", EXAMPLE], ["extract", EXAMPLE], ["--version"], ["chunk", "--help"],
+            ["chunk", EXAMPLE, "-q"], ["chunk", str(ROOT / "examples"), "--dry-run"]]
+
+
+def _run(args: list[str], redirect: str) -> subprocess.CompletedProcess:
+    # (a shell redirection: `>&-` starts the command with file descriptor 1 closed)
+    return subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", *CLI, *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a)[:30])
+def test_a_closed_standard_output_is_one_error_line(args):
+    p = _run(args, ">&-")
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("chunkctl: error: standard output is closed"), p.stderr
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.skipif(not (os.path.exists("/dev/full") and stat.S_ISCHR(os.stat("/dev/full").st_mode)),
+                    reason="needs the /dev/full device")
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a)[:30])
+def test_a_full_standard_output_is_one_error_line(args):
+    p = _run(args, "> /dev/full")
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert lines[-1].startswith("chunkctl: error: cannot write standard output: No space left on device"), p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_a_closed_standard_input_is_one_error_line():
+    p = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *CLI, "chunk", "-", "--stdin-format", "md"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines()[-1] == "chunkctl: error: standard input is closed", p.stderr
+
+
+def test_a_closed_standard_output_does_not_matter_when_the_records_go_to_a_file(tmp_path):
+    out = tmp_path / "out.jsonl"
+    p = _run(["chunk", EXAMPLE, "-q", "-o", str(out)], ">&-")
+    assert p.returncode == 0, p.stderr
+    assert out.read_text().count("\n") == 8
