@@ -153,9 +153,9 @@ class _ClosedStream:
 
 def _closed_streams_fail_cleanly() -> None:
     if sys.stdout is None:
-        sys.stdout = _ClosedStream("standard output")  # type: ignore[assignment]
+        sys.stdout = _ClosedStream("standard output")
     if sys.stdin is None:
-        sys.stdin = _ClosedStream("standard input")  # type: ignore[assignment]
+        sys.stdin = _ClosedStream("standard input")
 
 
 def _stream_error(exc: OSError) -> str:
