@@ -60,3 +60,17 @@ def test_a_closed_standard_output_does_not_matter_when_the_records_go_to_a_file(
     p = _run(["chunk", EXAMPLE, "-q", "-o", str(out)], ">&-")
     assert p.returncode == 0, p.stderr
     assert out.read_text().count("\n") == 8
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    # `chunkctl chunk docs | head -n 1`: the closed pipe is the reader's choice, not a failure
+    for i in range(40):  # (records well past a pipe's buffer, so that the write meets the closed pipe)
+        (tmp_path / f"doc{i:02}.md").write_text(f"# Part {i}\n\n" + "A sentence of the guide. " * 2000)
+    p = subprocess.Popen([*CLI, "chunk", str(tmp_path), "-q", "--jobs", "1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=ROOT)
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.readline().startswith(b'{"id":')
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 0
+    assert err == b""

@@ -100,10 +100,10 @@ def run() -> None:
         print_line("error", str(exc))
         sys.exit(EXIT_FAILED)
     except BrokenPipeError:  # the reader of standard output went away (`| head`): nothing to say
-        _drop_stdout()
+        console.drop_stdout()
         sys.exit(EXIT_OK)
     except OSError as exc:  # standard output or input that cannot be used (a full disk, closed)
-        _drop_stdout()
+        console.drop_stdout()
         print_line("error", _stream_error(exc))
         sys.exit(EXIT_FAILED)
     except Exception as exc:
@@ -168,21 +168,6 @@ def _stream_error(exc: OSError) -> str:
     return f"cannot write standard output: {reason}"
 
 
-def _drop_stdout() -> None:
-    """Point standard output at the null device, so that nothing left in its buffer is
-    written (and fails) again at the exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    except OSError:
-        pass
-    try:
-        sys.stdout = open(os.devnull, "w")
-    except OSError:
-        pass
-
-
 def entry_point() -> NoReturn:
     """The `chunkctl` console script and `python -m chunkctl`: `run`, then the process ends
     without the interpreter's teardown.
@@ -212,18 +197,19 @@ def _exit_without_teardown(exc: SystemExit) -> NoReturn:
     main = threading.main_thread()
     if any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate()):
         raise exc
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:
-        raise exc from None
+    _flush_or_raise(exc)
     atexit._run_exitfuncs()
+    _flush_or_raise(exc)
+    os._exit(code or 0)
+
+
+def _flush_or_raise(exc: SystemExit) -> None:
+    """Flush standard output and error, or raise `exc` (the normal exit) when that fails."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:
         raise exc from None
-    os._exit(code or 0)
 
 
 def _is_click_error(exc: BaseException) -> bool:

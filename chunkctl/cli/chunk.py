@@ -21,6 +21,7 @@ from chunkctl.cli.console import (
     catch_stop_signals,
     defer_stop_signals,
     deferred_stop_signal,
+    drop_stdout,
     end_stop_signals,
     one_line,
     print_line,
@@ -229,8 +230,7 @@ def chunk(
         raise report.exit(EXIT_USAGE) from None
     except BrokenPipeError:
         sink.abort()
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")
+        drop_stdout()
         catch_stop_signals(False)
         raise report.exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
     except BaseException:

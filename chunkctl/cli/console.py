@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -11,6 +12,21 @@ from typing import Any
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130  # a stop signal N exits with 128 + N
+
+
+def drop_stdout() -> None:
+    """Point standard output at the null device, so that nothing left in its buffer is
+    written (and fails) again at the exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
 
 
 class Terminated(KeyboardInterrupt):
