@@ -606,6 +606,44 @@ class Packer:
                 assert block is not None
                 out.extend(self._pack_table(block, [], path, budget))
 
+    def whole_section(self, blocks: Sequence[Block], path: tuple[str, ...], budget: int | None = None) -> Chunk | None:
+        """The one chunk `pack` makes of a section that fits in one, without atoms; None when it may not.
+
+        A shortcut with `pack`'s result (`pack(iter_section_atoms(...))`, compared by
+        tests/chunking/test_whole_section.py), for a section of heading lines and body blocks
+        (`blocks`, in order) whose table estimate is within the body budget less SLACK (so
+        every block is one atom and the whole section is the first candidate end), with no
+        skipped span inside, and whose exact count with its breadcrumb fits `budget` tokens.
+        Most sections of documentation fit their chunk; packing them atom by atom cost about
+        as much per section as a tokenizer pass over its text.
+        """
+        budget = budget if budget is not None else self.budget
+        start, end = blocks[0].start, blocks[-1].end
+        gaps = self.skipped_starts
+        if gaps and _crosses(gaps, start, end):
+            return None
+        if self.estimate(start, end) > max(1, budget - self.breadcrumb(self.breadcrumb_parts(path))[1]) - SLACK:
+            return None
+        skip: list[int] = []
+        kinds: set[str] = set()
+        for b in blocks:
+            if b.kind == BlockKind.HEADING:
+                if not kinds:  # the heading lines that open the chunk are not repeated in its breadcrumb
+                    skip.append(len(b.headings) - 1)
+                continue
+            kind = _KIND_OF_BLOCK.get(b.kind, "text")
+            kinds.add("text" if kind == "math" else kind)
+        if not kinds:
+            return None  # heading lines only: their own paths (`pack`)
+        cs = self.snap_start(start)
+        pre, ptoks = self.breadcrumb(self.breadcrumb_parts(path, skip))
+        if self.tokens_before(end) > self.tokens_before(cs) + budget - ptoks + SLACK:
+            return None
+        cnt = self.count(cs, end, pre)
+        if cnt > budget:
+            return None
+        return Chunk(cs, end, pre, path, kinds.pop() if len(kinds) == 1 else "mixed", cnt, budget)
+
     def _prefix(self, path: tuple[str, ...], atoms: Sequence[Atom], nhead: int, i: int, k: int) -> tuple[str, int]:
         """Breadcrumb for a chunk of atoms i..k; headings whose lines open the body are left out."""
         skip = [len(x.block.headings) - 1 for x in atoms[i:min(k + 1, nhead)] if x.block is not None]

@@ -66,7 +66,12 @@ def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = 
             strategy that returns them as they are; else a list (chunks that will change).
     """
     out: list[Chunk] | ChunkList = ChunkList() if compact else []
+    plain = not any(v is not None for v in kw.values())  # (atoms cut finer than blocks: no shortcut)
     for sec in secs:
+        one = packer.whole_section(sec.blocks, sec.path, budget) if plain else None
+        if one is not None:
+            out.append(one)
+            continue
         out.extend(packer.pack(iter_section_atoms(packer, sec, budget, **kw), sec.path, budget))
     return out
 

@@ -164,6 +164,10 @@ def pack_merged(packer: Packer, secs: list[Section], compact: bool = False) -> l
     """
     out: list[Chunk] | ChunkList = ChunkList() if compact else []
     for sec in secs:
+        one = None if sec.merged else packer.whole_section(sec.blocks, sec.path)
+        if one is not None:
+            out.append(one)
+            continue
         atoms = iter_section_atoms(packer, sec)
         if sec.merged:
             atoms = _headings_cut(atoms)
