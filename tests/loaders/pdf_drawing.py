@@ -13,8 +13,11 @@ GB1_CIDS = {"中": 4559, "国": 1875, "的": 1445, "年": 2893, "度": 1543, "�
             "示": 3413, "经": 2268, "济": 2102, "增": 4409, "长": 1225}
 
 
-def pdf_bytes(pages: list[list[bytes]]) -> bytes:
-    """A PDF of A4 pages (595 x 842 pt), each drawing the given content-stream operators."""
+def pdf_bytes(pages: list[list[bytes]], media: tuple[float, float, float, float] = (0, 0, 595, 842),
+              inherited: bool = False) -> bytes:
+    """A PDF of pages (A4 by default: `media` is the MediaBox in points), each drawing the given
+    content-stream operators; `inherited`: the MediaBox sits on the page tree, not on each page
+    (as FPDF writes it)."""
     objs: list[bytes] = [b"", b""]  # 1: catalog, 2: page tree
 
     def add(body: bytes) -> int:
@@ -34,14 +37,17 @@ def pdf_bytes(pages: list[list[bytes]]) -> bytes:
     c2 = add(b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light-Identity-H /Encoding /Identity-H"
              b" /DescendantFonts [%d 0 R] >>" % cid2)
     fonts = b"/F1 %d 0 R /F2 %d 0 R /C1 %d 0 R /C2 %d 0 R" % (f1, f2, c1, c2)
+    box = b" ".join(b"%g" % v for v in media)
     kids = []
     for ops in pages:
         stream = b"\n".join(ops)
         content = add(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
-        kids.append(add(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << %s >> >>"
-                        b" /Contents %d 0 R >>" % (fonts, content)))
+        own = b"" if inherited else b" /MediaBox [%s]" % box
+        kids.append(add(b"<< /Type /Page /Parent 2 0 R%s /Resources << /Font << %s >> >>"
+                        b" /Contents %d 0 R >>" % (own, fonts, content)))
     objs[0] = b"<< /Type /Catalog /Pages 2 0 R >>"
-    objs[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
+    objs[1] = b"<< /Type /Pages /Kids [%s] /Count %d%s >>" % (
+        b" ".join(b"%d 0 R" % k for k in kids), len(kids), b" /MediaBox [%s]" % box if inherited else b"")
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for i, body in enumerate(objs, 1):

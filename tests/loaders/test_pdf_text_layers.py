@@ -9,7 +9,7 @@ import json
 import re
 
 import pypdfium2 as pdfium
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from chunkctl.config import ChunkConfig
@@ -246,3 +246,22 @@ def test_leaders_drawn_apart_from_their_entry_join_it():
     assert doc.text == ("Contents\n\n1 Introduction ... 3\n\n2 Background ... 9\n\n3 Method ... 17\n\n"
                         "4 Results ... 25\n\n5 Conclusions ... 37")
     assert all(b.headings == ("Contents",) for b in doc.blocks)
+
+
+@settings(max_examples=20, deadline=None)
+@given(size=st.sampled_from([(595.28, 841.89), (842, 1191), (612, 1008), (1191, 842), (300, 400)]),
+       origin=st.sampled_from([(0, 0), (20, 30)]))
+def test_a_page_box_on_the_page_tree_is_the_pages_box(size, origin):
+    # FPDF writes the MediaBox once, on the page tree; pypdfium2's crop box then read US Letter
+    # (612 x 792) and every line above y = 792 on an A4 page was dropped as off-page: an
+    # FPDF document's first lines on every page, or all its text.
+    (x0, y0), (w, h) = origin, size
+    media = (x0, y0, x0 + w, y0 + h)
+    pages = [[text(x0 + 30, y0 + h - 20 - 14 * i, f"Page {p} line {i} of the text.") for i in range(3)]
+             + [text(x0 + 30, y0 + 15, f"Page {p} last line.")] for p in (1, 2)]
+    inherited = load_pdf(pdf_bytes(pages, media, inherited=True), "tree.pdf", ChunkConfig())
+    own = load_pdf(pdf_bytes(pages, media), "page.pdf", ChunkConfig())
+    assert inherited.text == own.text
+    for p in (1, 2):
+        for i in range(3):
+            assert f"Page {p} line {i} of the text." in inherited.text

@@ -412,7 +412,7 @@ class PageReader:
             get = pdfium_c.FPDFText_GetUnicode
             text = "".join(chr(get(tp.raw, i)) if 0 < get(tp.raw, i) < 0x110000 else "\ufffe" for i in range(n))
             text = "".join(c if not 0xD800 <= ord(c) <= 0xDFFF else " " for c in text)
-        crop = page.get_cropbox()
+        crop = visible_box(page)
         nonspace = sum(map(len, text.split())) - text.count("\ufffe")
         has_images, edges, empty_objects = _scan_objects(page, self._fp, self._f, crop, tp, max(10, nonspace))
         raw_lines: list[tuple[int, int, bool]] = []
@@ -536,6 +536,22 @@ def _unmapped(tp, text: str, nonspace: int) -> tuple[int, int, int]:
     if any(err(raw, k) == 1 for k in range(0, n, step)):
         guessed = sum(1 for k in range(n) if err(raw, k) == 1 and not text[k].isspace() and not _BAD_CHAR.match(text[k]))
     return nonspace, bad, min(guessed, nonspace - bad)
+
+
+def visible_box(page) -> tuple[float, float, float, float]:
+    """(left, bottom, right, top) in points of the part of `page` a viewer shows: its crop box
+    within its media box, either inherited from the page tree as the PDF reference allows.
+
+    pypdfium2's `get_cropbox` reads the page's own dictionary only and gives US Letter
+    (612 x 792) when the box sits on the page tree (as FPDF writes it), so on an A4 page
+    the top 50 points fell outside and their lines were dropped as off-page; pdfium's
+    `FPDF_GetPageBoundingBox` resolves the inheritance.
+    """
+    rect = pdfium_c.FS_RECTF()
+    if pdfium_c.FPDF_GetPageBoundingBox(page.raw, ctypes.byref(rect)) and rect.right > rect.left \
+            and rect.top > rect.bottom:
+        return rect.left, rect.bottom, rect.right, rect.top
+    return page.get_cropbox()
 
 
 def _frame(angle: int, crop: tuple[float, float, float, float]) -> Frame:
