@@ -25,8 +25,16 @@ _FRONT_MATTER = re.compile(
     r"(?P<close>---|\+\+\+|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)",
     re.S,
 )
-_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|!?\[([^\]]*)\]\[[^\]]*\]")
-_INLINE_MARK = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`+|~~|<[^>]{1,200}>|\s*\{#[^}]*\}\s*$")
+# Heading text: an attribute block at the end ("## Styles {#styles}": Pandoc, kramdown "{: #id}",
+# Python-Markdown's attr_list "{ #id .class }", MDX ids "{/slug/}"),
+# reference links ("[text][ref]": their definitions are elsewhere, so the inline parser
+# would keep the brackets), characters that may be inline markup, and the longest heading
+# given to the inline parser (a longer one is a paragraph that lost its line breaks).
+_ATTRIBUTES = re.compile(r"\s*\{:?[ \t]*[#./][^{}]*\}\s*$")
+_REFERENCE_LINK = re.compile(r"(?<!\\)!?\[([^\]]*)\]\[[^\]]*\]")
+_MARKUP = re.compile(r"[\\`*_\[\]<>&!~]")
+MAX_INLINE = 4000
+_INLINE_MARK = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`+|~~|<[^>]{1,200}>")
 
 _CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 
@@ -254,12 +262,49 @@ def _compact_table(rule):
 
 
 def clean_heading(text: str) -> str:
-    """Heading text without inline Markdown: links keep their text, emphasis and code marks go."""
-    text = _INLINE_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else (m.group(2) or ""), text)
-    text = _INLINE_MARK.sub("", text)
-    # an ATX closing sequence left before an attribute block ("### Styles ### {#styles}")
-    text = _CLOSING_HASHES.sub("", text)
+    """Heading (or table cell) text as a reader sees it: the inline Markdown of `text` read by
+    markdown-it-py (CommonMark and GFM strikethrough) and its text kept, white space collapsed.
+
+    Links and images keep their text, code spans their content; emphasis marks and inline
+    HTML go; backslash escapes and entities become their characters ("yield\\*" is
+    "yield*", "`__proto__`" is "__proto__"). Before, marks were stripped by patterns that
+    knew neither escapes nor code spans. An attribute block at the end and an ATX closing
+    sequence before it ("### Styles ### {#styles}") are left out; reference links
+    ("[text][ref]") keep their text.
+    """
+    text = _CLOSING_HASHES.sub("", _ATTRIBUTES.sub("", text))
+    if _MARKUP.search(text):
+        if len(text) <= MAX_INLINE:
+            text = _inline_text(_REFERENCE_LINK.sub(r"\1", text))
+        else:
+            text = _INLINE_MARK.sub("", text)
     return " ".join(text.split())
+
+
+_INLINE_MD = None
+
+
+def _inline_text(text: str) -> str:
+    """The text of the inline Markdown in `text` (see `clean_heading`)."""
+    global _INLINE_MD
+    if _INLINE_MD is None:
+        from markdown_it import MarkdownIt
+
+        _INLINE_MD = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+    out: list[str] = []
+
+    def walk(tokens: Any) -> None:
+        for t in tokens:
+            if t.type in ("text", "text_special", "code_inline"):
+                out.append(t.content)
+            elif t.type in ("softbreak", "hardbreak"):
+                out.append(" ")
+            elif t.children:  # an image: its alt text
+                walk(t.children)
+
+    for token in _INLINE_MD.parseInline(text):
+        walk(token.children or ())
+    return "".join(out)
 
 
 def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | None]:

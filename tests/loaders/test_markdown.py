@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from chunkctl.config import ChunkConfig
 from chunkctl.loaders import load_bytes
 from chunkctl.loaders.markdown import clean_heading
@@ -87,6 +91,42 @@ def test_title_falls_back_to_file_name():
 
 def test_clean_heading_drops_inline_markup():
     assert clean_heading("The **`chunk`** [command](http://x) {#id}") == "The chunk command"
+
+
+@pytest.mark.parametrize("source, heading", [
+    # escapes and code spans (a helper's find on ruanyf/es6tutorial: "yield\\ 语句", "proto属性")
+    ("yield\\* 语句", "yield* 语句"), ("`__proto__`属性", "__proto__属性"), ("\\_\\_proto\\_\\_", "__proto__"),
+    ("Using `Box<T>` on the heap", "Using Box<T> on the heap"), ("About `**user_dict`", "About **user_dict"),
+    ("Using `<form>` actions {/form-actions/}", "Using <form> actions"), ("A &amp; B", "A & B"),
+    ("Styles ### {#styles}", "Styles"), ("Intro { #intro .big }", "Intro"), ("Title {: #t}", "Title"),
+    ("See [the docs][ref] now", "See the docs now"), ("![Logo](x.png) Product", "Logo Product"),
+    ("<http://example.com> link", "http://example.com link"), ("Line<br>break", "Linebreak"),
+    ("~~old~~ new", "old new"), ("snake_case_name", "snake_case_name"), ("C# and C++", "C# and C++"),
+    ("Set {a, b}", "Set {a, b}"), ("Cost \\$5 *now*", "Cost $5 now")])
+def test_heading_text_is_the_text_a_reader_sees(source, heading):
+    assert clean_heading(source) == heading
+    doc = load(f"# Top\n\n## {source}\n\nBody.\n")
+    assert doc.blocks[-1].headings == ("Top", heading)
+
+
+PLAIN = st.text(alphabet="abc xyz_*\\`<>&#!", min_size=1, max_size=6)
+WORD = st.text(alphabet="abcxyz", min_size=1, max_size=5)
+# (source, text a reader sees) of inline pieces
+PIECES = st.one_of(
+    WORD.map(lambda w: (w, w)),
+    WORD.map(lambda w: (f"**{w}**", w)),
+    WORD.map(lambda w: (f"_{w}_", w)),
+    PLAIN.filter(lambda c: "`" not in c and c.strip() == c and c.strip()).map(lambda c: (f"`{c}`", c)),
+    st.sampled_from("*_\\`<>&#![]").map(lambda p: (f"\\{p}", p)),
+    st.tuples(WORD, WORD).map(lambda t: (f"[{t[0]}](https://x.org/{t[1]})", t[0])),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(PIECES, min_size=1, max_size=6))
+def test_generated_headings_keep_escaped_characters_and_code(pieces):
+    source = " ".join(p for p, _ in pieces)
+    assert clean_heading(source) == " ".join(" ".join(t for _, t in pieces).split())
 
 
 def test_mediawiki_heading_lines_are_headings():
