@@ -1049,6 +1049,9 @@ class Packer:
         r = 0
         first = True
         while r < len(rows):
+            if rows[r][1] <= rows[r][0]:  # (an empty row span: nothing to put in a chunk)
+                r += 1
+                continue
             if first:
                 cs = first_start
                 options = [bc_first, ""]

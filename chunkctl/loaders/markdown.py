@@ -510,7 +510,9 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
             s, e = span(lines)
             head = extra["head"]
             head_span = span((head[0], head[1] + 1)) if head else None  # the header and delimiter rows
-            row_spans = _spans(span((r, r + 1)) for r in extra["rows"])
+            # (a row of characters Python counts as white space, U+0085 or U+001C-U+001E, is a row to
+            # markdown-it but has no span once trimmed: no row)
+            row_spans = _spans(x for x in (span((r, r + 1)) for r in extra["rows"]) if x[1] > x[0])
             cell_texts = [clean_heading(c) for c in extra["cells"]]
             if head_span is not None and row_spans:
                 raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
@@ -520,7 +522,7 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
                                                      "meta": {"header_cells": cell_texts}}))
         elif name == "list":
             s, e = span(lines)
-            raw.append((BlockKind.LIST, s, e, {"rows": _spans(span(x) for x in extra["items"])}))
+            raw.append((BlockKind.LIST, s, e, {"rows": _spans(x for x in map(span, extra["items"]) if x[1] > x[0])}))
         else:
             raw.append((_KINDS[name], *span(lines), {}))
     return raw, [span(x) for x in nested_lines], first_h1
