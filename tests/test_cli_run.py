@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -393,3 +394,16 @@ def test_link_loops_are_named_as_loops_and_stdin_is_not_a_file_to_inspect(tmp_pa
     for cmd in ("inspect", "extract"):
         r = invoke(cmd, "-")
         assert r.exit_code == 2 and "not standard input" in r.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("trafilatura") is not None, reason="trafilatura is installed")
+def test_main_content_without_trafilatura_is_one_line_before_any_file(tmp_path):
+    # before: one "needs the optional package" error per HTML file, exit 1 and an empty output
+    for i in range(5):
+        (tmp_path / f"page{i}.html").write_text(f"<html><body><h1>Page {i}</h1><p>Text of the page.</p></body></html>")
+    out = tmp_path / "out.jsonl"
+    p = run_cli("chunk", str(tmp_path), "--main-content", "-o", str(out))
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 2 and not out.exists()
+    assert lines == ["chunkctl: error: --main-content needs the optional package trafilatura: "
+                     "pip install 'chunkctl[html-main]' (or: pip install trafilatura)"]

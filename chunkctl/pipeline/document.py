@@ -232,7 +232,7 @@ def serialize(records: Iterator[dict[str, Any]], spill: str | None = None) -> tu
 def prepare(config: ChunkConfig) -> None:
     """Check, before any file is read, that a run with `config` can go: the strategy
     exists and its extras are installed, the tokenizer loads, the sentence splitter
-    and the model options are usable.
+    and the model options are usable, trafilatura is there for `main_content`.
 
     Raises:
         ConfigError, TokenizerError, MissingExtraError: what is wrong, in one line.
@@ -244,6 +244,11 @@ def prepare(config: ChunkConfig) -> None:
 
         if not ocr.available():
             raise MissingExtraError("--ocr always", "ocr", ocr.PACKAGE)
+    if config.main_content:
+        import importlib.util
+
+        if importlib.util.find_spec("trafilatura") is None:  # (found, not imported: it takes a second)
+            raise MissingExtraError("--main-content", "html-main", "trafilatura")
     if config.sentence_splitter != "blingfire":
         from chunkctl.text.sentences import SentenceSplitter
 
