@@ -23,6 +23,11 @@ ABBREVIATIONS = frozenset(
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])")
 _CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
+# Sentence terminators of other scripts blingfire does not know (Unicode Sentence_Terminal: Armenian,
+# Arabic, Devanagari danda and double danda, Myanmar, Ethiopic, Khmer, Mongolian; ‼ ‽ ⁇ ⁈ ⁉), each
+# ending a sentence before white space.
+_SCRIPT_END = re.compile(r"[\u0589\u061f\u06d4\u0964\u0965\u104b\u1362\u1367\u1368\u17d4\u17d5\u1803\u1809"
+                         r"\u203c\u203d\u2047-\u2049]+['\"”’»)\]」』]*\s+(?=\S)")
 _LETTER = re.compile(r"[^\W\d_]")
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)+$")
 _NON_WS = re.compile(r"\S")
@@ -112,7 +117,9 @@ class SentenceSplitter:
     accurate). Fix-ups on top, from the public bug-report cases the tests replay: a full stop followed
     by a lower-case word or a digit never ends a sentence ("a.m. on", "approx. 4.5");
     an end blingfire missed before a capital is added unless the word before it is a
-    known abbreviation or an initial; CJK 。！？ end sentences without a space.
+    known abbreviation or an initial; CJK 。！？ end sentences without a space; the
+    terminators of other scripts (the Devanagari danda ।, the Ethiopic full stop ።, the
+    Armenian ։ ...: `_SCRIPT_END`) before one.
 
     Raises:
         MissingExtraError: `pysbd` requested but not installed.
@@ -241,10 +248,13 @@ class SentenceSplitter:
                 if words and (_is_abbreviation(words[-1]) or words[-1].rstrip(".").replace(",", "").isdigit()):
                     continue
                 cuts.add(m.end(2))
-        # Fix-up 3: CJK terminators end sentences without a space.
+        # Fix-up 3: CJK terminators end sentences without a space, and other scripts' (the
+        # danda, the Ethiopic full stop, ...) before one.
         for m in _CJK_END.finditer(chunk):
             if m.end() < n:
                 cuts.add(m.end())
+        for m in _SCRIPT_END.finditer(chunk):
+            cuts.add(m.end())
         return cuts
 
     def _window_cuts(self, text: str, start: int, end: int) -> Iterator[int]:
@@ -300,7 +310,8 @@ class SentenceSplitter:
         Used to pick where an overlap may start, which only needs a few sentence starts
         near a chunk's end. A start follows a terminator, closing quotes and white space
         before a capital (any letter in text without capitals), unless an abbreviation
-        or an initial precedes the full stop; or follows CJK 。！？ directly. These are
+        or an initial precedes the full stop; or follows CJK 。！？ directly, or another
+        script's terminator (`_SCRIPT_END`) and white space. These are
         the same rules as the fix-ups of `spans`, so every start found here is one that
         `spans` would accept in ordinary prose.
         """
@@ -316,5 +327,6 @@ class SentenceSplitter:
         for m in _CJK_END.finditer(chunk):
             if m.end() < len(chunk):
                 out.append(start + m.end())
+        out.extend(start + m.end() for m in _SCRIPT_END.finditer(chunk))
         return out
 

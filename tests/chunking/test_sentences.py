@@ -75,3 +75,29 @@ def test_blingfire_opened_directly_segments_like_the_package():
                  "Ünïcode fïrst. 中文句子。Second sentence here.", "no end at all"):
         _, offsets = blingfire.text_to_sentences_and_offsets(text)
         assert splitter._blingfire(text) == [(a, b) for a, b in offsets]
+
+
+# (words, terminator) of scripts whose sentence terminator blingfire does not know
+SCRIPTS = [(["नमस्ते", "दुनिया", "यह", "दूसरा", "वाक्य", "है"], "।"), (["धर्म", "सत्य", "ज्ञान"], "॥"),
+           (["ሰላም", "ለዓለም", "ይህ", "ሁለተኛው", "ዓረፍተ", "ነገር"], "።"), (["ሰላም", "ነው"], "፧"),
+           (["Բարեւ", "աշխարհ", "սա", "երկրորդ"], "։"), (["សួស្តី", "ពិភពលោក"], "។"),
+           (["မင်္ဂလာပါ", "ကမ္ဘာ"], "။"), (["Really", "now"], "‽")]
+
+
+@pytest.mark.parametrize("words, stop", SCRIPTS, ids=[s for _, s in SCRIPTS])
+def test_terminators_of_other_scripts_end_sentences(words, stop):
+    sentences = [" ".join(words[:2]) + stop, " ".join(words[1:]) + stop, words[0] + stop]
+    text = " ".join(sentences)
+    assert split(text) == sentences
+    sp = SentenceSplitter()
+    starts = sp.quick_starts(text, 0, len(text))
+    assert sorted(starts) == [len(sentences[0]) + 1, len(sentences[0]) + len(sentences[1]) + 2]
+
+
+def test_a_hindi_sentence_that_fits_is_not_cut():
+    # a helper's find: "नमस्ते दुनिया। यह दूसरा" (25 tokens) then "वाक्य है।" at -n 25
+    import chunkctl
+
+    text = "नमस्ते दुनिया। यह दूसरा वाक्य है।"
+    records = chunkctl.chunk_text(text, format="txt", chunk_size=25)
+    assert [r["text"] for r in records] == ["नमस्ते दुनिया।", "यह दूसरा वाक्य है।"]
