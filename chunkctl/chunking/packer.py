@@ -1063,8 +1063,11 @@ class Packer:
                 ptoks = self.tok.count(prefix)
                 tcs = self.tokens_before(cs)
                 k = r
-                # grow while the estimate fits
+                # grow while the estimate fits, then near the budget while the exact count does
                 while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget - SLACK:
+                    k += 1
+                while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget + 2 * SLACK \
+                        and self.count(cs, rows[k + 1][1], prefix) <= budget:
                     k += 1
                 while k >= r:
                     cnt = self.count(cs, rows[k][1], prefix)
