@@ -124,6 +124,46 @@ def test_running_headers_footers_and_page_numbers_are_dropped():
         assert [ln.text[:9] for ln in p.lines] == ["Body text", "More body"]
 
 
+_WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+
+
+def _book(n: int, extra: dict[int, list[Line]]) -> list[PageData]:
+    """`n` pages of a book: running header with the printed page number (roman, then physical - 3) at the top,
+    a page number at the bottom, six body lines; `extra[i]` are lines put first in page i's body."""
+    pages = []
+    for i in range(n):
+        printed = ("i", "ii", "iii")[i] if i < 3 else str(i - 2)
+        lines = [_line(f"{printed} 1.{i // 10}. TOPOLOGISCHE RÄUME", 60, 25, 540)]
+        lines += [ln for ln in extra.get(i, [])]
+        lines += [_line(f"Body line of {_WORDS[(7 * i + k) % len(_WORDS)]} and {_WORDS[(3 * i + 5 * k) % len(_WORDS)]}",
+                        60, 120 + 20 * k, 540) for k in range(6)]
+        lines.append(_line(printed, 295, 770, 305))
+        pages.append(_page(i, lines))
+    return pages
+
+
+def test_content_that_opens_a_few_pages_is_not_furniture():
+    # A helper's find on a 117-page LaTeX book: "Definition 20" opening pages 24, 32, 63 and 65,
+    # a formula line ending in a number on 3 scattered pages (read as a page number with a
+    # chance offset), a table of contents' first entry "1 Topology 2" (its "1" as the printed
+    # page number), and the first entries of two index pages ("..., 10", "..., 11") were dropped
+    # as running headers or page numbers.
+    extra = {p: [_line(f"Definition {p}", 60, 60, 160)] for p in (23, 31, 62, 64)}
+    extra.update({p: [_line(f"Also for n = {p - 9}:", 60, 62, 200)] for p in (9, 10, 61)})
+    extra[3] = [_line("1 Topological basics 2", 60, 100, 540)]
+    extra[115] = [_line("homeomorphism group, 10", 60, 60, 300)]
+    extra[116] = [_line("connected, 11", 60, 60, 300)]
+    pages = _book(117, extra)
+    kept = {ln.text for ln in pages[3].lines}
+    drop_furniture(pages)
+    texts = [ln.text for p in pages for ln in p.lines]
+    assert all(t.startswith("Body line") for t in texts if not any(t == x.text for v in extra.values() for x in v))
+    for lines in extra.values():
+        for ln in lines:
+            assert ln.text in texts, ln.text
+    assert kept - {ln.text for ln in pages[3].lines} == {"1 1.0. TOPOLOGISCHE RÄUME", "1"}
+
+
 def test_page_whose_only_text_repeats_keeps_it():
     pages = [_page(i, [_line("habibi", 60, 60, 120)]) for i in range(4)]
     assert drop_furniture(pages) == 0

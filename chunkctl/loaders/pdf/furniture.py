@@ -15,6 +15,7 @@ _PAGE_NUMBER = re.compile(
     re.I,
 )
 _DIGITS = re.compile(r"\d+")
+_BARE_NUMBER = re.compile(r"^\W{0,3}(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$", re.I)
 _PAGE_WORD = re.compile(r"^(?:page|p\.|seite|página|pagina)\s*", re.I)
 _SPACES = re.compile(r"\s+")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
@@ -41,6 +42,12 @@ def _page_number_value(text: str) -> int | None:
     return _roman_value(raw)
 
 
+SHORT_PDF = 10
+"""Pages up to which a number that runs with the page on 2 pages in a row is taken for a
+page number (an excerpt, a scan of a few pages); in longer documents that is chance (an
+index whose pages open with "..., 10" and "..., 11")."""
+
+
 def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> int:
     """Remove running headers, footers, page numbers and margin numbering, in place.
 
@@ -48,12 +55,15 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     or is one of the two top-most or bottom-most lines of a page of six lines or
     more. Dropped are lines that (a) repeat with the same text at the same height
     on at least 40% of the pages (3 or more), (b) sit in the margin and repeat there
-    (digits ignored in lines of up to 60 characters) on 3 or more
-    pages, (c) sit in the margin and carry a number that runs with the physical page
-    number at the same end of 3 or more pages, or of 2 pages in a row (the printed page number,
-    alone or beside a running title), or (d) sit in the margin and read as the
-    page's label from /PageLabels. A page whose every line would go keeps them (what
-    repeats is then the content). Needs 2 pages or more.
+    (digits ignored in lines of up to 60 characters) on 3 pages within 6 pages in a row,
+    (c) sit in the margin and carry a number that runs with the physical page
+    number at the same end of 3 pages within 6 in a row, or of 2 pages in a row in a
+    document of up to SHORT_PDF pages (the printed page number, alone or beside a running
+    title; a line in the margin only as one of the two outer lines of its page must be a
+    number alone), or (d) sit in the margin and read as the page's label from /PageLabels.
+    A page whose every line would go keeps them (what repeats is then the content). Needs
+    2 pages or more. Lines that open a few scattered pages ("Definition 20" on pages 24,
+    32 and 63 of a book) or end in a number by chance are content.
 
     Args:
         pages: the read pages (their `lines` are filtered).
@@ -81,8 +91,12 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
-            zone = cy < 0.12 * h or cy > 0.88 * h or id(ln) in edge_ids
-            value = _page_number_value(text) if zone and len(text) <= 80 else None
+            band = cy < 0.12 * h or cy > 0.88 * h
+            zone = band or id(ln) in edge_ids
+            # (a line in the zone only as one of a page's two outer lines counts as a page number
+            # when it is a number alone: a table of contents' first entry, "1 Topology 2", is not)
+            value = _page_number_value(text) if (band and len(text) <= 80) or (zone and _BARE_NUMBER.match(
+                text)) else None
             # A page number runs with the page at the same end of every page.
             off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
@@ -94,19 +108,27 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             is_label = zone and bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
             facts.append((p, ln, exact, norm, bucket, zone, off, is_label))
 
-    def count(table: dict, key: str, bucket: int) -> int:
+    def seen(table: dict, key: str, bucket: int) -> set[int]:
         pages_seen: set[int] = set()
         for b in (bucket - 1, bucket, bucket + 1):
             pages_seen |= table.get((key, b), set())
-        return len(pages_seen)
+        return pages_seen
+
+    def running(pages_seen: set[int]) -> bool:
+        """3 of the pages within 6 pages in a row: running headers and page numbers are on
+        every page or every other one; "Definition 20" opening pages 24, 32, 63 and 65 of a
+        book, or a formula line ending in "1" on pages 9, 10 and 62 as if a page number, is content."""
+        order = sorted(pages_seen)
+        return any(c - a <= 5 for a, c in zip(order, order[2:]))
 
     repeat_min = max(3, math.ceil(0.4 * n))
+    # a page number runs on 3 pages close together (or on 2 pages in a row in a short document)
     good_offsets = {o for o, idx in offsets.items()
-                    if len(idx) >= 3 or any(i + 1 in idx for i in idx)}
+                    if running(idx) or (n <= SHORT_PDF and any(i + 1 in idx for i in idx))}
     drop: set[int] = set()
     for _p, ln, exact, norm, bucket, zone, off, is_label in facts:
-        if (n >= 3 and count(keyed, exact, bucket) >= repeat_min) \
-                or (zone and n >= 3 and count(zone_keyed, norm, bucket) >= 3) \
+        if (n >= 3 and len(seen(keyed, exact, bucket)) >= repeat_min) \
+                or (zone and n >= 3 and running(seen(zone_keyed, norm, bucket))) \
                 or (off is not None and off in good_offsets) or is_label:
             drop.add(id(ln))
     if not drop:
