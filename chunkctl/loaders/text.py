@@ -66,14 +66,19 @@ def _cjk_number(s: str) -> int:
     return total + cur
 
 
-def _title_like(title: str, continues: bool) -> bool:
-    """Title text after a clause number: short, starts like a title, not mid-sentence."""
+def _title_like(title: str, continues: bool, deep: bool = False) -> bool:
+    """Title text after a clause number: short, starts like a title, not mid-sentence.
+
+    `deep`: the number has three parts or more ("10.4.5"), which no decimal or quantity
+    has, so the title may also start with a digit or a lower-case letter ("10.4.5 404 Not
+    Found", "3.2.2 http URL" in an RFC).
+    """
     t = title.strip().lstrip("-–—:. ").strip()
     if not t:
         return not continues
     words = t.split()
     first = t[0]
-    if not (first.isalpha() and not first.islower()) and first not in "\"'“(":
+    if not (first.isalpha() and not first.islower()) and first not in "\"'“(" and not (deep and first.isalnum()):
         return False
     if len(words) > 10 or t[-1] in ",;-–(":
         return False
@@ -187,7 +192,7 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
             if start not in starts:
                 continue
             if m.group("num"):
-                if not _title_like(m.group("title"), continues):
+                if not _title_like(m.group("title"), continues, m.group("num").count(".") >= 2):
                     continue
                 num = tuple(int(x) for x in m.group("num").split("."))
                 scheme = "numeric"

@@ -58,6 +58,21 @@ def test_numbers_that_do_not_rise_are_not_headings():
     assert heads == ["1. Alpha", "2. Beta", "3. Gamma"]
 
 
+def test_three_part_numbers_may_open_titles_with_digits_or_lower_case():
+    # RFC 2616 (a helper's find): "10.4.5 404 Not Found" and "3.2.2 http URL" were no headings, so
+    # their text sat under the previous section's breadcrumb; two-part numbers still need a
+    # title-like title ("3.5 million people ..." is a quantity).
+    text = ("3 Protocol Parameters\n\n3.2 Uniform Resource Identifiers\n\nURIs.\n\n3.2.1 General Syntax\n\nText.\n\n"
+            "3.2.2 http URL\n\nThe http scheme.\n\n3.5 million people read it\n\n"
+            "10 Status Code Definitions\n\n10.4 Client Error 4xx\n\n10.4.5 404 Not Found\n\nNothing here.\n")
+    doc = load(text.encode())
+    heads = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.HEADING]
+    assert heads == ["3 Protocol Parameters", "3.2 Uniform Resource Identifiers", "3.2.1 General Syntax",
+                     "3.2.2 http URL", "10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found"]
+    last = doc.blocks[-1]
+    assert last.headings == ("10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found")
+
+
 def test_chinese_chapter_lines_are_headings_anywhere():
     text = "第1章 桃园结义\n话说天下大势。\n第2章 张翼德怒鞭督邮\n且说董卓。\n"
     doc = load(text.encode())
