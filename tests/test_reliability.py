@@ -100,6 +100,23 @@ def test_a_run_that_selects_nothing_keeps_the_old_output_and_fails(tmp_path):
     assert p.returncode == 0 and out.read_bytes() == b""
 
 
+def test_a_run_whose_every_file_is_over_max_file_size_keeps_the_old_output(tmp_path):
+    # the same class (a helper's find): every file skipped by --max-file-size emptied the output and exited 0
+    out, od = tmp_path / "chunks.jsonl", tmp_path / "od"
+    out.write_bytes(b"good old records\n")
+    p = _cli("chunk", "examples", "--max-file-size", "10", "-o", out)
+    n = len([f for f in os.listdir("examples") if f.endswith((".md", ".txt", ".html", ".pdf"))])
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 1 and out.read_bytes() == b"good old records\n"
+    assert lines[-1] == (f"chunkctl: error: no file to chunk among {n} selected ({n} over --max-file-size 10); "
+                         f"{out} was left as it was (--allow-empty writes an empty output and exits 0)")
+    assert sum("bytes is over --max-file-size 10" in ln for ln in lines) == n
+    assert _cli("chunk", "examples", "--max-file-size", "10", "--output-dir", od).returncode == 1
+    assert not od.exists()
+    p = _cli("chunk", "examples", "--max-file-size", "10", "-o", out, "--allow-empty")
+    assert p.returncode == 0 and out.read_bytes() == b""
+
+
 # --- 4. --output-dir lands whole; --prune ---------------------------------------------------------------------
 
 def _tree(tmp_path: Path, n: int = 6) -> Path:

@@ -43,7 +43,7 @@ from chunkctl.cli.options import (
     with_options,
 )
 from chunkctl.errors import ConfigError, OutputError
-from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, RunSummary
+from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LARGE, RunSummary
 
 
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
@@ -155,8 +155,9 @@ def chunk(
     for _ in found.outside:
         summary.skip(SKIP_LINK_OUT)
     errlog = ErrorLog(errors)
-    if not any(i.format for i in inputs) and not allow_empty:
-        _nothing_selected(found, output, output_dir, errlog, con, report, summary)
+    limit = run.max_file_size
+    if not any(i.format and (limit is None or i.size <= limit) for i in inputs) and not allow_empty:
+        _nothing_selected(found, output, output_dir, errlog, con, report, summary, limit)
     known = pipeline.plan(inputs, config, run.max_file_size, cache)
     if any(r is None for r in known):
         ready(config)  # after the cache: a run that needs no tokenizer does not load one
@@ -249,12 +250,22 @@ def chunk(
 
 
 def _nothing_selected(found: Any, output: str | None, output_dir: str | None, errlog: Any, con: Console,
-                      report: SummaryReport, summary: RunSummary) -> None:
-    """End a run that selected no file to chunk: the old output stays, the exit code is 1 (see --allow-empty)."""
+                      report: SummaryReport, summary: RunSummary, limit: int | None = None) -> None:
+    """End a run that selected no file to chunk (none has a loader, or each is over `limit` bytes):
+    the old output stays, the exit code is 1 (see --allow-empty)."""
     n = len(found.inputs)
-    why = f"no file to chunk among {n} selected (no loader for their extensions)" if n else "no input files selected"
-    for item in found.inputs:  # none has a loader
-        summary.skip(SKIP_NO_LOADER, item.source)
+    large = [i for i in found.inputs if i.format and limit is not None and i.size > limit]
+    reasons = [f"{len(large)} over --max-file-size {limit}"] if large else []
+    if len(large) < n:
+        reasons.append("no loader for their extensions" if not large else
+                       f"{n - len(large)} with no loader for their extensions")
+    why = f"no file to chunk among {n} selected ({', '.join(reasons)})" if n else "no input files selected"
+    for item in found.inputs:  # none has a loader, or each is too large
+        if item.format:
+            con.warn(f"{item.source}: skipped, {item.size} bytes is over --max-file-size {limit}")
+            summary.skip(SKIP_TOO_LARGE, item.source)
+        else:
+            summary.skip(SKIP_NO_LOADER, item.source)
     for p in found.problems:
         con.error(str(p))
         errlog.add(p.source, p.error_type, p.reason)
