@@ -82,12 +82,25 @@ def remove_stale_shards(folder: str | os.PathLike) -> list[str]:
     return removed
 
 
-def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes]) -> None:
+def output_mode(path: str | os.PathLike) -> int:
+    """The permission bits for a file written over `path` for the user to read: the replaced
+    file's, else 0666 minus the umask (as `open` would give a new file; a temporary file
+    is 0600)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes], public: bool = False) -> None:
     """Write `parts` (each bytes, or an iterable of bytes written in turn) to `path` through a temporary
     file in its folder, then rename it over `path`.
 
     A reader sees the old file or the whole new one, never a part. The folder is made
-    when missing; the temporary file is removed on any failure.
+    when missing; the temporary file is removed on any failure. `public`: the file gets
+    `output_mode` (an output the user reads), else it stays private (0600: cache entries).
 
     Raises:
         OSError: the folder or the file cannot be written (callers that only cache may ignore it).
@@ -96,6 +109,8 @@ def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes])
     os.makedirs(folder, exist_ok=True)
     fd, tmp = temp_file(folder, os.path.basename(os.fspath(path)))
     try:
+        if public:
+            os.chmod(fd, output_mode(path))
         with os.fdopen(fd, "wb") as fh:
             for part in parts:
                 if isinstance(part, bytes):

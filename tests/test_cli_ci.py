@@ -403,3 +403,19 @@ def test_a_pattern_that_matches_nothing_is_named(tmp_path):
     assert "'*.md'" not in r.stderr
     with pytest.raises(ConfigError, match=r"--exclude '!': not a valid pattern"):
         Selection(exclude=["!"])
+
+
+def test_every_output_file_gets_the_umask_mode_like_a_new_file(tmp_path):
+    # --summary-json was written 0600 (a temporary file renamed), so a CI step running as another
+    # user could not read it, while -o gave 0644 (a helper's find); every file the user asked for alike
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    (tmp_path / "docs" / "bad.md").write_bytes(b"\x00\x01\x02binary\x00" * 20)
+    out, summary, errors, od = (tmp_path / n for n in ("o.jsonl", "s.json", "e.jsonl", "od"))
+    script = (f"umask 027; exec \"$@\" chunk {tmp_path / 'docs'} -q -o {out} --summary-json {summary} "
+              f"--errors {errors}; ")
+    subprocess.run(["sh", "-c", script, "sh", *CLI], cwd=ROOT, timeout=120)
+    subprocess.run(["sh", "-c", f'umask 027; exec "$@" chunk {tmp_path / "docs"} -q --output-dir {od}', "sh", *CLI],
+                   cwd=ROOT, timeout=120)
+    for path in (out, summary, errors, od / "a.md.jsonl"):
+        assert path.stat().st_mode & 0o777 == 0o640, path

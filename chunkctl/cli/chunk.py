@@ -345,7 +345,7 @@ class SummaryReport:
             status = {EXIT_OK: "ok", EXIT_FAILED: "failed", EXIT_USAGE: "error"}.get(code, "interrupted")
         data = orjson.dumps(self.summary.to_dict(status, code), option=orjson.OPT_INDENT_2) + b"\n"
         try:
-            replace_atomically(self.path, data)
+            replace_atomically(self.path, data, public=True)
         except OSError as exc:
             print_line("error", f"--summary-json {self.path}: cannot write it ({exc.strerror or exc})")
             return typer.Exit(code or EXIT_FAILED)

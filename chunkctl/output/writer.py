@@ -10,22 +10,12 @@ import sys
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from chunkctl.atomic import remove_stale, temp_file
+from chunkctl.atomic import output_mode, remove_stale, temp_file
 from chunkctl.errors import OutputError
 
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
-
-
-def _target_mode(path: str) -> int:
-    """The permission bits for a new output file: the replaced file's, else 0666 minus the umask."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 class Output:
@@ -75,7 +65,7 @@ class Output:
                 # mkstemp makes the file private (0600); the output gets the mode a plain
                 # open() would give it, or keeps the mode of the file it replaces.
                 with contextlib.suppress(OSError):
-                    os.chmod(fd, _target_mode(target))
+                    os.chmod(fd, output_mode(target))
                 self._raw = os.fdopen(fd, "wb")
         except OSError as exc:
             raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None
