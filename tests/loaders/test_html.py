@@ -339,3 +339,41 @@ def test_main_content_needs_trafilatura_or_says_how_to_get_it():
         assert "Body text." in doc.text and "Copyright" not in doc.text
         assert_spans(doc)
     assert issubclass(MissingExtraError, ChunkctlError)
+
+
+@pytest.mark.parametrize("link", [
+    '<a class="headerlink" href="#install" title="Permalink to this heading">¶</a>',  # Sphinx, MkDocs
+    '<a class="headerlink" href="#install">#</a>', '<a href="#install">§</a>',
+    '<a href="#install" class="hash-link" aria-label="Direct link to Install">\u200b</a>',  # Docusaurus
+    '<a class="anchor" href="#install"><span class="octicon"></span></a>', '<a href="#install"> 🔗 </a>'])
+@pytest.mark.parametrize("keep", [False, True])
+def test_permalinks_are_no_text_of_headings_or_signatures(link, keep):
+    # a helper's find: every Sphinx heading read "Install¶", in `headings` and every breadcrumb
+    html = (f"<html><body><main><h1>Guide{link.replace('install', 'guide')}</h1><p>Intro text here.</p>"
+            f"<h2>Install{link}</h2><p>Run it.</p><dl><dt>demo.setup(verbose=False){link}</dt>"
+            f"<dd>Set it up.</dd></dl></main></body></html>")
+    doc = load(html, keep_boilerplate=keep)
+    assert [b.headings for b in doc.blocks if b.kind == BlockKind.HEADING] == [("Guide",), ("Guide", "Install")]
+    assert "demo.setup(verbose=False)\n" in doc.text and "¶" not in doc.text and "\u200b" not in doc.text
+    if "octicon" not in link:  # (a link to another page keeps its text, a sign too)
+        assert load(html.replace('href="#', 'href="https://x.org/#')).text != doc.text
+
+
+def test_code_line_numbers_are_not_code():
+    pre = '<div class="highlight"><pre>{}</pre></div>'
+    spans = pre.format('<span class="linenos">1</span>x = 1\n<span class="linenos">2</span>y = 2')  # Pygments 2.7+
+    table = ('<table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre>1\n2</pre></div>'
+             '</td><td class="code">' + pre.format("x = 1\ny = 2") + '</td></tr></table>')  # Pygments linenos=table
+    rouge = ('<table class="rouge-table"><tbody><tr><td class="rouge-gutter gl"><pre class="lineno">1\n2\n</pre>'
+             '</td><td class="rouge-code"><pre>x = 1\ny = 2\n</pre></td></tr></tbody></table>')  # Jekyll
+    hexo = ('<figure class="highlight"><table><tr><td class="gutter"><pre><span class="line">1</span><br>'
+            '<span class="line">2</span></pre></td><td class="code"><pre>x = 1\ny = 2</pre></td></tr></table></figure>')
+    for code in (spans, table, rouge, hexo):
+        doc = load(f"<html><body><h1>Code</h1><p>Set two values:</p>{code}</body></html>")
+        assert doc.text == "Code\n\nSet two values:\n\nx = 1\ny = 2", code
+        assert doc.blocks[-1].kind == BlockKind.CODE
+
+
+def test_soft_hyphens_are_left_out():
+    doc = load("<html><body><p>Inter\u00adnational co\u00adoperation.</p></body></html>")
+    assert doc.text == "International cooperation."

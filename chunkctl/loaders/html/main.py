@@ -17,7 +17,7 @@ from sys import intern
 from typing import Any
 
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOCKS
-from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
+from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
 
 # Class/id names that mark content, or its surroundings.
 _POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|documentation",
@@ -190,8 +190,8 @@ class MainContent:
                 continue
             tag = intern(tag)  # one string per tag name, not one per element
             attrs = node_attrs(node)
-            if open_ids and is_furniture(node, tag, attrs, 1):  # the body itself is always walked
-                continue
+            if open_ids and (is_furniture(node, tag, attrs, 1) or (attrs and is_decoration(node, tag, attrs))):
+                continue  # (the body itself is always walked)
             marks = _marks(attrs)
             mid = node.mem_id
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \

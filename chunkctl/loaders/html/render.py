@@ -14,7 +14,7 @@ from chunkctl.loaders.html.elements import (
     PRE_TAGS,
     SECTIONING,
 )
-from chunkctl.loaders.html.select import is_data_table, is_furniture, node_attrs
+from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
 from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
 from chunkctl.model import BlockKind
 
@@ -122,6 +122,8 @@ class Renderer:
                 sink = self._sink()
                 if sink is not None:
                     t = node.text_content
+                    if "\xad" in t:  # a soft hyphen: invisible, and it splits the word for search
+                        t = t.replace("\xad", "")
                     if self.raw_depth:
                         sink.raw(t)
                     elif t.isspace():  # most text nodes: the indentation between tags
@@ -132,7 +134,8 @@ class Renderer:
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
             attrs = node_attrs(node)
-            if (not self.keep and is_furniture(node, tag, attrs, self.scoped)) or (
+            if (attrs and is_decoration(node, tag, attrs)) or (not self.keep and is_furniture(
+                    node, tag, attrs, self.scoped)) or (
                     self.excluded and node.mem_id in self.excluded):
                 if tag in BLOCK_TAGS:  # a block left out still ends the line ("a<nav>x</nav>b" is not "ab")
                     self._boundary()

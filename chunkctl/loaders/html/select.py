@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunkctl.loaders.html.elements import CELL_BLOCKS, CONSENT, DISPLAY_NONE, FURNITURE_ROLES, FURNITURE_TAGS
+from chunkctl.loaders.html.elements import (
+    CELL_BLOCKS,
+    CONSENT,
+    DISPLAY_NONE,
+    FURNITURE_ROLES,
+    FURNITURE_TAGS,
+    LINE_NUMBER_CLASSES,
+    PERMALINK_TEXT,
+)
 
 
 def parse(html: str):
@@ -78,6 +86,23 @@ def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
     marks = " ".join(v for v in (attrs.get("id"), attrs.get("class")) if v)
     if marks and CONSENT.search(marks) and tag not in ("body", "html", "main", "article"):
         return node.css_first("main, article, h1") is None
+    return False
+
+
+def is_decoration(node, tag: str, attrs: dict[str, Any]) -> bool:
+    """True for an element that is never text, whatever the options: code line numbers (a
+    `LINE_NUMBER_CLASSES` class; `td.gutter`) and an in-page permalink whose text is a sign
+    only (`href="#..."`, text matching `PERMALINK_TEXT`: "Install¶" was the heading, the
+    breadcrumb and a `dt` signature's end on every Sphinx page)."""
+    cls = attrs.get("class")
+    if cls:
+        names = cls.split()
+        if not LINE_NUMBER_CLASSES.isdisjoint(names) or (tag == "td" and "gutter" in names):
+            return True
+    if tag == "a":
+        href = attrs.get("href")
+        if href and href.lstrip().startswith("#") and PERMALINK_TEXT.fullmatch(node.text(deep=True)):
+            return True
     return False
 
 
