@@ -33,13 +33,18 @@ class LoaderError(ChunkctlError):
         self.reason = reason
 
 
+def _quoted(packages: str) -> str:
+    """Package specs as a shell takes them: one with brackets quoted ("'dask[bag]' distributed")."""
+    return " ".join(f"'{p}'" if "[" in p else p for p in packages.split())
+
+
 class MissingExtraError(ChunkctlError):
     """An optional feature whose extra is not installed; the message names the pip command."""
 
     def __init__(self, feature: str, extra: str, package: str):
         super().__init__(
             f"{feature} needs the optional package {package}: "
-            f"pip install 'chunkctl[{extra}]' (or: pip install {package})"
+            f"pip install 'chunkctl[{extra}]' (or: pip install {_quoted(package)})"
         )
         self.feature = feature
         self.extra = extra

@@ -407,3 +407,18 @@ def test_main_content_without_trafilatura_is_one_line_before_any_file(tmp_path):
     assert p.returncode == 2 and not out.exists()
     assert lines == ["chunkctl: error: --main-content needs the optional package trafilatura: "
                      "pip install 'chunkctl[html-main]' (or: pip install trafilatura)"]
+
+
+def test_an_upper_case_gz_name_is_compressed_too(tmp_path):
+    out = tmp_path / "CHUNKS.JSONL.GZ"
+    assert run_cli("chunk", "examples/backup-guide.md", "-q", "-o", str(out)).returncode == 0
+    import gzip
+
+    assert parse_jsonl(gzip.decompress(out.read_bytes()))[0]["source"] == "examples/backup-guide.md"
+
+
+def test_a_missing_extra_names_a_pip_command_a_shell_takes():
+    from chunkctl.errors import MissingExtraError
+
+    assert str(MissingExtraError("--engine dask", "dask", "dask[bag] distributed")).endswith(
+        "pip install 'chunkctl[dask]' (or: pip install 'dask[bag]' distributed)")

@@ -66,10 +66,13 @@ def arrow_schema() -> Any:
     `pyarrow.Table.from_pylist(records, schema=arrow_schema())`.
 
     Raises:
-        ImportError: pyarrow is not installed (`pip install 'chunkctl[parquet]'`).
+        ImportError: pyarrow is not installed; the message names `pip install 'chunkctl[parquet]'`.
     """
-    import pyarrow as pa
-
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise ImportError("arrow_schema needs the optional package pyarrow: pip install 'chunkctl[parquet]' "
+                          "(or: pip install pyarrow)") from None
     return pa.schema([pa.field(f.name, _arrow_type(f), nullable=f.nullable) for f in RECORD_FIELDS])
 
 

@@ -24,7 +24,7 @@ class Output:
     `path` None or "-" writes to stdout as the records come. A file path is written to
     a temporary file in the same folder and renamed over the target only by
     `commit()`, so an interrupted or failed run never leaves a half-written file and
-    never replaces a previous good one. A path ending in `.gz` is gzip-compressed
+    never replaces a previous good one. A path ending in `.gz` (any case) is gzip-compressed
     (deterministically: no name or time stamp in the gzip header).
 
     A symbolic link is followed: the file it points to is replaced, the link stays. A
@@ -69,7 +69,7 @@ class Output:
                 self._raw = os.fdopen(fd, "wb")
         except OSError as exc:
             raise OutputError(f"cannot write {self.path}: {_reason(exc)}") from None
-        if self.path.endswith(".gz"):
+        if self.path.lower().endswith(".gz"):
             self._fh = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0)  # type: ignore[assignment]
         else:
             self._fh = self._raw
