@@ -233,7 +233,7 @@ def _click_error(exc: Exception) -> NoReturn:
     ctx = getattr(exc, "ctx", None)
     code = getattr(exc, "exit_code", EXIT_FAILED)
     if code == EXIT_USAGE and ctx is not None:
-        message += f" (see '{ctx.command_path} --help')"
+        message += f" (see '{ctx.command_path.rstrip()} --help')"
     print_line("error", message)
     sys.exit(code)
 

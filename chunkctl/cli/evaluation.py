@@ -14,6 +14,7 @@ from chunkctl.errors import ConfigError, LoaderError, MissingExtraError
 
 def eval_(
     corpus_dir: Annotated[str, typer.Argument(help="Folder of corpus files; a question's corpus_id is a file stem.",
+                                              metavar="CORPUS_DIR",
                                               show_default=False)],
     questions: Annotated[str, typer.Option("--questions", help="Questions with reference excerpts: CSV or JSON "
                                            "lines (question, references, corpus_id).", show_default=False)],
@@ -81,7 +82,7 @@ def eval_(
       chunkctl eval corpora --questions q.jsonl --grid "recursive:200/0,sentence:256/32" --json results.json
       chunkctl eval corpora --questions q.csv --token-budget 1000 --optimize iou --min-recall 87
       chunkctl eval corpora --questions q.csv --grid "recursive:100/0,recursive:200/0,recursive:400/0" --html eval.html
-      chunkctl eval corpora --questions q.csv --retriever openai --embed-base-url http://localhost:8000/v1 \
+      chunkctl eval corpora --questions q.csv --retriever openai --embed-base-url http://localhost:8000/v1 \\
         --embed-model e5-passage --embed-query-model e5-query --equal-tokens 800
     """
     import orjson
@@ -216,7 +217,8 @@ def squad(
 
 
 def generate(
-    corpus_dir: Annotated[str, typer.Argument(help="Folder of corpus files to ask about.", show_default=False)],
+    corpus_dir: Annotated[str, typer.Argument(help="Folder of corpus files to ask about.", show_default=False,
+                                              metavar="CORPUS_DIR")],
     output: Annotated[str, typer.Option("--output", "-o", help="Questions file to write (JSON lines, the form "
                                         "`chunkctl eval --questions` reads).")] = "questions.jsonl",
     llm_base_url: Annotated[Optional[str], typer.Option("--llm-base-url", help="OpenAI-compatible endpoint, "
@@ -303,8 +305,21 @@ class _EvalGroup(typer.core.TyperGroup):
         return super().parse_args(ctx, args)
 
 
+class _RunCommand(typer.core.TyperCommand):
+    """The evaluation itself, run as `chunkctl eval CORPUS_DIR ...`: its usage line names no `run`."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        # (no "run" in the command path that usage errors name: "see 'chunkctl eval --help'")
+        return super().make_context("", args, parent=parent, **extra)
+
+    def format_usage(self, ctx, formatter) -> None:
+        path = ctx.parent.command_path if ctx.parent is not None else ctx.command_path
+        formatter.write_usage(path, " ".join(self.collect_usage_pieces(ctx)))
+        formatter.write_text(f"or: {path} generate|squad ... (see '{path} generate --help', '{path} squad --help')")
+
+
 eval_app = typer.Typer(cls=_EvalGroup, rich_markup_mode=None, add_completion=False,
                        help="Measure retrieval quality of chunkings; make question sets.")
-eval_app.command("run", hidden=True)(eval_)
+eval_app.command("run", hidden=True, cls=_RunCommand)(eval_)
 eval_app.command("generate")(generate)
 eval_app.command("squad")(squad)
