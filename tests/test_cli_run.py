@@ -422,3 +422,13 @@ def test_a_missing_extra_names_a_pip_command_a_shell_takes():
 
     assert str(MissingExtraError("--engine dask", "dask", "dask[bag] distributed")).endswith(
         "pip install 'chunkctl[dask]' (or: pip install 'dask[bag]' distributed)")
+
+
+def test_a_path_given_twice_is_one_input(tmp_path):
+    # a list with a repeated line was a usage error naming a clash of sources (a helper's find)
+    lst = tmp_path / "list.txt"
+    lst.write_text("examples/backup-guide.md\nexamples/backup-guide.md\n./examples/backup-guide.md\n")
+    once = run_cli("chunk", "examples/backup-guide.md", "-q")
+    p = run_cli("chunk", "--from-list", str(lst), "-q")
+    assert p.returncode == 0 and p.stdout == once.stdout
+    assert run_cli("chunk", "examples", "examples/", "-q").stdout == run_cli("chunk", "examples", "-q").stdout

@@ -51,7 +51,9 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
     """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
     from chunkctl import pipeline
 
-    if paths.count("-") + (from_list == "-") > 1:
+    if paths.count("-") > 1:
+        raise usage_error("standard input can be read once: give '-' once")
+    if "-" in paths and from_list == "-":
         raise usage_error("standard input can be read once: give '-' or '--from-list -', not both")
     if from_list is not None:
         try:

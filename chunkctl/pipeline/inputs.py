@@ -400,7 +400,8 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
 
     Args:
-        paths: in the order given; `-` stands for one document read by `read_stdin`.
+        paths: in the order given (a path given again is left out); `-` stands for one
+            document read by `read_stdin`.
         read_stdin: returns the bytes of standard input (called once, only for `-`).
         stdin_format: the format of that document; default: from `stdin_name`'s extension.
         stdin_name: its `source` (default `-`), written as given: it names no file, so
@@ -414,7 +415,11 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
             `source` (a document's records must be one contiguous run with one id), a
             `source_root` that is not a folder, or a pattern that is not valid.
     """
-    paths = list(paths)
+    # the same path given twice (a list with a repeated line, `chunk docs docs`) is one input
+    given: dict[str, str] = {}
+    for p in paths:
+        given.setdefault(p if p == "-" else os.path.normpath(p), p)
+    paths = list(given.values())
     check_source_root(source_root)
     selection = Selection(include, exclude)
     if "-" in paths and not stdin_format and stdin_name:
