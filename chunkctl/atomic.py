@@ -105,6 +105,8 @@ def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes],
     Raises:
         OSError: the folder or the file cannot be written (callers that only cache may ignore it).
     """
+    if public and os.path.islink(path):
+        path = os.path.realpath(path)  # an output named by a link is written through it, as `-o` is
     folder = os.path.dirname(os.fspath(path)) or "."
     os.makedirs(folder, exist_ok=True)
     fd, tmp = temp_file(folder, os.path.basename(os.fspath(path)))

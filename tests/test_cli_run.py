@@ -432,3 +432,18 @@ def test_a_path_given_twice_is_one_input(tmp_path):
     p = run_cli("chunk", "--from-list", str(lst), "-q")
     assert p.returncode == 0 and p.stdout == once.stdout
     assert run_cli("chunk", "examples", "examples/", "-q").stdout == run_cli("chunk", "examples", "-q").stdout
+    # a folder by its real path: spelled from the root, or through a link (a helper's find)
+    link = tmp_path / "ex"
+    link.symlink_to(ROOT / "examples")
+    whole = run_cli("chunk", "examples", "-q").stdout
+    assert run_cli("chunk", "examples", str(ROOT / "examples"), "-q").stdout == whole
+    assert run_cli("chunk", "examples", str(link), "-q").stdout == whole
+
+
+def test_summary_json_named_by_a_link_is_written_through_it(tmp_path):
+    target, link = tmp_path / "summary.json", tmp_path / "link.json"
+    target.write_text("{}")
+    link.symlink_to(target)
+    assert run_cli("chunk", "examples/backup-guide.md", "-q", "-o", str(tmp_path / "o.jsonl"),
+                   "--summary-json", str(link)).returncode == 0
+    assert link.is_symlink() and '"status": "ok"' in target.read_text()

@@ -417,8 +417,8 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     """
     # the same path given twice (a list with a repeated line, `chunk docs docs`) is one input
     given: dict[str, str] = {}
-    for p in paths:
-        given.setdefault(p if p == "-" else os.path.normpath(p), p)
+    for p in paths:  # (a folder by its real path: "docs", "$PWD/docs" and a link to it are one)
+        given.setdefault(p if p == "-" else os.path.realpath(p) if os.path.isdir(p) else os.path.normpath(p), p)
     paths = list(given.values())
     check_source_root(source_root)
     selection = Selection(include, exclude)

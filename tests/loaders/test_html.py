@@ -377,3 +377,16 @@ def test_code_line_numbers_are_not_code():
 def test_soft_hyphens_are_left_out():
     doc = load("<html><body><p>Inter\u00adnational co\u00adoperation.</p></body></html>")
     assert doc.text == "International cooperation."
+
+
+def test_signs_and_line_number_classes_that_are_content_stay():
+    # a helper's find: the first rules dropped every sign-only in-page link and every element with a
+    # line-number class, whatever it held
+    html = ('<html><body><h1>Title</h1><p>Tags <a href="#rust">#</a>rust here; see section <a href="#s3">§</a> 3; '
+            'written <a href="#sharp">#</a> in music.</p>'
+            '<table><tr><td class="gutter">Name</td><td>Alice</td></tr><tr><td class="gutter">Age</td><td>30</td></tr>'
+            '</table><div class="linenos">Important note in a linenos div</div></body></html>')
+    text = load(html).text
+    assert "Tags #rust here; see section § 3; written # in music." in text
+    assert "| Name | Alice |" in text and "| Age | 30 |" in text
+    assert "Important note in a linenos div" in text

@@ -71,6 +71,12 @@ def test_three_part_numbers_may_open_titles_with_digits_or_lower_case():
                      "3.2.2 http URL", "10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found"]
     last = doc.blocks[-1]
     assert last.headings == ("10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found")
+    # rows of data and sentences that open with a version number are no headings (a helper's find)
+    data = ("Notes\n\nWe upgraded the hosts last week, and this paragraph says how it went in detail.\n\n"
+            "2.7.18 is the last release of Python 2.\n\nFine.\n\n1.0.0 12 ms 15 ms\n1.0.1 11 ms 14 ms\n\n"
+            "4.5.6 x y z 7 8 9\n\n3.14.159 is an approximation someone might write\n")
+    doc = load(data.encode())
+    assert [b for b in doc.blocks if b.kind == BlockKind.HEADING] == []
 
 
 def test_chinese_chapter_lines_are_headings_anywhere():

@@ -28,8 +28,11 @@ DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#.-]{1,40})")
 # Decoration dropped whatever the options (`select.is_decoration`): code line numbers (Pygments'
 # `linenos`/`lineno`/`linenodiv`, Rouge's `rouge-gutter`, Prism's `line-numbers-rows`, highlight.js's
-# `hljs-ln-numbers`, GitHub's `blob-num`; Hexo's `td.gutter`), and in-page permalinks whose text is a
-# sign only (Sphinx's and MkDocs' "¶", "#", "§", a link emoji, Docusaurus' zero-width space).
+# `hljs-ln-numbers`, GitHub's `blob-num`; Hexo's `td.gutter`) holding digits only, and the in-page
+# permalinks of headings whose text is a sign only (Sphinx's and MkDocs' "¶", "#", "§", a link emoji,
+# Docusaurus' zero-width space).
 LINE_NUMBER_CLASSES = frozenset("linenos lineno linenodiv rouge-gutter line-numbers-rows hljs-ln-numbers "
                                 "blob-num".split())
 PERMALINK_TEXT = re.compile(r"[\s\u200b-\u200d\u2060\ufeff¶§#🔗⚓]*")
+PERMALINK_CLASS = re.compile(r"headerlink|anchor|hash-link|permalink|heading-link", re.I)
+LINE_NUMBERS_TEXT = re.compile(r"[\d\s]*")

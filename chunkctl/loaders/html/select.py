@@ -10,7 +10,10 @@ from chunkctl.loaders.html.elements import (
     DISPLAY_NONE,
     FURNITURE_ROLES,
     FURNITURE_TAGS,
+    HEADING_LEVELS,
     LINE_NUMBER_CLASSES,
+    LINE_NUMBERS_TEXT,
+    PERMALINK_CLASS,
     PERMALINK_TEXT,
 )
 
@@ -91,18 +94,28 @@ def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
 
 def is_decoration(node, tag: str, attrs: dict[str, Any]) -> bool:
     """True for an element that is never text, whatever the options: code line numbers (a
-    `LINE_NUMBER_CLASSES` class; `td.gutter`) and an in-page permalink whose text is a sign
-    only (`href="#..."`, text matching `PERMALINK_TEXT`: "Install¶" was the heading, the
-    breadcrumb and a `dt` signature's end on every Sphinx page)."""
-    cls = attrs.get("class")
+    `LINE_NUMBER_CLASSES` class, or `td.gutter`, holding digits only) and a heading's
+    in-page permalink (`href="#..."`, its text a sign only, `PERMALINK_TEXT`, in a heading or
+    `dt` or with a permalink class): "Install¶" was the heading, the breadcrumb and a `dt`
+    signature's end on every Sphinx page. A "#" link in running text ("tags #rust") stays."""
+    cls = attrs.get("class") or ""
     if cls:
         names = cls.split()
-        if not LINE_NUMBER_CLASSES.isdisjoint(names) or (tag == "td" and "gutter" in names):
+        if (not LINE_NUMBER_CLASSES.isdisjoint(names) or (tag == "td" and "gutter" in names)) and \
+                LINE_NUMBERS_TEXT.fullmatch(node.text(deep=True)):
             return True
     if tag == "a":
         href = attrs.get("href")
         if href and href.lstrip().startswith("#") and PERMALINK_TEXT.fullmatch(node.text(deep=True)):
-            return True
+            if PERMALINK_CLASS.search(cls):
+                return True
+            up = node.parent
+            for _ in range(3):
+                if up is None:
+                    break
+                if up.tag in HEADING_LEVELS or up.tag == "dt":
+                    return True
+                up = up.parent
     return False
 
 
