@@ -101,6 +101,14 @@ class Atom:
     block: Block | None = None
 
 
+def _chunk_kind(kinds: set[str]) -> str:
+    """A chunk's `kind` from the kinds of its body atoms (math reads as text): the one kind, "mixed", or "text"."""
+    kinds = {"text" if k == "math" else k for k in kinds}
+    if not kinds:
+        return "text"
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
 def _crosses(starts: list[int], a: int, b: int) -> bool:
     """Whether one of `starts` lies in `[a, b)` (a skipped span between two atoms)."""
     idx = bisect.bisect_left(starts, a)
@@ -631,8 +639,7 @@ class Packer:
                 if not kinds:  # the heading lines that open the chunk are not repeated in its breadcrumb
                     skip.append(len(b.headings) - 1)
                 continue
-            kind = _KIND_OF_BLOCK.get(b.kind, "text")
-            kinds.add("text" if kind == "math" else kind)
+            kinds.add(_KIND_OF_BLOCK.get(b.kind, "text"))
         if not kinds:
             return None  # heading lines only: their own paths (`pack`)
         cs = self.snap_start(start)
@@ -642,7 +649,7 @@ class Packer:
         cnt = self.count(cs, end, pre)
         if cnt > budget:
             return None
-        return Chunk(cs, end, pre, path, kinds.pop() if len(kinds) == 1 else "mixed", cnt, budget)
+        return Chunk(cs, end, pre, path, _chunk_kind(kinds), cnt, budget)
 
     def _prefix(self, path: tuple[str, ...], atoms: Sequence[Atom], nhead: int, i: int, k: int) -> tuple[str, int]:
         """Breadcrumb for a chunk of atoms i..k; headings whose lines open the body are left out."""
@@ -651,12 +658,7 @@ class Packer:
 
     @staticmethod
     def _kind(atoms: Sequence[Atom], i: int, k: int) -> str:
-        kinds = {"text" if x.kind == "math" else x.kind for x in atoms[i:k + 1] if x.kind != "heading"}
-        if not kinds:
-            return "text"
-        if len(kinds) == 1:
-            return kinds.pop()
-        return "mixed"
+        return _chunk_kind({x.kind for x in atoms[i:k + 1] if x.kind != "heading"})
 
     def _pack_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
         """Pack a run of atoms (no big table among them) into chunks.
@@ -1066,11 +1068,14 @@ class Packer:
                 # grow while the estimate fits, then near the budget while the exact count does
                 while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget - SLACK:
                     k += 1
-                while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget + 2 * SLACK \
-                        and self.count(cs, rows[k + 1][1], prefix) <= budget:
+                counted: dict[int, int] = {}  # exact counts already taken, by row
+                while k + 1 < len(rows) and self.tokens_before(rows[k + 1][1]) - tcs + ptoks <= budget + 2 * SLACK:
+                    counted[k + 1] = self.count(cs, rows[k + 1][1], prefix)
+                    if counted[k + 1] > budget:
+                        break
                     k += 1
                 while k >= r:
-                    cnt = self.count(cs, rows[k][1], prefix)
+                    cnt = counted[k] if k in counted else self.count(cs, rows[k][1], prefix)
                     if cnt <= budget:
                         out.append(Chunk(cs, rows[k][1], prefix, path, "table", cnt, budget))
                         r = k + 1

@@ -71,8 +71,9 @@ def arrow_schema() -> Any:
     try:
         import pyarrow as pa
     except ImportError:
-        raise ImportError("arrow_schema needs the optional package pyarrow: pip install 'chunkctl[parquet]' "
-                          "(or: pip install pyarrow)") from None
+        from chunkctl.errors import MissingExtraError
+
+        raise ImportError(str(MissingExtraError("arrow_schema", "parquet", "pyarrow"))) from None
     return pa.schema([pa.field(f.name, _arrow_type(f), nullable=f.nullable) for f in RECORD_FIELDS])
 
 

@@ -8,14 +8,16 @@ from collections import defaultdict
 
 from chunkctl.loaders.pdf.page import PageData
 
+# A page number alone: "12", "- 12 -", "Page 3 of 9", "iv".
+_BARE = r"^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$"
 _PAGE_NUMBER = re.compile(
-    r"^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$"
+    _BARE +
     r"|^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})\s.{0,80}$"
     r"|^.{0,80}\b(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$",
     re.I,
 )
 _DIGITS = re.compile(r"\d+")
-_BARE_NUMBER = re.compile(r"^\W{0,3}(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$", re.I)
+_BARE_NUMBER = re.compile(_BARE, re.I)
 _PAGE_WORD = re.compile(r"^(?:page|p\.|seite|página|pagina)\s*", re.I)
 _SPACES = re.compile(r"\s+")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
