@@ -153,7 +153,14 @@ class Graphemes:
 
 _LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
 _WS = re.compile(r"\s+")
-_CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：])\s*")
+# Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
+# half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
+# and the Tibetan shad ། ༎ end a clause with or without white space after them.
+_CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：﹐﹑﹔﹕､\u055d\u060c\u061b\u07f8\u0f0d\u0f0e\u104a\u1363-\u1366"
+                         r"\u1802\u1808\ua60d])\s*")
+# Word ends: white space, and the syllable and word marks of scripts that write no spaces between
+# words: the Tibetan tsheg ་ and the Ethiopic wordspace ፡ (a cut after the mark).
+_WORD_SEP = re.compile(r"\s+|(?<=[\u0f0b\u1361])(?=\S)")
 _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
 _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
@@ -390,13 +397,15 @@ def _line_start(text: str, lo: int, pos: int) -> int:
 
 
 def split_clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """Clauses: pieces after `,;:` followed by white space, or after CJK `，、；：`."""
+    """Clauses: pieces after `,;:` followed by white space, or after the clause marks of other scripts
+    (CJK `，、；：`, Arabic `، ؛`, Tibetan `།`, ...: `_CLAUSE_SEP`)."""
     return _split_by(_CLAUSE_SEP, text, a, b)
 
 
 def split_words(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """Runs of non-white-space characters (scripts without spaces give one piece)."""
-    return _split_by(_WS, text, a, b)
+    """Runs of non-white-space characters, also cut after a Tibetan tsheg or an Ethiopic wordspace
+    (other scripts without spaces give one piece)."""
+    return _split_by(_WORD_SEP, text, a, b)
 
 
 PY_WINDOW = 1 << 16
@@ -568,7 +577,7 @@ class Splitters:
         if level == Level.CLAUSE:
             return _iter_split_by(_CLAUSE_SEP, t, a, b)
         if level == Level.WORD:
-            return _iter_split_by(_WS, t, a, b)
+            return _iter_split_by(_WORD_SEP, t, a, b)
         raise ValueError(f"no splitter for level {level!r}")
 
 

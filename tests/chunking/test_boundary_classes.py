@@ -438,3 +438,43 @@ def test_no_chunk_under_a_quarter_full_while_the_next_sentence_would_fit(doc_sen
     for r in recs[:-1]:
         assert r["n_tokens"] >= size // 4, (size, body(r))
         assert body(r).rstrip().endswith("."), (size, body(r)[-60:])
+
+
+# ---------------------------------------------------------------- clause marks of other scripts
+# A helper's find: Arabic text was cut between two words of a clause while a "،" stood earlier in the chunk
+# (a Latin "," in the same place was used). Each mark with the words of its script.
+CLAUSE_MARKS = {
+    "،": ["رسول", "الله", "في", "حر", "شديد", "الغزوة", "كانت", "تلك", "حتى", "جمعتهما"],
+    "؛": ["رسول", "الله", "في", "حر", "شديد", "الغزوة", "كانت", "تلك", "حتى", "جمعتهما"],
+    "፣": ["ሰላም", "ለዓለም", "ሁሉ", "ይሁን", "ሰዎች", "ነጻ", "ሆነው", "ይወለዳሉ"],
+    "၊": ["လူတိုင်း", "သည်", "တူညီ", "လွတ်လပ်", "သော", "ဂုဏ်", "သိက္ခာ", "ဖြင့်"],
+    "།": ["སྐྱེ་བོ་", "ཕོ་མོ་", "ཚང་མ་", "རང་དབང་", "ལྡན་པ་", "ཐོབ་པ་"],
+    "՝": ["բոլոր", "մարդիկ", "ծնվում", "են", "ազատ", "ու", "հավասար"],
+}
+
+
+@PROPS
+@given(st.sampled_from(sorted(CLAUSE_MARKS)), st.integers(3, 8), st.integers(20, 40), st.sampled_from(STRATEGIES),
+       st.data())
+def test_a_clause_mark_of_any_script_is_cut_at_before_a_word_gap(mark, first, rest, strategy, data):
+    words = CLAUSE_MARKS[mark]
+    sep = "" if mark == "།" else " "
+    head = sep.join(data.draw(st.sampled_from(words)) for _ in range(first)) + mark
+    tail = sep.join(data.draw(st.sampled_from(words)) for _ in range(rest))
+    text = head + " " + tail + "\n"
+    size = TOK.count(head) + 2
+    if TOK.count(text) <= size:
+        return
+    recs = chunkctl.chunk_text(text, "txt", strategy=strategy, chunk_size=size, context="none")
+    assert body(recs[0]) == head, (mark, body(recs[0]))
+
+
+def test_tibetan_and_ethiopic_words_are_cut_after_their_word_marks():
+    from chunkctl.text.segment import split_clauses, split_words
+
+    tib = "སྐྱེ་བོ་ཕོ་མོ། ན་ཚོད"
+    assert [tib[a:b] for a, b in split_words(tib, 0, len(tib))] == ["སྐྱེ་", "བོ་", "ཕོ་", "མོ།", "ན་", "ཚོད"]
+    assert [tib[a:b] for a, b in split_clauses(tib, 0, len(tib))] == ["སྐྱེ་བོ་ཕོ་མོ།", "ན་ཚོད"]
+    eth = "ሰላም፡ለዓለም፡ሁሉ፣ይሁን"
+    assert [eth[a:b] for a, b in split_words(eth, 0, len(eth))] == ["ሰላም፡", "ለዓለም፡", "ሁሉ፣ይሁን"]
+    assert [eth[a:b] for a, b in split_clauses(eth, 0, len(eth))] == ["ሰላም፡ለዓለም፡ሁሉ፣", "ይሁን"]
