@@ -121,6 +121,14 @@ def test_definition_list():
     assert [doc.text[s:e] for s, e in doc.blocks[0].rows] == ["Term\n: Def one\n: Def two", "T2\n: D3"]
 
 
+def test_terms_of_one_definition_are_one_row():
+    # a helper's find on git's manual pages: "-f" ended a chunk, "--force" and its definition began the next
+    doc = load("<dl><dt>--all</dt><dd>All refs.</dd><dt>-f</dt><dt>--force</dt><dd>Force it.</dd>"
+               "<dt>-q</dt><dd>Quiet.</dd><dd>Twice: quieter.</dd></dl>")
+    assert [doc.text[s:e] for s, e in doc.blocks[0].rows] == [
+        "--all\n: All refs.", "-f\n--force\n: Force it.", "-q\n: Quiet.\n: Twice: quieter."]
+
+
 def test_blockquote_figure_and_caption():
     doc = load("<blockquote><p>Quote one</p><p>Quote two</p></blockquote>"
                "<figure><img src=x alt=pic><figcaption>Fig 1</figcaption></figure>")

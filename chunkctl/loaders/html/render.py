@@ -28,7 +28,7 @@ class _Frame:
     """One open sink of the walk: where text goes until the element that opened it ends."""
 
     __slots__ = ("kind", "node", "lines", "level", "language", "block_kind", "lists", "row_starts",
-                 "grid", "cell", "cell_th", "cell_span", "caption", "in_head", "in_foot")
+                 "grid", "cell", "cell_th", "cell_span", "caption", "in_head", "in_foot", "last_item")
 
     def __init__(self, kind: int, node=None, lines: Lines | None = None):
         self.kind = kind
@@ -46,6 +46,7 @@ class _Frame:
         self.caption: Lines | None = None
         self.in_head = False
         self.in_foot = False
+        self.last_item = ""  # tag of the last top-level item ("li", "dt", "dd")
 
 
 def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
@@ -270,8 +271,11 @@ class Renderer:
         else:
             marker = ": "
         lines.newline()
-        if top_level and f.block_kind == BlockKind.LIST and (tag != "dd" or not f.row_starts):
+        if top_level and f.block_kind == BlockKind.LIST and (tag != "dd" or not f.row_starts) and not (
+                tag == "dt" and f.last_item == "dt"):  # the terms of one definition ("-f", "--force") are one row
             f.row_starts.append(lines.n_lines)
+        if top_level:
+            f.last_item = tag
         lst.append(lines.start_item(marker, lst[2]))
 
     def _open_table_part(self, f: _Frame, node, tag: str, attrs: dict[str, Any]) -> bool:
