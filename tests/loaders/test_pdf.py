@@ -10,7 +10,8 @@ import pytest
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.pdf.furniture import drop_furniture
-from chunkctl.loaders.pdf.groups import is_list_start
+from chunkctl.loaders.pdf.groups import Group, is_list_start
+from chunkctl.loaders.pdf.headings import outline_headings
 from chunkctl.loaders.pdf.joining import Joiner
 from chunkctl.loaders.pdf.lines import reading_order
 from chunkctl.loaders.pdf.loader import load_pdf
@@ -170,6 +171,37 @@ def test_page_whose_only_text_repeats_keeps_it():
     assert all(p.lines for p in pages)
 
 
+def test_outline_entry_without_destination_is_found_between_its_neighbours():
+    # a helper's find (pdfplumber's chelsea_pdta.pdf): the bookmark "3.2. Résultats ..." has no destination;
+    # its section (pages 14-19) was read under "3.1" with "3.2" as a paragraph
+    pages = [_page(i, []) for i in range(4)]
+    groups = [[Group("para", [_line("1. Intro", 60, 60, 200, bold=True)], page=0)],
+              [Group("para", [_line("Text of the introduction, with its words.", 60, 100, 540)], page=1)],
+              [Group("para", [_line("1.1 Scope", 60, 100, 200, bold=True),
+                              _line("What the scope is, in one sentence.", 60, 120, 540)], page=2)],
+              [Group("para", [_line("2. End", 60, 60, 200, bold=True)], page=3)]]
+    outline = [(0, "1. Intro", 0, None), (1, "1.2 Terms", -1, None), (1, "1.1  Scope", -1, None),
+               (0, "2. End", 3, None)]
+    assert outline_headings(groups, outline, pages, 10.0) == 3
+    heads = [(g.page, g.level, g.title) for gs in groups for g in gs if g.kind == "heading"]
+    assert heads == [(0, 1, "1. Intro"), (2, 2, "1.1 Scope"), (3, 1, "2. End")]
+    assert [ln.text for g in groups[2] for ln in g.lines] == ["1.1 Scope", "What the scope is, in one sentence."]
+    assert [g.kind for g in groups[2]] == ["heading", "para"]  # "1.2 Terms" is nowhere: no heading
+
+
+def test_footer_left_alone_on_pages_that_could_not_be_read_is_dropped():
+    # a helper's find (pdf.js' TAMReview.pdf): pages 2-18 use fonts without a Unicode mapping, their
+    # footer was all that was left of them and was kept 16 times, joined by form feeds
+    footer = "Sprouts - http://sprouts.aisnet.org/9-37"
+    pages = [_page(0, [_line("Overview of the model, its origins and its critics.", 60, 100, 540),
+                       _line(footer, 60, 760, 300)])]
+    pages += [_page(i, [_line(footer, 60, 760, 300)]) for i in range(1, 8)]
+    for p in pages[1:]:
+        p.unreadable = True
+    assert drop_furniture(pages) == 8
+    assert [ln.text for p in pages for ln in p.lines] == ["Overview of the model, its origins and its critics."]
+
+
 # -- file-level errors --------------------------------------------------------------------
 
 @pytest.mark.parametrize("data, reason", [
@@ -182,6 +214,20 @@ def test_unreadable_bytes_are_one_line_errors(data, reason):
         load_pdf(data, "x.pdf", ChunkConfig())
     assert err.value.reason == reason
     assert str(err.value) == f"x.pdf: {reason}"
+
+
+def test_a_pdf_without_pages_says_so(tmp_path):
+    # a helper's find: the line read "unreadable PDF: Failed to load document (PDFium: Success)". (In a fresh
+    # process: pdfium sets no error code for it, so after another failure its code is that one's.)
+    path = tmp_path / "zero.pdf"
+    path.write_bytes(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n"
+                     b"<< /Type /Pages /Kids [] /Count 0 >>\nendobj\nxref\n0 3\n0000000000 65535 f \n"
+                     b"0000000009 00000 n \n0000000058 00000 n \ntrailer\n<< /Size 3 /Root 1 0 R >>\n"
+                     b"startxref\n110\n%%EOF\n")
+    p = run_cli("chunk", str(path), "-o", str(tmp_path / "o.jsonl"))
+    assert p.returncode == 1
+    assert p.stderr.decode().splitlines()[0] == (f"chunkctl: error: {path}: unreadable PDF: no page that can be "
+                                                 f"read (an empty or broken page tree)")
 
 
 @needs_shared()

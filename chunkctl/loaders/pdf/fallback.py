@@ -111,11 +111,13 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
                 recovered.append(i)
                 if r.good < READABLE_SHARE * max(glyphs, r.good + r.bad):
                     incomplete.append(i)
+                    p.unreadable = True
                 continue
         junk = p.bad_chars + min(p.guessed, mixed_script_chars(mine))
         readable = p.n_chars - junk
         if readable >= READABLE_SHARE * glyphs:
             continue
+        p.unreadable = True
         if junk > readable:
             p.lines, p.stray, p.tables = [], [], []
             left_out.append(i)

@@ -63,7 +63,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     document of up to SHORT_PDF pages (the printed page number, alone or beside a running
     title; a line in the margin only as one of the two outer lines of its page must be a
     number alone), or (d) sit in the margin and read as the page's label from /PageLabels.
-    A page whose every line would go keeps them (what repeats is then the content). Needs
+    A page whose every line would go keeps them (what repeats is then the content), unless
+    most of its glyphs could not be read (`unreadable`: the footer is then all that is left of
+    the page, not what it says). Needs
     2 pages or more. Lines that open a few scattered pages ("Definition 20" on pages 24,
     32 and 63 of a book) or end in a number by chance are content.
 
@@ -138,7 +140,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     dropped = 0
     for p in pages:
         keep = [ln for ln in p.lines if id(ln) not in drop]
-        if not keep and not p.tables:
+        if not keep and not p.tables and not p.unreadable:
             continue  # what repeats is all the page says: it is content, not furniture
         dropped += len(p.lines) - len(keep)
         p.lines = keep

@@ -112,7 +112,10 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     the first short bold or large group at the destination height is taken (for a
     destination without a height, the first such group of the page).
     The heading path uses the outline's titles (the printed text for matches by
-    position only); levels are outline depths + 1.
+    position only); levels are outline depths + 1. An entry without a destination
+    (page index -1; a broken bookmark) is matched by its text alone, at its first
+    match from the page of the entry before it with a page to the page of the entry
+    after it.
 
     Args:
         groups_by_page: groups of each page.
@@ -124,7 +127,12 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
         the number of entries matched.
     """
     matched = 0
-    for depth, title, pidx, y in outline:
+    known = [e[2] for e in outline]
+    for i, (depth, title, pidx, y) in enumerate(outline):
+        if pidx == -1:
+            if _match_without_destination(groups_by_page, depth, title, i, known):
+                matched += 1
+            continue
         if not 0 <= pidx < len(groups_by_page):
             continue
         want = _norm_title(title)
@@ -139,14 +147,11 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
                 continue
             if g.kind == "heading" and g.title and g.level:
                 continue
-            for k in range(1, min(3, len(g.lines)) + 1):
-                text = " ".join(ln.text for ln in g.lines[:k])
-                got = _norm_title(text)
-                if got == want or (len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
-                    dist = abs(g.lines[0].top - ty) if ty is not None else gi
-                    if best is None or dist < best[0]:
-                        best = (dist, gi, k)
-                    break
+            k = _title_lines(g, want)
+            if k:
+                dist = abs(g.lines[0].top - ty) if ty is not None else gi
+                if best is None or dist < best[0]:
+                    best = (dist, gi, k)
         if best is None:
             # No text match: the first short bold or large group at or below the
             # destination (the page's top when the destination has no height).
@@ -163,15 +168,49 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
         if best is None:
             continue
         _, gi, k = best
-        g = groups[gi]
-        if k < len(g.lines):
-            rest = Group(g.kind if g.kind != "heading" else "para", g.lines[k:], page=g.page)
-            g.lines = g.lines[:k]
-            groups.insert(gi + 1, rest)
-        g.kind = "heading"
-        g.level = min(depth + 1, 6)
-        # A text match names the heading by its outline title; a match by position
-        # only (the printed words differ) by the printed heading.
-        g.title = " ".join(title.split()) if best[0] >= 0 else g.plain()
+        _make_heading(groups, gi, k, depth, " ".join(title.split()) if best[0] >= 0 else None)
         matched += 1
     return matched
+
+
+def _title_lines(g: Group, want: str) -> int:
+    """How many of the first one to three lines of `g` read as the title `want` (normalized), or 0."""
+    for k in range(1, min(3, len(g.lines)) + 1):
+        got = _norm_title(" ".join(ln.text for ln in g.lines[:k]))
+        if got == want or (len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
+            return k
+    return 0
+
+
+def _make_heading(groups: list[Group], gi: int, k: int, depth: int, title: str | None) -> None:
+    """Make the first `k` lines of `groups[gi]` a heading of outline depth `depth`, named `title`
+    (None: by its printed text, for a match by position only); the rest of the group follows it."""
+    g = groups[gi]
+    if k < len(g.lines):
+        rest = Group(g.kind if g.kind != "heading" else "para", g.lines[k:], page=g.page)
+        g.lines = g.lines[:k]
+        groups.insert(gi + 1, rest)
+    g.kind = "heading"
+    g.level = min(depth + 1, 6)
+    g.title = title if title is not None else g.plain()
+
+
+def _match_without_destination(groups_by_page: list[list[Group]], depth: int, title: str, i: int,
+                               known: list[int]) -> bool:
+    """Mark the first group that reads as outline entry `i`'s title, between the pages of the entries
+    before and after it that have one (`known`: page index per entry, -1 for none); True when found."""
+    want = _norm_title(title)
+    if not want:
+        return False
+    first = next((p for p in reversed(known[:i]) if p >= 0), 0)
+    last = next((p for p in known[i + 1:] if p >= 0), len(groups_by_page) - 1)
+    for pidx in range(max(first, 0), min(last, len(groups_by_page) - 1) + 1):
+        groups = groups_by_page[pidx]
+        for gi, g in enumerate(groups):
+            if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
+                continue
+            k = _title_lines(g, want)
+            if k:
+                _make_heading(groups, gi, k, depth, " ".join(title.split()))
+                return True
+    return False

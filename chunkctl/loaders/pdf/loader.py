@@ -134,6 +134,9 @@ def _open(data: bytes, source: str, password: str | None):
             raise LoaderError(source, "encrypted PDF: unsupported security handler") from None
         if code == _ERR_FORMAT:
             raise LoaderError(source, "unreadable PDF: damaged beyond repair (truncated or corrupt structure)") from None
+        if code == 0:  # pdfium refused it without naming an error ("PDFium: Success"): a page tree it cannot use
+            raise LoaderError(source, "unreadable PDF: no page that can be read (an empty or broken page tree)") \
+                from None
         raise LoaderError(source, f"unreadable PDF: {exc}") from None
 
 
@@ -197,18 +200,20 @@ def _drop_table_lines(pdata: PageData) -> None:
 
 
 def _outline(pdf) -> list[tuple[int, str, int, float | None]]:
-    """Outline entries as (depth, title, page index, destination y in user space or None)."""
-    out = []
+    """Outline entries as (depth, title, page index, destination y in user space or None); the page index
+    is -1 for an entry without a destination (looked for between its neighbours' pages)."""
+    out: list[tuple[int, str, int, float | None]] = []
     try:
         for i, item in enumerate(pdf.get_toc(max_depth=8)):
             if i >= 5000:
                 break
             title = (item.get_title() or "").strip()
-            dest = item.get_dest()
-            if not title or dest is None:
+            if not title:
                 continue
-            pidx = dest.get_index()
-            if pidx is None:
+            dest = item.get_dest()
+            pidx = dest.get_index() if dest is not None else None
+            if dest is None or pidx is None:
+                out.append((int(item.level), title, -1, None))
                 continue
             y = None
             mode, pos = dest.get_view()

@@ -271,6 +271,8 @@ class PageData:
             (it guessed them from the character code: often right, sometimes junk).
         empty_objects: text objects whose glyphs pdfium maps to no text at all (CID
             fonts whose CMap it cannot read); see `chunkctl.loaders.pdf.fallback`.
+        unreadable: most of the page's glyphs could not be read (its text is left out or
+            incomplete, set by `chunkctl.loaders.pdf.fallback.recover_text`).
     """
 
     index: int
@@ -287,6 +289,7 @@ class PageData:
     bad_chars: int = 0
     guessed: int = 0
     empty_objects: int = 0
+    unreadable: bool = False
 
 
 class PageReader:
