@@ -153,6 +153,18 @@ def test_questions_from_csv_and_jsonl_agree(tmp_path):
     assert a == b == [evaluation.Question("Who, what?", "doc", ((6, 11),), ("world",))]
 
 
+@pytest.mark.parametrize("bad", [1.7, True, "x", None, [6]])
+def test_reference_offsets_must_be_integers(tmp_path, bad):
+    # a helper's find: 1.7 was read as 1 and true as 1, moving the reference span without a word
+    refs = [{"content": "world", "start_index": bad, "end_index": 11}]
+    (tmp_path / "q.jsonl").write_text(json.dumps({"question": "q", "references": refs, "corpus_id": "doc"}) + "\n")
+    with pytest.raises(ConfigError, match="integer start_index"):
+        evaluation.load_questions(tmp_path / "q.jsonl")
+    refs[0]["start_index"] = "6"  # a CSV cell's digits are an integer
+    (tmp_path / "q.jsonl").write_text(json.dumps({"question": "q", "references": refs, "corpus_id": "doc"}) + "\n")
+    assert evaluation.load_questions(tmp_path / "q.jsonl")[0].excerpts == ((6, 11),)
+
+
 def test_excerpts_are_checked_and_a_bom_is_counted(tmp_path):
     d = tmp_path / "corpora"
     d.mkdir()
@@ -268,10 +280,28 @@ def test_cli_eval_writes_every_figure(small_eval, tmp_path):
 def test_cli_eval_usage_errors_are_one_line(small_eval):
     pytest.importorskip("bm25s")
     corpus, questions = small_eval
-    for extra in (["--grid", "recursive:abc"], ["--optimize", "f1"], ["--k", "0"], ["--retriever", "tfidf"]):
+    for extra in (["--grid", "recursive:abc"], ["--optimize", "f1"], ["--k", "0"], ["--retriever", "tfidf"],
+                  ["--grid", "recursive:200/0:tokenizer=nope"]):
         r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), *extra])
         assert r.exit_code == 2, extra
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+@needs_shared()
+def test_cli_eval_never_writes_a_report_over_its_inputs(small_eval):
+    # a helper's find: --json q.jsonl replaced the questions, --html corpora/doc.md a document, exit 0
+    corpus, questions = small_eval
+    doc = corpus / "state_of_the_union.md"
+    before = (questions.read_bytes(), doc.read_bytes())
+    out = str(questions.parent / "r.json")
+    for extra in (["--json", str(questions)], ["--html", str(doc)], ["--json", str(corpus / "new.json")],
+                  ["--json", out, "--html", out], ["--min-recall", "nan"], ["--min-recall", "200"]):
+        r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--grid", "recursive:200/0",
+                                *extra])
+        assert r.exit_code == 2, extra
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert (questions.read_bytes(), doc.read_bytes()) == before
+    assert sorted(p.name for p in corpus.iterdir()) == ["state_of_the_union.md"]
 
 
 def test_cli_eval_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):

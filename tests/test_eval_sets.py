@@ -171,6 +171,25 @@ def test_squad_conversion_gives_offsets_that_align(tmp_path):
     assert one["references"][0]["content"] in ("Norman French", "Vistula")
 
 
+def test_squad_titles_too_long_for_a_file_name_and_nul_characters(tmp_path):
+    # a helper's find: a title of 100 "漢" (300 bytes) failed with "File name too long" half-way, leaving
+    # corpora/Alpha.txt without questions.jsonl; a NUL in a context made a corpus file eval reads as binary
+    ctx = "Alpha text.\x00 The answer is here. More."
+    data = {"data": [{"title": t, "paragraphs": [{"context": ctx, "qas": [
+        {"question": "Where?", "answers": [{"text": "here", "answer_start": ctx.index("here")}]}]}]}
+        for t in ("Alpha", "漢" * 100, "漢" * 100 + "x", "Beta")]}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    done = convert_squad(path, tmp_path / "out")
+    assert (done.corpora, done.questions) == (4, 4)
+    names = sorted(p.name for p in (tmp_path / "out" / "corpora").iterdir())
+    assert len(names) == 4 and all(len(n.encode()) <= 130 for n in names)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["corpora", "questions.jsonl"]  # no temporary
+    corpora = evaluation.load_corpora(tmp_path / "out" / "corpora")
+    qs = evaluation.align(evaluation.load_questions(tmp_path / "out" / "questions.jsonl"), corpora)
+    assert len(qs) == 4 and all(b"\0" not in p.read_bytes() for p in (tmp_path / "out" / "corpora").iterdir())
+
+
 def test_cli_squad_and_its_errors(tmp_path):
     r = runner.invoke(app, ["eval", "squad", str(squad_file(tmp_path)), str(tmp_path / "set")])
     assert r.exit_code == 0, r.output

@@ -3,13 +3,14 @@ held-out pick); `eval generate` and `eval squad` make question sets."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Optional
 
 import typer
 
 from chunkctl.cli.console import EXIT_FAILED, Console, usage_error
-from chunkctl.errors import ConfigError, LoaderError, MissingExtraError
+from chunkctl.errors import ConfigError, LoaderError, MissingExtraError, TokenizerError
 
 
 def eval_(
@@ -97,6 +98,9 @@ def eval_(
 
     if optimize not in evaluate.OPTIMIZE:
         raise usage_error(f"--optimize {optimize!r} is not one of: {', '.join(evaluate.OPTIMIZE)}")
+    if min_recall is not None and not 0 <= min_recall <= 100:
+        raise usage_error(f"--min-recall {min_recall} is not a percentage from 0 to 100")
+    _check_reports(corpus_dir, questions, json_out, html_out)
     embedder = None
     try:
         if retriever == "openai" or embed_base_url or embed_model:
@@ -116,7 +120,7 @@ def eval_(
         report = evaluate.run(corpus_dir, questions, entries, retriever, k, token_budget, progress,
                               equal_tokens, embedder, sample, seed)
         base = report.baseline(baseline)
-    except (ConfigError, MissingExtraError) as exc:
+    except (ConfigError, MissingExtraError, TokenizerError) as exc:  # (a grid entry's tokenizer= is usage too)
         raise usage_error(str(exc)) from None
     except (LoaderError, LLMError) as exc:
         Console().error(str(exc))
@@ -133,6 +137,28 @@ def eval_(
         page.write(eval_page(report.to_dict(optimize, floor)).encode("utf-8"))
         page.commit()
     _print_eval(report, report.best(optimize, floor), optimize, min_recall, base, floor)
+
+
+def _check_reports(corpus_dir: str, questions: str, json_out: str | None, html_out: str | None) -> None:
+    """A usage error when a report would overwrite the questions, a corpus file or the other report.
+
+    Raises:
+        typer.Exit: (code 2, the reason printed) for such a report path.
+    """
+    def real(path: str) -> str:
+        return os.path.realpath(os.path.abspath(path))
+
+    corpus = real(corpus_dir)
+    reports = [(flag, path) for flag, path in (("--json", json_out), ("--html", html_out)) if path and path != "-"]
+    for flag, path in reports:
+        where = real(path)
+        if questions != "-" and where == real(questions):
+            raise usage_error(f"{flag} {path} is also the --questions file: it would be overwritten")
+        if where == corpus or where.startswith(corpus.rstrip(os.sep) + os.sep):
+            raise usage_error(f"{flag} {path} is inside the corpus folder {corpus_dir}: it would be overwritten "
+                              f"or read as a document")
+    if len(reports) == 2 and real(reports[0][1]) == real(reports[1][1]):
+        raise usage_error(f"--json and --html name the same file {reports[0][1]}: one would overwrite the other")
 
 
 def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, floor) -> None:

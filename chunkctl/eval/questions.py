@@ -83,7 +83,7 @@ def _question(row: Any, where: str) -> Question:
     spans, contents = [], []
     for ref in refs:
         try:
-            s, e = int(ref["start_index"]), int(ref["end_index"])
+            s, e = _offset(ref["start_index"]), _offset(ref["end_index"])
         except (TypeError, KeyError, ValueError):
             raise ConfigError(f"{where}: every reference needs integer start_index and end_index") from None
         if not 0 <= s < e:
@@ -91,3 +91,16 @@ def _question(row: Any, where: str) -> Question:
         spans.append((s, e))
         contents.append(ref.get("content"))
     return Question(str(row["question"]), str(row["corpus_id"]), tuple(spans), tuple(contents))
+
+
+def _offset(value: Any) -> int:
+    """A character offset: an integer, or a string of digits (as a CSV cell holds it).
+
+    Raises:
+        ValueError: anything else (1.7, true, "x": truncating would move the span).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(value)
+    if isinstance(value, str) and not value.strip().isdigit():
+        raise ValueError(value)
+    return int(value)

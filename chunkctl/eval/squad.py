@@ -11,9 +11,13 @@ the form `chunkctl eval` reads (`load_questions`), as Chroma's `questions_df.csv
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import random
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,8 +70,17 @@ def _articles(data: Any, path: Path) -> list[dict[str, Any]]:
     return data["data"]
 
 
+STEM_BYTES = 120
+"""Longest file stem written (UTF-8 bytes; file systems allow 255 a name): a longer title is cut and
+given 8 hex digits of its SHA-1, so two long titles with the same start stay two files."""
+
+
 def _file_stem(title: str, used: set[str]) -> str:
     stem = re.sub(r"[^\w.-]+", "_", title).strip("._") or "article"
+    if len(stem.encode("utf-8")) > STEM_BYTES:
+        digest = hashlib.sha1(title.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        cut = stem.encode("utf-8")[:STEM_BYTES - 9].decode("utf-8", "ignore")
+        stem = f"{cut}_{digest}"
     base, n = stem, 2
     while stem.lower() in used:
         stem, n = f"{base}_{n}", n + 1
@@ -116,7 +129,7 @@ def convert_squad(path: str | Path, out_dir: str | Path, excerpt: str = "sentenc
             stem = _file_stem(str(article.get("title") or "article"), used)
             text = title + "\n\n"
             for para in paragraphs:
-                context = str(para["context"])
+                context = str(para["context"]).replace("\x00", " ")  # (a NUL makes the file read as binary)
                 base = len(text)
                 text += context.strip("\n") + "\n\n"
                 for qa in para["qas"]:
@@ -125,9 +138,10 @@ def convert_squad(path: str | Path, out_dir: str | Path, excerpt: str = "sentenc
                         skipped += 1
                         continue
                     a = answers[0]
+                    answer = str(a["text"]).replace("\x00", " ")
                     s = int(a["answer_start"])
-                    e = s + len(a["text"])
-                    if not a["text"] or context[s:e] != a["text"]:
+                    e = s + len(answer)
+                    if not answer or context[s:e] != answer:
                         skipped += 1
                         continue
                     if excerpt == "sentence":
@@ -145,11 +159,32 @@ def convert_squad(path: str | Path, out_dir: str | Path, excerpt: str = "sentenc
         keep = sorted(random.Random(seed).sample(range(len(rows)), sample))
         skipped += len(rows) - sample
         rows = [rows[i] for i in keep]
-    out = Path(out_dir)
-    (out / "corpora").mkdir(parents=True, exist_ok=True)
-    for stem, text in files.items():
-        (out / "corpora" / f"{stem}.txt").write_bytes(text.encode("utf-8"))
-    with (out / "questions.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    _write_set(Path(out_dir), files, rows)
     return Converted(len(files), len(rows), skipped, sum(len(t) for t in files.values()))
+
+
+def _write_set(out: Path, files: dict[str, str], rows: list[dict[str, Any]]) -> None:
+    """Write the corpus files and questions.jsonl into a temporary folder of `out`, then move each into
+    place: a failure while writing (a full disk) leaves no partial set in `out`.
+
+    Raises:
+        ConfigError: the folder cannot be written (one line, the reason).
+    """
+    try:
+        (out / "corpora").mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".chunkctl-squad-", dir=out))
+    except OSError as exc:
+        raise ConfigError(f"{out}: cannot write the set ({exc.strerror or exc})") from None
+    try:
+        for stem, text in files.items():
+            (tmp / f"{stem}.txt").write_bytes(text.encode("utf-8"))
+        with (tmp / "questions.jsonl").open("w", encoding="utf-8", newline="\n") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for stem in files:
+            os.replace(tmp / f"{stem}.txt", out / "corpora" / f"{stem}.txt")
+        os.replace(tmp / "questions.jsonl", out / "questions.jsonl")
+    except OSError as exc:
+        raise ConfigError(f"{out}: cannot write the set ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
