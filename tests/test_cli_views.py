@@ -77,6 +77,37 @@ def test_stats_of_a_good_file(tmp_path):
     assert json.loads(piped.stdout)["records"] == len(recs)
 
 
+WRONG_VALUES = [None, [], ["x"], {}, {"a": 1}, "str", 1.5, -3, 10**15, True]
+
+
+@pytest.mark.parametrize("field", ["id", "source", "parent_id", "text", "start", "n_tokens", "headings", "meta",
+                                   "meta.chunk_size", "meta.sha256"])
+def test_records_of_wrong_types_are_violations_never_a_traceback(tmp_path, field):
+    # a helper's fuzz: id or parent_id as a list (unhashable), source as a float, meta as a string and
+    # meta.chunk_size as a string crashed `stats` or `view --records`; n_tokens 10**15 drew a chart that wide
+    good = chunkctl.chunk_text("A first sentence. A second one.", format="txt", source="a.txt")[0]
+    lines = []
+    for value in WRONG_VALUES:
+        rec = copy.deepcopy(good)
+        if field.startswith("meta."):
+            rec["meta"][field[5:]] = value
+        else:
+            rec[field] = value
+        rec["id"] = rec["id"] if field == "id" else f"{rec['id']}-{len(lines)}"
+        lines.append(json.dumps(rec))
+    out = tmp_path / "bad.jsonl"
+    out.write_text("\n".join(lines) + "\n")
+    r = invoke("stats", out)
+    assert r.exit_code == 1 and (r.exception is None or isinstance(r.exception, SystemExit)), r.output[-2000:]
+    assert "contract violations" in r.stdout
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("A first sentence. A second one.")
+    v = invoke("view", docs, "--records", out, "-o", tmp_path / "v.html")
+    assert v.exit_code in (0, 1) and (v.exception is None or isinstance(v.exception, SystemExit)), v.output[-2000:]
+    assert "Traceback" not in v.output and (tmp_path / "v.html").exists()  # (a source of no input fails: exit 1)
+
+
 def test_stats_of_a_file_that_is_not_jsonl_is_one_line(tmp_path):
     f = tmp_path / "notes.md"
     f.write_text("# Notes\n\nNot records.\n")

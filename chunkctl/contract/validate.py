@@ -128,6 +128,8 @@ class RecordChecker:
 
     def _next_doc(self, rec: dict[str, Any], line: int) -> list[Violation]:
         src = rec.get("source")
+        if not isinstance(src, str):  # (already a G1 violation) grouped as a document of no name
+            src = None
         out: list[Violation] = []
         if src != self.doc:
             out = self._close_doc()
@@ -151,11 +153,11 @@ class RecordChecker:
                 out.append(Violation(line, src, "index", f"chunk_index {r.get('chunk_index')} where {i} was due"))
             if r.get("n_chunks") != n:
                 out.append(Violation(line, src, "index", f"n_chunks {r.get('n_chunks')} but the document has {n}"))
-        by_id = {r.get("id"): r for _, r in recs}
+        by_id = {r["id"]: r for _, r in recs if isinstance(r.get("id"), str)}  # (other ids: a G1 violation)
         last: dict[int, int] = {}
         for line, r in recs:
             depth, p, seen = 0, r, set()
-            while p.get("parent_id") is not None and depth < 64:
+            while isinstance(p.get("parent_id"), str) and depth < 64:
                 parent = by_id.get(p["parent_id"])
                 if parent is None or p["parent_id"] in seen:
                     if p is r:

@@ -52,14 +52,34 @@ def read_records(stream: IO[bytes]) -> RecordFile:
             rec = orjson.loads(line)
             if isinstance(rec, dict) and ("page_content" in rec or "id_" in rec):
                 rec = to_records([rec], "langchain" if "page_content" in rec else "llamaindex")[0]
-            source = rec["source"]
-            for key in ("start", "end", "n_tokens", "chunk_index"):
-                int(rec[key])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             out.bad_lines.append(i)
             continue
-        out.by_source.setdefault(str(source), []).append(rec)
+        if not _drawable(rec):
+            out.bad_lines.append(i)
+            continue
+        out.by_source.setdefault(rec["source"], []).append(rec)
     return out
+
+
+def _drawable(rec: Any) -> bool:
+    """True when a record has what a view draws, with the contract's types: a string `id`, `source` and `text`,
+    a string or null `parent_id`, a list of `headings`,
+    integer `start`, `end`, `n_tokens` and `chunk_index`, and a `meta` object (when present) whose
+    `chunk_size` (when present) is an integer."""
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not isinstance(rec, dict) or not all(isinstance(rec.get(k), str) for k in ("id", "source", "text")):
+        return False
+    if not isinstance(rec.get("parent_id"), (str, type(None))) or not isinstance(rec.get("headings", []), list):
+        return False
+    if not all(integer(rec.get(k)) for k in ("start", "end", "n_tokens", "chunk_index")):
+        return False
+    if not isinstance(rec.get("prefix", ""), str):
+        return False
+    meta = rec.get("meta", {})
+    return isinstance(meta, dict) and (meta.get("chunk_size") is None or integer(meta["chunk_size"]))
 
 
 def _load(item: InputFile, config: ChunkConfig) -> tuple[DocumentView, Document | None]:

@@ -93,14 +93,19 @@ def size_bins(sizes: Sequence[int], budget: int, bins: int = 32) -> list[tuple[i
 
     Returns:
         (low, high, count) per range, `low < n <= high`; the first range also holds 0.
+        Past the budget come at most a quarter of `bins` more ranges (at least one), the
+        last one holding every larger size up to the largest (an oversize chunk of a
+        million tokens is one bar, not a chart as wide as its size).
     """
     top = max(budget, max(sizes, default=0), 1)
     step = max(1, math.ceil(max(budget, 1) / bins)) if budget else max(1, math.ceil(top / bins))
     n = math.ceil(top / step)
+    if budget:
+        n = min(n, math.ceil(budget / step) + max(1, bins // 4))
     counts = [0] * n
     for x in sizes:
         counts[min(n - 1, max(0, math.ceil(x / step) - 1))] += 1
-    return [(i * step, min(top, (i + 1) * step), c) for i, c in enumerate(counts)]
+    return [(i * step, top if i == n - 1 else min(top, (i + 1) * step), c) for i, c in enumerate(counts)]
 
 
 def histogram(sizes: Sequence[int], budget: int, width: int = 560, height: int = 170, bins: int = 32,
