@@ -966,6 +966,8 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             raise TokenizerError(f"tokenizer file {spec}: not a complete byte-level BPE vocabulary "
                                  f"({missing} of the 256 single bytes have no rank)")
         pat = pattern or _PATTERNS[family]
+        if pattern is not None:
+            _refuse_empty_matches(pattern)
         try:
             enc = tiktoken.Encoding(name=path.stem, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
         except Exception as exc:  # tiktoken raises ValueError/others on a bad pattern or vocabulary
@@ -994,6 +996,8 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         )
     data, _where = found
     ranks, lead = _parse_bpe(data, name, _EXPECTED_SHA256.get(name))  # (the hash `_verified_bpe` checked)
+    if pattern is not None:
+        _refuse_empty_matches(pattern)
     try:
         enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
                                 special_tokens=_SPECIAL[name])
@@ -1017,6 +1021,26 @@ def _is_json(path: Path) -> bool:
 
 
 _PATTERN_SAMPLE = "Hello, world! It's 2026: naïve café, 東京タワー 🚀 \n\t  x = f(y) + 3.14\r\n\nend."
+
+
+def _refuse_empty_matches(pattern: str) -> None:
+    """Refuse a pre-tokenizer pattern that matches the empty string on a sample text (`a*`, `\\b`, `(?<=a)`):
+    tiktoken's encoder panics on an empty piece, and the panic prints a Rust message on stderr before
+    any error can be reported. The pattern is read by `regex`, the syntax tiktoken's own patterns use.
+
+    Raises:
+        TokenizerError: the pattern matches an empty piece.
+    """
+    import regex
+
+    try:
+        found = regex.compile(pattern)
+    except (regex.error, TypeError, ValueError):
+        return  # (tiktoken reports the pattern it cannot compile)
+    sample = _PATTERN_SAMPLE + " aaa"
+    if found.match("") is not None or any(m.start() == m.end() for m in found.finditer(sample)):
+        raise TokenizerError(f"--tokenizer-pattern {pattern!r}: it matches the empty string (each piece a "
+                             f"pre-tokenizer pattern matches must hold at least one character)")
 
 
 def _check_pattern(enc, pattern: str) -> None:

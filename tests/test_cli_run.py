@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -324,6 +325,18 @@ def test_error_lines_stay_one_line_and_bad_values_are_usage_errors(tmp_path):
         assert r.exit_code == 2 and msg in r.stderr, args
 
 
+@pytest.mark.parametrize("pattern", ["a*", r"\b", "(?<=a)", r"\w+|\s*"])
+def test_a_tokenizer_pattern_that_matches_nothing_is_one_line_without_a_panic(tmp_path, pattern):
+    # a helper's find: tiktoken panicked on the empty piece and Rust printed its message (177 lines with
+    # RUST_BACKTRACE=1) before chunkctl's own error
+    (tmp_path / "a.txt").write_text("Hello, world.\n")
+    p = subprocess.run([*CLI, "chunk", str(tmp_path / "a.txt"), "--tokenizer-pattern", pattern, "-o",
+                        str(tmp_path / "o.jsonl")], capture_output=True, timeout=120,
+                       env={**os.environ, "RUST_BACKTRACE": "1"})
+    err = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 2 and len(err) == 1 and "matches the empty string" in err[0], err[:5]
+
+
 def test_named_pipes_and_folders_are_not_read_by_extract_and_inspect(tmp_path):
     fifo = tmp_path / "f.txt"
     os.mkfifo(fifo)
@@ -447,3 +460,46 @@ def test_summary_json_named_by_a_link_is_written_through_it(tmp_path):
     assert run_cli("chunk", "examples/backup-guide.md", "-q", "-o", str(tmp_path / "o.jsonl"),
                    "--summary-json", str(link)).returncode == 0
     assert link.is_symlink() and '"status": "ok"' in target.read_text()
+
+
+def test_outputs_and_cache_inside_the_input_folder_are_not_read_back(tmp_path):
+    # a helper's find: "-o d/out.txt" worked once, then every later identical run was a usage error ("is also
+    # an input"); --summary-json d/sum.html was chunked as a document; cache entries were counted as skipped
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.md").write_text("# A\n\nSome text to chunk.\n")
+    args = ["chunk", str(d), "-o", str(d / "out.txt"), "--errors", str(d / "err.jsonl"), "--summary-json",
+            str(d / "sum.json"), "--cache", str(d / "cache")]
+    first = run_cli(*args)
+    records = (d / "out.txt").read_bytes()
+    second = run_cli(*args)
+    assert first.returncode == second.returncode == 0, second.stderr
+    assert (d / "out.txt").read_bytes() == records and len(parse_jsonl(records)) == 1
+    assert b"0 skipped" in second.stderr and b"1 files" in second.stderr
+    summary = json.loads((d / "sum.json").read_text())
+    assert (summary["files"], summary["skipped"], summary["cached"]) == (1, 0, 1)
+    named = run_cli("chunk", str(d / "out.txt"), "-o", str(d / "out.txt"))  # named on its own: still refused
+    assert named.returncode == 2 and b"is also an input" in named.stderr
+
+
+def test_a_list_file_with_a_byte_order_mark_reads_its_first_path(tmp_path):
+    (tmp_path / "a.txt").write_text("Hello there.\n")
+    lst = tmp_path / "list.txt"
+    lst.write_bytes("\ufeff".encode() + str(tmp_path / "a.txt").encode() + b"\r\n")
+    p = run_cli("chunk", "--from-list", str(lst), "-o", str(tmp_path / "o.jsonl"))
+    assert p.returncode == 0, p.stderr
+    assert len(parse_jsonl((tmp_path / "o.jsonl").read_bytes())) == 1
+
+
+def test_text_commands_escape_what_an_ascii_stdout_cannot_encode(tmp_path):
+    # a helper's find: `inspect` and `stats` died with UnicodeEncodeError under PYTHONIOENCODING=ascii
+    (tmp_path / "a.md").write_text("# Café\n\nNaïve text — with a dash.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    out = tmp_path / "o.jsonl"
+    assert subprocess.run([*CLI, "chunk", str(tmp_path / "a.md"), "-o", str(out)], env=env).returncode == 0
+    for args in (["inspect", str(tmp_path / "a.md")], ["stats", str(out)]):
+        p = subprocess.run([*CLI, *args], capture_output=True, env=env, timeout=120)
+        assert p.returncode == 0 and b"Traceback" not in p.stderr, (args, p.stderr[-500:])
+        assert p.stdout.isascii() and p.stdout
+    assert b"Caf\\xe9" in subprocess.run([*CLI, "inspect", str(tmp_path / "a.md")], capture_output=True,
+                                         env=env).stdout

@@ -81,6 +81,18 @@ def _app_for(argv: list[str]) -> typer.Typer:
     return one
 
 
+def _escape_what_stdout_cannot_encode() -> None:
+    """Standard output in an encoding that is not UTF (`PYTHONIOENCODING=ascii`, a Latin-1 terminal) writes the
+    characters it cannot encode as `\\uXXXX` escapes, as Python's standard error does, instead of failing
+    with a traceback in `inspect` or `stats` (records go out as UTF-8 bytes whatever the encoding)."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if enc and not enc.startswith("utf"):
+        try:
+            sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
 def run() -> None:
     """Console-script entry point.
 
@@ -93,6 +105,7 @@ def run() -> None:
     # (before `chunk` opens any output) ends it with one line too, not a silent 143.
     console.catch_stop_signals(True)
     _closed_streams_fail_cleanly()
+    _escape_what_stdout_cannot_encode()
     try:
         code = _app_for(sys.argv)(standalone_mode=False)
         sys.stdout.flush()  # (what a command printed: a full disk or a closed pipe shows here, not after the exit)

@@ -47,8 +47,9 @@ from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LA
 
 
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
-            values: dict[str, Any], con: Console) -> Any:
-    """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
+            values: dict[str, Any], con: Console, own: list[Optional[str]]) -> Any:
+    """The run's inputs (pipeline.gather) from the command line's paths and list, without the files of `own`
+    (the run's outputs and cache) found in its folders; usage errors exit 2."""
     from chunkctl import pipeline
 
     if paths.count("-") > 1:
@@ -70,7 +71,8 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
         found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
                                 stdin_name=stdin_name, include=values["include"] or (),
                                 exclude=values["exclude"] or (), hidden=values["hidden"],
-                                follow_links=values["follow_links"], source_root=values["source_root"])
+                                follow_links=values["follow_links"], source_root=values["source_root"],
+                                own=[o for o in own if o])
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     warn_selection(con, found)
@@ -140,7 +142,8 @@ def chunk(
         report.check_flag()
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
-    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
+    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con,
+                    [output, errors, output_dir, summary_json, values["cache"]])
     inputs = found.inputs
     try:
         check_outputs(output, output_dir, errors, inputs)

@@ -342,13 +342,14 @@ def read_list(stream: IO[str]) -> list[str]:
     """Paths from a list file, one per line, as `find` or `git ls-files` print them.
 
     Blank lines and lines starting with `#` are ignored; surrounding white space
-    (a trailing carriage return included) is dropped. Relative paths stay relative,
+    (a trailing carriage return included) and a byte order mark before the first line
+    (as Windows tools write one) are dropped. Relative paths stay relative,
     so they are read from the current folder, and each one's `source` is the path as
     listed, or its path relative to the source root when there is one (`discover`).
     """
     out = []
-    for line in stream:
-        path = line.strip()
+    for n, line in enumerate(stream):
+        path = (line.removeprefix("\ufeff") if n == 0 else line).strip()
         if path and not path.startswith("#"):
             out.append(path)
     return out
@@ -396,7 +397,8 @@ class Gathered:
 
 def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
            stdin_name: str | None = None, include: Iterable[str] = (), exclude: Iterable[str] = (),
-           hidden: bool = False, follow_links: bool = False, source_root: str | None = None) -> Gathered:
+           hidden: bool = False, follow_links: bool = False, source_root: str | None = None,
+           own: Iterable[str] = ()) -> Gathered:
     """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
 
     Args:
@@ -409,6 +411,10 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         include, exclude, hidden, follow_links: which files of folders to take (see `discover`).
         source_root: the folder every file's `source` is relative to (see `discover`);
             files and folders outside it are problems ("OutsideSourceRoot").
+        own: the run's own outputs (files, and folders such as the cache): a file found in
+            a folder that is one of them or lies in one is left out, so a run writing into
+            its input folder reads the same files the next time (a file named on its own
+            stays an input: the caller refuses to overwrite it).
 
     Raises:
         ConfigError: `-` without a known format, two inputs that would get the same
@@ -431,6 +437,7 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     problems: list[InputProblem] = []
     named: list[str] = []
     outside: list[str] = []
+    own_real = [os.path.realpath(o) for o in own if o and o != "-"]
     for p in paths:
         if p == "-":
             data = read_stdin() if read_stdin is not None else b""
@@ -441,6 +448,8 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
             continue
         found = discover([p], hidden=hidden, follow_links=follow_links, source_root=source_root,
                          selection=selection)
+        if own_real and os.path.isdir(p):
+            found.inputs = [i for i in found.inputs if not _is_own(i.path, own_real)]
         inputs += found.inputs
         problems += found.problems
         outside += found.outside
@@ -452,6 +461,14 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
                           f"them in separate runs, or give their common parent folder instead")
     return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out)
+
+
+def _is_own(path: str | None, own_real: list[str]) -> bool:
+    """True when `path` is one of the run's own outputs (real paths) or lies in one of its folders."""
+    if path is None:
+        return False
+    real = os.path.realpath(path)
+    return any(real == o or real.startswith(o.rstrip(os.sep) + os.sep) for o in own_real)
 
 
 @dataclass(frozen=True)
