@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import regex
 
@@ -497,9 +497,24 @@ class Tokenizer:
                 np.add(ends, pos, out=ends)
                 pos = int(ends[-1])
                 n += k
-            assert pos == b, "token table out of step with the text"
+            if pos != b:
+                self._out_of_step()
         starts.resize(n + 1, refcheck=False)
         return TokenTable(self, text, starts)
+
+    def _out_of_step(self) -> NoReturn:
+        """The tokens of a text do not spell it: with a pattern of the user's (`--tokenizer-pattern`), it leaves
+        characters of this text unmatched, which tiktoken drops.
+
+        Raises:
+            TokenizerError: with a pattern of the user's (the document fails, named in one line).
+            AssertionError: with an encoding's own pattern (a bug).
+        """
+        if self._family is None:
+            raise TokenizerError(f"tokenizer {self.name}: its tokens do not spell this text; its pre-tokenizer "
+                                 f"pattern leaves characters of it unmatched (a --tokenizer-pattern must match "
+                                 f"every character)")
+        raise AssertionError("token table out of step with the text")
 
     def _small_table(self, text: str) -> TokenTable:
         """`table` of a text under SMALL_TABLE characters: one encode, starts in an `array`."""
@@ -531,13 +546,14 @@ class Tokenizer:
         text's one encode: a list for a small table, a numpy array otherwise).
 
         Raises:
-            AssertionError: the ids are not those of `text`.
+            TokenizerError, AssertionError: the ids are not those of `text` (see `_out_of_step`).
         """
         if isinstance(ids, list):
             lead = self._lead_array()
             assert lead is not None, "a vocabulary without an int16 table has no small tables"
             small = array("i", itertools.accumulate(map(lead.__getitem__, ids), initial=0))
-            assert small[-1] == len(text), "token table out of step with the text"
+            if small[-1] != len(text):
+                self._out_of_step()
             return SmallTokenTable(self, text, small)
         import numpy as np
 
@@ -545,7 +561,8 @@ class Tokenizer:
         starts = np.empty(len(ids) + 1, dtype=dtype)
         starts[0] = 0
         np.cumsum(self._lead_bytes()[ids], dtype=dtype, out=starts[1:])
-        assert int(starts[-1]) == len(text), "token table out of step with the text"
+        if int(starts[-1]) != len(text):
+            self._out_of_step()
         return TokenTable(self, text, starts)
 
     def _pieces(self, text: str) -> Iterator[tuple[int, int]]:

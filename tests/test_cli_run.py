@@ -337,6 +337,18 @@ def test_a_tokenizer_pattern_that_matches_nothing_is_one_line_without_a_panic(tm
     assert p.returncode == 2 and len(err) == 1 and "matches the empty string" in err[0], err[:5]
 
 
+def test_a_tokenizer_pattern_that_skips_a_character_fails_that_file_by_name(tmp_path):
+    # a helper's find: the sample text has no snowman, so the pattern passed the start-up check; the file with one
+    # failed as "internal error: AssertionError: token table out of step with the text"
+    (tmp_path / "a.txt").write_text("Snow \u2603 man.\n")
+    (tmp_path / "b.txt").write_text("Fine text.\n")
+    r = invoke("chunk", tmp_path, "--tokenizer-pattern", r"[^\x{2603}]+|(?=\x{2603})", "-o", tmp_path / "o.jsonl")
+    assert r.exit_code == 1
+    [line] = [ln for ln in r.stderr.splitlines() if "error" in ln]
+    assert line.startswith("chunkctl: error: a.txt: tokenizer ") and "pre-tokenizer pattern leaves characters" in line
+    assert [x["source"] for x in parse_jsonl((tmp_path / "o.jsonl").read_bytes())] == ["b.txt"]
+
+
 def test_named_pipes_and_folders_are_not_read_by_extract_and_inspect(tmp_path):
     fifo = tmp_path / "f.txt"
     os.mkfifo(fifo)
