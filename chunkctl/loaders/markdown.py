@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import html
 import itertools
 import re
 from array import array
@@ -484,11 +485,28 @@ FEW_SPANS = 64
 100 bytes a span, which only matters for huge tables and lists)."""
 
 
-def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, int, dict]], list[tuple[int, int]],
-                                                   str | None]:
+_HTML_HEADING = re.compile(r"<h([1-6])(?:\s[^>]*)?>(.*?)</h\1\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def html_heading(block: str) -> tuple[int, str] | None:
+    """(level, title) of a Markdown HTML block that is one heading element and nothing else
+    (`<h1 align="center">Project</h1>`, as many READMEs open), else None. The title is the
+    element's text: tags (a logo's `<img>`, a link) left out, entities decoded, white space
+    collapsed; a heading without text is None."""
+    m = _HTML_HEADING.fullmatch(block.strip())
+    if m is None or _HTML_HEADING.search(m.group(2)):
+        return None
+    title = " ".join(html.unescape(_TAG.sub(" ", m.group(2))).split())
+    return (int(m.group(1)), title) if title else None
+
+
+def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKind, int, int, dict]],
+                                                              list[tuple[int, int]], str | None]:
     """Block kinds and character spans of parsed items: (blocks, nested atom spans, first h1 text or None).
 
-    `span(lines, keep_indent=False)` gives the character span of lines (white space trimmed).
+    `span(lines, keep_indent=False)` gives the character span of lines (white space trimmed)
+    in `text`; an HTML block that is one heading element is a heading (`html_heading`).
     """
     items, nested_lines = parsed
     raw: list[tuple[BlockKind, int, int, dict]] = []
@@ -523,6 +541,12 @@ def _raw_blocks(parsed: Items, span: Any) -> tuple[list[tuple[BlockKind, int, in
         elif name == "list":
             s, e = span(lines)
             raw.append((BlockKind.LIST, s, e, {"rows": _spans(x for x in map(span, extra["items"]) if x[1] > x[0])}))
+        elif name == "html" and (found := html_heading(text[slice(*span(lines))])) is not None:
+            s, e = span(lines)
+            level, title = found
+            if level == 1 and first_h1 is None:
+                first_h1 = title
+            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
         else:
             raw.append((_KINDS[name], *span(lines), {}))
     return raw, [span(x) for x in nested_lines], first_h1
@@ -694,7 +718,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                 s = m.start() if m else e
             return s, e
 
-        raw, nested_spans, h1 = _raw_blocks(items, span)
+        raw, nested_spans, h1 = _raw_blocks(items, span, text)
         nested.extend(nested_spans)
         if first_h1 is None:
             first_h1 = h1

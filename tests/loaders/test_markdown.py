@@ -156,3 +156,31 @@ def test_front_matter_nested_too_deeply_is_ignored_not_fatal():
     doc = load_bytes(deep.encode(), "deep.md", "md", ChunkConfig())
     assert any("nested too deeply" in w for w in doc.warnings)
     assert doc.text.endswith("# Title\n\nBody text.\n") and doc.title == "Title"
+
+
+# ------------------------------------------------------------------ HTML headings
+# A helper's find: READMEs that open with `<h1 align="center">` had no title and no heading path at all.
+_ATTRS = st.sampled_from(["", ' align="center"', " id='top' class=\"title\"", ' style="color: red"'])
+_INLINE = st.sampled_from(["", '<img src="logo.png" width="80"><br>', '<a href="#x">', "</a>", "<b>", "</b>"])
+_WORDS = st.lists(st.sampled_from(["Rocket", "Launch", "&amp;", "Guide", "v2", "Café"]), min_size=1, max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), _ATTRS, _INLINE, _WORDS, _INLINE, st.sampled_from(["", "\n", "\n  "]))
+def test_an_html_block_of_one_heading_element_is_a_heading(level, attrs, before, words, after, gap):
+    block = f"<h{level}{attrs}>{gap}{before}{' '.join(words)}{after}{gap}</h{level}>"
+    doc = load(f"{block}\n\nSome text under it.\n")
+    head, para = doc.blocks
+    title = " ".join(" ".join(words).replace("&amp;", "&").split())
+    assert (head.kind, head.level, head.headings) == (BlockKind.HEADING, level, (title,))
+    assert doc.text[head.start:head.end] == block.strip() and para.headings == (title,)
+    if level == 1:
+        assert doc.meta["title"] == title
+
+
+def test_html_blocks_that_are_not_one_heading_stay_html():
+    for block in ('<div align="center"><h1>Rocket</h1><p>A tool.</p></div>', "<h1>One</h1><h2>Two</h2>",
+                  "<h2></h2>", '<h1><img src="logo.png"></h1>', "<p>Rocket</p>"):
+        doc = load(f"{block}\n\nText.\n")
+        assert [b.kind for b in doc.blocks] == [BlockKind.HTML, BlockKind.PARAGRAPH], block
+        assert doc.blocks[1].headings == ()
