@@ -11,7 +11,7 @@ from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, is_list_start
-from chunkctl.loaders.pdf.headings import outline_headings
+from chunkctl.loaders.pdf.headings import complete_outline, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner
 from chunkctl.loaders.pdf.lines import reading_order
 from chunkctl.loaders.pdf.loader import load_pdf
@@ -187,6 +187,23 @@ def test_outline_entry_without_destination_is_found_between_its_neighbours():
     assert heads == [(0, 1, "1. Intro"), (2, 2, "1.1 Scope"), (3, 1, "2. End")]
     assert [ln.text for g in groups[2] for ln in g.lines] == ["1.1 Scope", "What the scope is, in one sentence."]
     assert [g.kind for g in groups[2]] == ["heading", "para"]  # "1.2 Terms" is nowhere: no heading
+
+
+def test_numbered_headings_the_outline_left_out_are_found_by_their_font():
+    # pdfplumber's chelsea_pdta.pdf: the bookmarks have "3.1." and "3.2." but not "3.3. Rencontres ..."
+    def head(text, size, level):
+        return Group("heading", [_line(text, 60, 100, 400, size=size, bold=True)], level=level, title=text)
+
+    def para(text, size=10.0, bold=False):
+        return Group("para", [_line(text, 60, 200, 540, size=size, bold=bold)])
+
+    groups = [[head("3. Results", 24.0, 1), head("3.1. First survey", 16.0, 2), para("Body text of the survey.")],
+              [head("3.2. Second survey", 16.0, 2), head("Annex", 16.0, 2), para("3.3. Meetings", 16.0, True),
+               para("3.3.1 Not this level", 16.0, True), para("3.4. In body size", 10.0, True),
+               para("3.5. Contents ........ 21", 16.0, True), para("4. Strategy for the town", 16.0, True)]]
+    assert complete_outline(groups, 10.0) == 1
+    got = [(g.kind, g.level, g.title) for gs in groups for g in gs if g.kind == "heading"]
+    assert got[-1] == ("heading", 2, "3.3. Meetings") and len(got) == 5
 
 
 def test_footer_left_alone_on_pages_that_could_not_be_read_is_dropped():

@@ -214,3 +214,57 @@ def _match_without_destination(groups_by_page: list[list[Group]], depth: int, ti
                 _make_heading(groups, gi, k, depth, " ".join(title.split()))
                 return True
     return False
+
+
+_NUMBER_PARTS = re.compile(r"\d{1,2}(?:\.\d{1,2})*")
+_LEADERS = re.compile(r"(?:\.{2,}|\u2026)\s*\d{1,4}$")  # a table of contents' entry
+
+
+def _style(g: Group) -> tuple[float, bool]:
+    return round(g.size * 2) / 2, g.bold
+
+
+def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
+    """Mark numbered headings the outline left out ("3.3. Rencontres ..." when the bookmarks stop at
+    "3.2."), in place: a group that looks like a heading by its font (`_heading_like`), is set in the
+    one font size and weight of the numbered outline headings of a level (two or more), and is
+    numbered with as many parts as they are ("3.3." beside "3.1." and "3.2.") becomes a heading of
+    that level.
+
+    Returns:
+        the number of headings added.
+    """
+    by_level: dict[int, list[Group]] = {}
+    for gs in groups_by_page:
+        for g in gs:
+            if g.kind == "heading" and g.level and g.lines:
+                by_level.setdefault(g.level, []).append(g)
+    styles: dict[tuple[float, bool], tuple[int, set[int]]] = {}
+    for level, heads in by_level.items():
+        heads = [h for h in heads if NUMBERED_HEADING.match(h.plain())]
+        texts = [h.plain() for h in heads]
+        if len(heads) < 2:
+            continue
+        kinds = {_style(h) for h in heads}
+        parts = {len(m.group().split(".")) for t in texts if (m := _NUMBER_PARTS.match(t))}
+        if len(kinds) == 1 and parts:
+            style = kinds.pop()
+            if style not in styles:  # (two levels in one style: the first, the higher, names it)
+                styles[style] = (level, parts)
+    if not styles:
+        return 0
+    added = 0
+    for gs in groups_by_page:
+        for g in gs:
+            if g.kind not in ("para", "item") or not g.lines or _style(g) not in styles:
+                continue
+            text = g.plain()
+            m = _NUMBER_PARTS.match(text)
+            level, parts = styles[_style(g)]
+            if m is None or not NUMBERED_HEADING.match(text) or len(m.group().split(".")) not in parts \
+                    or _LEADERS.search(text) or _heading_like(g, body) is None:
+                continue
+            g.kind, g.level, g.title = "heading", level, " ".join(text.split())
+            added += 1
+    return added
+

@@ -11,7 +11,7 @@ from chunkctl.loaders.pdf import ocr
 from chunkctl.loaders.pdf.fallback import recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, group_page
-from chunkctl.loaders.pdf.headings import body_size, font_headings, outline_headings
+from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
@@ -404,6 +404,8 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
     if not matched:
         font_headings(groups_by_page, body)
+    else:
+        complete_outline(groups_by_page, body)
     mark_toc(groups_by_page, outline)
     joiner = Joiner([ln.text + ("-" if ln.hyphen else "") for gs in groups_by_page for g in gs for ln in g.lines])
     move_split_words(groups_by_page, joiner)
