@@ -474,24 +474,29 @@ def test_summary_json_named_by_a_link_is_written_through_it(tmp_path):
     assert link.is_symlink() and '"status": "ok"' in target.read_text()
 
 
-def test_outputs_and_cache_inside_the_input_folder_are_not_read_back(tmp_path):
+def test_an_output_a_later_run_would_read_back_is_refused_every_time(tmp_path):
     # a helper's find: "-o d/out.txt" worked once, then every later identical run was a usage error ("is also
-    # an input"); --summary-json d/sum.html was chunked as a document; cache entries were counted as skipped
+    # an input"); --summary-json d/sum.html was read back as a document by the next run
     d = tmp_path / "d"
     d.mkdir()
     (d / "a.md").write_text("# A\n\nSome text to chunk.\n")
-    args = ["chunk", str(d), "-o", str(d / "out.txt"), "--errors", str(d / "err.jsonl"), "--summary-json",
+    for flag, name in (("-o", "out.txt"), ("--errors", "err.md"), ("--summary-json", "sum.html")):
+        for _ in range(2):
+            extra = [] if flag == "-o" else ["-o", str(tmp_path / "o.jsonl")]
+            p = run_cli("chunk", str(d), flag, str(d / name), *extra)
+            err = p.stderr.decode().strip().splitlines()
+            assert p.returncode == 2 and len(err) == 1 and "is inside the input folder" in err[0], err
+        assert sorted(x.name for x in d.iterdir()) == ["a.md"]
+    # outputs under names no loader reads, and the cache, may live in the folder: two runs agree
+    args = ["chunk", str(d), "-o", str(d / "out.jsonl"), "--errors", str(d / "err.jsonl"), "--summary-json",
             str(d / "sum.json"), "--cache", str(d / "cache")]
     first = run_cli(*args)
-    records = (d / "out.txt").read_bytes()
+    records = (d / "out.jsonl").read_bytes()
     second = run_cli(*args)
     assert first.returncode == second.returncode == 0, second.stderr
-    assert (d / "out.txt").read_bytes() == records and len(parse_jsonl(records)) == 1
-    assert b"0 skipped" in second.stderr and b"1 files" in second.stderr
+    assert (d / "out.jsonl").read_bytes() == records and len(parse_jsonl(records)) == 1
     summary = json.loads((d / "sum.json").read_text())
-    assert (summary["files"], summary["skipped"], summary["cached"]) == (1, 0, 1)
-    named = run_cli("chunk", str(d / "out.txt"), "-o", str(d / "out.txt"))  # named on its own: still refused
-    assert named.returncode == 2 and b"is also an input" in named.stderr
+    assert (summary["files"], summary["cached"]) == (1, 1)
 
 
 def test_a_list_file_with_a_byte_order_mark_reads_its_first_path(tmp_path):

@@ -47,9 +47,8 @@ from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LA
 
 
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
-            values: dict[str, Any], con: Console, own: list[Optional[str]]) -> Any:
-    """The run's inputs (pipeline.gather) from the command line's paths and list, without the files of `own`
-    (the run's outputs and cache) found in its folders; usage errors exit 2."""
+            values: dict[str, Any], con: Console) -> Any:
+    """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
     from chunkctl import pipeline
 
     if paths.count("-") > 1:
@@ -71,8 +70,7 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
         found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
                                 stdin_name=stdin_name, include=values["include"] or (),
                                 exclude=values["exclude"] or (), hidden=values["hidden"],
-                                follow_links=values["follow_links"], source_root=values["source_root"],
-                                own=[o for o in own if o])
+                                follow_links=values["follow_links"], source_root=values["source_root"])
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
     warn_selection(con, found)
@@ -127,7 +125,7 @@ def chunk(
     finished output was being moved into place).
     """
     from chunkctl import pipeline
-    from chunkctl.output.checks import check_output_flags, check_outputs, check_writable
+    from chunkctl.output.checks import check_not_read_back, check_output_flags, check_outputs, check_writable
     from chunkctl.output.delivery import deliver, open_output
     from chunkctl.output.writer import ErrorLog, OutputDir, mirror_path
     from chunkctl.pipeline.cache import RecordCache
@@ -142,8 +140,7 @@ def chunk(
         report.check_flag()
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
-    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con,
-                    [output, errors, output_dir, summary_json, values["cache"]])
+    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
     inputs = found.inputs
     try:
         check_outputs(output, output_dir, errors, inputs)
@@ -151,6 +148,8 @@ def chunk(
         if prune and not output_dir:
             raise ConfigError("--prune needs --output-dir")
         report.check(inputs, output, errors)
+        check_not_read_back([("-o", output), ("--errors", errors), ("--summary-json", summary_json)], found.folders,
+                            bool(values["hidden"]))
         cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] and not dry_run else None
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
@@ -324,7 +323,8 @@ class SummaryReport:
         for flag, other in (("-o", output), ("--errors", errors)):
             if other and other != "-" and os.path.realpath(other) == real:
                 raise ConfigError(f"--summary-json {path} is also the {flag} file")
-        if os.path.exists(real) and any(i.path and os.path.realpath(i.path) == real for i in inputs):
+        if os.path.exists(real) and any(i.path and i.format is not None and os.path.realpath(i.path) == real
+                                        for i in inputs):  # (a file no loader reads is skipped, never read)
             raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
         probe_folder("--summary-json", path, os.path.dirname(real))
 

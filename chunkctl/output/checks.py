@@ -13,6 +13,7 @@ from chunkctl.output.writer import mirror_path
 class _Input(Protocol):
     path: str | None
     source: str
+    format: str | None
 
 
 def check_output_flags(output: str | None, output_dir: str | None, errors: str | None) -> None:
@@ -54,7 +55,8 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
     real = os.path.realpath
     named = [(flag, p) for flag, p in (("-o", output), ("--errors", errors)) if p and p != "-"]
     existing = [(flag, p) for flag, p in named if os.path.exists(p)]  # a new file cannot be an input
-    reads = {real(i.path) for i in inputs if i.path} if existing else set()
+    # (a file no loader reads is skipped, not read: an output there overwrites no input)
+    reads = {real(i.path) for i in inputs if i.path and i.format is not None} if existing else set()
     for flag, p in existing:
         if real(p) in reads:
             raise ConfigError(f"{flag} {p} is also an input: it would be overwritten")
@@ -75,6 +77,35 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
             for key in seen:
                 if real(os.path.join(output_dir, key)) == real(errors):
                     raise ConfigError(f"--errors {errors} is also where --output-dir writes {key}")
+
+
+def check_not_read_back(outputs: Iterable[tuple[str, str | None]], folders: Iterable[str], hidden: bool) -> None:
+    """Refuse an output file that a later run over the same folders would read as a document: one in
+    (or below) an input folder whose extension a loader reads (`-o docs/out.txt`, `--summary-json
+    docs/run.html`). Without this, the first run succeeded and every later one failed (or read it).
+
+    Args:
+        outputs: (flag, path) of the run's output files (None or `-`: none).
+        folders: real paths of the input folders.
+        hidden: hidden files are walked (`--hidden`); else an output whose name starts with "." is never read.
+
+    Raises:
+        ConfigError: the output, the folder and the reason, in one line.
+    """
+    from chunkctl.loaders import format_for
+
+    folders = list(folders)
+    for flag, path in outputs:
+        if not path or path == "-" or format_for(path) is None:
+            continue
+        if not hidden and os.path.basename(path).startswith("."):
+            continue
+        real = os.path.realpath(path)
+        for folder in folders:
+            if real.startswith(folder.rstrip(os.sep) + os.sep):
+                raise ConfigError(f"{flag} {path} is inside the input folder {folder}: the next run would read it "
+                                  f"as a document (write it elsewhere, or under a name no loader reads, "
+                                  f"such as .jsonl)")
 
 
 def probe_folder(flag: str, path: str, folder: str) -> None:

@@ -385,6 +385,7 @@ class Gathered:
         unmatched: `--include`/`--exclude` patterns that matched no file of the whole
             run, e.g. "--include '*.rst'"; a caller warns about each.
         left_out: (source, why) of the files `--include`/`--exclude` left out.
+        folders: real paths of the folders given (walked for their files).
     """
 
     inputs: list[InputFile]
@@ -393,12 +394,12 @@ class Gathered:
     outside: list[str] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
 
 
 def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
            stdin_name: str | None = None, include: Iterable[str] = (), exclude: Iterable[str] = (),
-           hidden: bool = False, follow_links: bool = False, source_root: str | None = None,
-           own: Iterable[str] = ()) -> Gathered:
+           hidden: bool = False, follow_links: bool = False, source_root: str | None = None) -> Gathered:
     """Turn the paths of a run (files, folders, `-` for standard input) into its inputs.
 
     Args:
@@ -411,10 +412,6 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         include, exclude, hidden, follow_links: which files of folders to take (see `discover`).
         source_root: the folder every file's `source` is relative to (see `discover`);
             files and folders outside it are problems ("OutsideSourceRoot").
-        own: the run's own outputs (files, and folders such as the cache): a file found in
-            a folder that is one of them or lies in one is left out, so a run writing into
-            its input folder reads the same files the next time (a file named on its own
-            stays an input: the caller refuses to overwrite it).
 
     Raises:
         ConfigError: `-` without a known format, two inputs that would get the same
@@ -437,7 +434,7 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     problems: list[InputProblem] = []
     named: list[str] = []
     outside: list[str] = []
-    own_real = [os.path.realpath(o) for o in own if o and o != "-"]
+    folders: list[str] = []
     for p in paths:
         if p == "-":
             data = read_stdin() if read_stdin is not None else b""
@@ -448,8 +445,8 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
             continue
         found = discover([p], hidden=hidden, follow_links=follow_links, source_root=source_root,
                          selection=selection)
-        if own_real and os.path.isdir(p):
-            found.inputs = [i for i in found.inputs if not _is_own(i.path, own_real)]
+        if os.path.isdir(p):
+            folders.append(os.path.realpath(p))
         inputs += found.inputs
         problems += found.problems
         outside += found.outside
@@ -460,15 +457,7 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         src, where = next(iter(clash.items()))
         raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
                           f"them in separate runs, or give their common parent folder instead")
-    return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out)
-
-
-def _is_own(path: str | None, own_real: list[str]) -> bool:
-    """True when `path` is one of the run's own outputs (real paths) or lies in one of its folders."""
-    if path is None:
-        return False
-    real = os.path.realpath(path)
-    return any(real == o or real.startswith(o.rstrip(os.sep) + os.sep) for o in own_real)
+    return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out, folders)
 
 
 @dataclass(frozen=True)
