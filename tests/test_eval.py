@@ -294,7 +294,7 @@ def test_cli_eval_never_writes_a_report_over_its_inputs(small_eval):
     doc = corpus / "state_of_the_union.md"
     before = (questions.read_bytes(), doc.read_bytes())
     out = str(questions.parent / "r.json")
-    for extra in (["--json", str(questions)], ["--html", str(doc)], ["--json", str(corpus / "new.json")],
+    for extra in (["--json", str(questions)], ["--html", str(doc)], ["--html", str(corpus / "new.html")],
                   ["--json", out, "--html", out], ["--min-recall", "nan"], ["--min-recall", "200"]):
         r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--grid", "recursive:200/0",
                                 *extra])
@@ -302,6 +302,10 @@ def test_cli_eval_never_writes_a_report_over_its_inputs(small_eval):
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.output
     assert (questions.read_bytes(), doc.read_bytes()) == before
     assert sorted(p.name for p in corpus.iterdir()) == ["state_of_the_union.md"]
+    pytest.importorskip("bm25s")
+    r = runner.invoke(app, ["eval", str(corpus), "--questions", str(questions), "--grid", "recursive:200/0", "--json",
+                            str(corpus / "report.json"), "--quiet"])  # (no loader reads .json: it may go there)
+    assert r.exit_code == 0 and (corpus / "report.json").exists(), r.output
 
 
 def test_cli_eval_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch):

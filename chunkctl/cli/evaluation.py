@@ -140,11 +140,14 @@ def eval_(
 
 
 def _check_reports(corpus_dir: str, questions: str, json_out: str | None, html_out: str | None) -> None:
-    """A usage error when a report would overwrite the questions, a corpus file or the other report.
+    """A usage error when a report would overwrite the questions, a corpus document (or be read as one: a
+    name in the corpus folder that a loader reads) or the other report.
 
     Raises:
         typer.Exit: (code 2, the reason printed) for such a report path.
     """
+    from chunkctl.loaders import format_for
+
     def real(path: str) -> str:
         return os.path.realpath(os.path.abspath(path))
 
@@ -154,9 +157,9 @@ def _check_reports(corpus_dir: str, questions: str, json_out: str | None, html_o
         where = real(path)
         if questions != "-" and where == real(questions):
             raise usage_error(f"{flag} {path} is also the --questions file: it would be overwritten")
-        if where == corpus or where.startswith(corpus.rstrip(os.sep) + os.sep):
-            raise usage_error(f"{flag} {path} is inside the corpus folder {corpus_dir}: it would be overwritten "
-                              f"or read as a document")
+        if where == corpus or (where.startswith(corpus.rstrip(os.sep) + os.sep) and format_for(where) is not None):
+            raise usage_error(f"{flag} {path} is inside the corpus folder {corpus_dir} under a name a loader reads: "
+                              f"it would overwrite a document or be read as one")
     if len(reports) == 2 and real(reports[0][1]) == real(reports[1][1]):
         raise usage_error(f"--json and --html name the same file {reports[0][1]}: one would overwrite the other")
 

@@ -155,9 +155,10 @@ _LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
 _WS = re.compile(r"\s+")
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
-# and the Tibetan shad ། ༎ end a clause with or without white space after them.
+# and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit
+# without a space: "3،75" and "1،000" are numbers).
 _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：﹐﹑﹔﹕､\u055d\u060c\u061b\u07f8\u0f0d\u0f0e\u104a\u1363-\u1366"
-                         r"\u1802\u1808\ua60d])\s*")
+                         r"\u1802\u1808\ua60d])(?:\s+|(?!\d))")
 # Word ends: white space, and the syllable and word marks of scripts that write no spaces between
 # words: the Tibetan tsheg ་ and the Ethiopic wordspace ፡ (a cut after the mark).
 _WORD_SEP = re.compile(r"\s+|(?<=[\u0f0b\u1361])(?=\S)")

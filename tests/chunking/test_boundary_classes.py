@@ -469,6 +469,15 @@ def test_a_clause_mark_of_any_script_is_cut_at_before_a_word_gap(mark, first, re
     assert body(recs[0]) == head, (mark, body(recs[0]))
 
 
+def test_a_clause_mark_between_digits_is_part_of_a_number():
+    # a regression hunt's find: "3،75" (Arabic decimal comma) was cut as "3،" | "75"
+    from chunkctl.text.segment import split_clauses
+
+    for t in ("إلى 3،75 في المئة، ثم", "بلغ 1،000 دينار؛ ثم", "共 1，000 件，然后"):
+        pieces = [t[a:b] for a, b in split_clauses(t, 0, len(t))]
+        assert len(pieces) == 2 and not pieces[0][-2].isdigit(), pieces
+
+
 def test_tibetan_and_ethiopic_words_are_cut_after_their_word_marks():
     from chunkctl.text.segment import split_clauses, split_words
 

@@ -182,11 +182,33 @@ def test_outline_entry_without_destination_is_found_between_its_neighbours():
               [Group("para", [_line("2. End", 60, 60, 200, bold=True)], page=3)]]
     outline = [(0, "1. Intro", 0, None), (1, "1.2 Terms", -1, None), (1, "1.1  Scope", -1, None),
                (0, "2. End", 3, None)]
-    assert outline_headings(groups, outline, pages, 10.0) == 3
+    assert outline_headings(groups, outline, pages, 10.0) == 2  # (entries without a page are not counted)
     heads = [(g.page, g.level, g.title) for gs in groups for g in gs if g.kind == "heading"]
     assert heads == [(0, 1, "1. Intro"), (2, 2, "1.1 Scope"), (3, 1, "2. End")]
     assert [ln.text for g in groups[2] for ln in g.lines] == ["1.1 Scope", "What the scope is, in one sentence."]
     assert [g.kind for g in groups[2]] == ["heading", "para"]  # "1.2 Terms" is nowhere: no heading
+
+
+def test_outline_entry_without_destination_is_never_a_bullet_a_phrase_or_a_link():
+    # a regression hunt's finds: "• Installing" in a chapter's list of contents and "Key results" in running
+    # text took the entries "Installing" and "Results"; an outline of one mailto link ("Contact us") matched a
+    # body line and switched the font headings of the whole document off
+    pages = [_page(i, []) for i in range(3)]
+    groups = [[Group("para", [_line("Getting started", 60, 60, 300, size=16.0, bold=True)], page=0),
+               Group("item", [_line("• Installing", 60, 100, 200)], page=0),
+               Group("para", [_line("Key results of the study", 60, 130, 540)], page=0)],
+              [Group("para", [_line("Installing", 60, 60, 300, size=16.0, bold=True)], page=1),
+               Group("para", [_line("Results", 60, 200, 300, size=16.0, bold=True)], page=1)],
+              [Group("para", [_line("Configuring", 60, 60, 300, size=16.0, bold=True)], page=2)]]
+    outline = [(0, "Getting started", 0, None), (0, "Installing", -1, None), (0, "Results", -1, None),
+               (0, "Configuring", 2, None)]
+    assert outline_headings(groups, outline, pages, 10.0) == 2
+    heads = [(g.page, g.title) for gs in groups for g in gs if g.kind == "heading"]
+    assert heads == [(0, "Getting started"), (1, "Installing"), (1, "Results"), (2, "Configuring")]
+    links = [[Group("para", [_line("Introduction", 60, 60, 300, size=16.0, bold=True)], page=0),
+              Group("para", [_line("Contact us", 60, 300, 200)], page=0)]]
+    assert outline_headings(links, [(0, "Contact us", -1, None)], pages[:1], 10.0) == 0
+    assert all(g.kind == "para" for g in links[0])
 
 
 def test_numbered_headings_the_outline_left_out_are_found_by_their_font():

@@ -113,9 +113,11 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     destination without a height, the first such group of the page).
     The heading path uses the outline's titles (the printed text for matches by
     position only); levels are outline depths + 1. An entry without a destination
-    (page index -1; a broken bookmark) is matched by its text alone, at its first
-    match from the page of the entry before it with a page to the page of the entry
-    after it.
+    (page index -1; a broken bookmark) is the first group from the page of the entry
+    before it with a page to the page of the entry after it that reads exactly as its
+    title and looks like a heading by its font (`_heading_like`: not a bullet or a line
+    of running text); not looked for when no entry has a page (links and actions
+    only), and not counted in the result.
 
     Args:
         groups_by_page: groups of each page.
@@ -128,10 +130,11 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     """
     matched = 0
     known = [e[2] for e in outline]
+    placed = any(p >= 0 for p in known)  # (an outline of links and actions alone places nothing)
     for i, (depth, title, pidx, y) in enumerate(outline):
         if pidx == -1:
-            if _match_without_destination(groups_by_page, depth, title, i, known):
-                matched += 1
+            if placed:  # (not counted: font headings still apply when no placed entry matches)
+                _match_without_destination(groups_by_page, depth, title, i, known, body)
             continue
         if not 0 <= pidx < len(groups_by_page):
             continue
@@ -173,11 +176,12 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     return matched
 
 
-def _title_lines(g: Group, want: str) -> int:
-    """How many of the first one to three lines of `g` read as the title `want` (normalized), or 0."""
+def _title_lines(g: Group, want: str, exact: bool = False) -> int:
+    """How many of the first one to three lines of `g` read as the title `want` (normalized), or 0;
+    unless `exact`, a few characters before the title are allowed ("Chapter 2 Scope" for "Scope")."""
     for k in range(1, min(3, len(g.lines)) + 1):
         got = _norm_title(" ".join(ln.text for ln in g.lines[:k]))
-        if got == want or (len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
+        if got == want or (not exact and len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
             return k
     return 0
 
@@ -196,7 +200,7 @@ def _make_heading(groups: list[Group], gi: int, k: int, depth: int, title: str |
 
 
 def _match_without_destination(groups_by_page: list[list[Group]], depth: int, title: str, i: int,
-                               known: list[int]) -> bool:
+                               known: list[int], body: float) -> bool:
     """Mark the first group that reads as outline entry `i`'s title, between the pages of the entries
     before and after it that have one (`known`: page index per entry, -1 for none); True when found."""
     want = _norm_title(title)
@@ -209,8 +213,8 @@ def _match_without_destination(groups_by_page: list[list[Group]], depth: int, ti
         for gi, g in enumerate(groups):
             if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
                 continue
-            k = _title_lines(g, want)
-            if k:
+            k = _title_lines(g, want, exact=True)
+            if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
                 _make_heading(groups, gi, k, depth, " ".join(title.split()))
                 return True
     return False
