@@ -125,6 +125,7 @@ def chunk(
     finished output was being moved into place).
     """
     from chunkctl import pipeline
+    from chunkctl.loaders import format_for
     from chunkctl.output.checks import check_not_read_back, check_output_flags, check_outputs, check_writable
     from chunkctl.output.delivery import deliver, open_output
     from chunkctl.output.writer import ErrorLog, OutputDir, mirror_path
@@ -149,7 +150,7 @@ def chunk(
             raise ConfigError("--prune needs --output-dir")
         report.check(inputs, output, errors)
         check_not_read_back([("-o", output), ("--errors", errors), ("--summary-json", summary_json)], found.folders,
-                            bool(values["hidden"]))
+                            bool(values["hidden"]), lambda path: format_for(path) is not None)
         cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] and not dry_run else None
     except ConfigError as exc:
         raise usage_error(str(exc)) from None

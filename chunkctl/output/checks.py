@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from chunkctl.errors import ConfigError
@@ -79,7 +79,8 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
                     raise ConfigError(f"--errors {errors} is also where --output-dir writes {key}")
 
 
-def check_not_read_back(outputs: Iterable[tuple[str, str | None]], folders: Iterable[str], hidden: bool) -> None:
+def check_not_read_back(outputs: Iterable[tuple[str, str | None]], folders: Iterable[str], hidden: bool,
+                        readable: Callable[[str], bool]) -> None:
     """Refuse an output file that a later run over the same folders would read as a document: one in
     (or below) an input folder whose extension a loader reads (`-o docs/out.txt`, `--summary-json
     docs/run.html`). Without this, the first run succeeded and every later one failed (or read it).
@@ -88,15 +89,14 @@ def check_not_read_back(outputs: Iterable[tuple[str, str | None]], folders: Iter
         outputs: (flag, path) of the run's output files (None or `-`: none).
         folders: real paths of the input folders.
         hidden: hidden files are walked (`--hidden`); else an output whose name starts with "." is never read.
+        readable: whether a loader reads a file of this name (by its extension).
 
     Raises:
         ConfigError: the output, the folder and the reason, in one line.
     """
-    from chunkctl.loaders import format_for
-
     folders = list(folders)
     for flag, path in outputs:
-        if not path or path == "-" or format_for(path) is None:
+        if not path or path == "-" or not readable(path):
             continue
         if not hidden and os.path.basename(path).startswith("."):
             continue
