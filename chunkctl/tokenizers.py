@@ -983,8 +983,6 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
             raise TokenizerError(f"tokenizer file {spec}: not a complete byte-level BPE vocabulary "
                                  f"({missing} of the 256 single bytes have no rank)")
         pat = pattern or _PATTERNS[family]
-        if pattern is not None:
-            _refuse_empty_matches(pattern)
         try:
             enc = tiktoken.Encoding(name=path.stem, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
         except Exception as exc:  # tiktoken raises ValueError/others on a bad pattern or vocabulary
@@ -1013,8 +1011,6 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         )
     data, _where = found
     ranks, lead = _parse_bpe(data, name, _EXPECTED_SHA256.get(name))  # (the hash `_verified_bpe` checked)
-    if pattern is not None:
-        _refuse_empty_matches(pattern)
     try:
         enc = tiktoken.Encoding(name=name, pat_str=pattern or _PATTERNS[name], mergeable_ranks=ranks,
                                 special_tokens=_SPECIAL[name])
@@ -1061,7 +1057,7 @@ def _refuse_empty_matches(pattern: str) -> None:
 
 
 def _check_pattern(enc, pattern: str) -> None:
-    """Refuse a pre-tokenizer pattern that loses text or makes the encoder fail.
+    """Refuse a pre-tokenizer pattern that matches the empty string, loses text or makes the encoder fail.
 
     tiktoken drops the characters a pattern does not match (counts would be too low)
     and panics on pieces it cannot merge; both are found on a sample text here.
@@ -1069,6 +1065,7 @@ def _check_pattern(enc, pattern: str) -> None:
     Raises:
         TokenizerError: the pattern does not reproduce the sample.
     """
+    _refuse_empty_matches(pattern)  # (before encoding: tiktoken panics on an empty piece)
     try:
         ok = enc.decode_bytes(enc.encode_ordinary(_PATTERN_SAMPLE)) == _PATTERN_SAMPLE.encode("utf-8")
     except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException (a BaseException)

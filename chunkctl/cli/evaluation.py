@@ -147,19 +147,20 @@ def _check_reports(corpus_dir: str, questions: str, json_out: str | None, html_o
         typer.Exit: (code 2, the reason printed) for such a report path.
     """
     from chunkctl.loaders import format_for
+    from chunkctl.output.checks import check_not_read_back
 
-    def real(path: str) -> str:
-        return os.path.realpath(os.path.abspath(path))
-
+    real = os.path.realpath
     corpus = real(corpus_dir)
     reports = [(flag, path) for flag, path in (("--json", json_out), ("--html", html_out)) if path and path != "-"]
     for flag, path in reports:
-        where = real(path)
-        if questions != "-" and where == real(questions):
+        if questions != "-" and real(path) == real(questions):
             raise usage_error(f"{flag} {path} is also the --questions file: it would be overwritten")
-        if where == corpus or (where.startswith(corpus.rstrip(os.sep) + os.sep) and format_for(where) is not None):
-            raise usage_error(f"{flag} {path} is inside the corpus folder {corpus_dir} under a name a loader reads: "
-                              f"it would overwrite a document or be read as one")
+        if real(path) == corpus:
+            raise usage_error(f"{flag} {path} is the corpus folder, not a file")
+    try:  # (the rule `chunk` applies to its outputs in an input folder)
+        check_not_read_back(reports, [corpus], True, lambda path: format_for(path) is not None)
+    except ConfigError as exc:
+        raise usage_error(str(exc)) from None
     if len(reports) == 2 and real(reports[0][1]) == real(reports[1][1]):
         raise usage_error(f"--json and --html name the same file {reports[0][1]}: one would overwrite the other")
 

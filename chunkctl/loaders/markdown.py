@@ -541,8 +541,12 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
         elif name == "list":
             s, e = span(lines)
             raw.append((BlockKind.LIST, s, e, {"rows": _spans(x for x in map(span, extra["items"]) if x[1] > x[0])}))
-        elif name == "html" and (found := html_heading(text[slice(*span(lines))])) is not None:
+        elif name == "html":
             s, e = span(lines)
+            found = html_heading(text[s:e])
+            if found is None:
+                raw.append((BlockKind.HTML, s, e, {}))
+                continue
             level, title = found
             if level == 1 and first_h1 is None:
                 first_h1 = title

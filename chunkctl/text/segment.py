@@ -152,7 +152,6 @@ class Graphemes:
 
 
 _LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
-_WS = re.compile(r"\s+")
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
 # and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit

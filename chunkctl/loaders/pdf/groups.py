@@ -18,6 +18,9 @@ _BULLET = re.compile(
 )
 NUMBERED_HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2}){0,4}\.?|[A-Z]\.|[IVX]{1,5}\.)\s+\S"
                                r"|[一二三四五六七八九十]{1,3}[、.．]|第[0-9一二三四五六七八九十百]{1,4}[章节條条部篇])")
+# Dot (or middle-dot, underscore, ellipsis) leaders, then a page number at the line end.
+LEADER = re.compile(r"\s*(?:(?:[.\u00b7\u2024\u2219]\s?){4,}|\u2026+\s?(?:\u2026\s?)*|(?:_\s?){4,})\s*"
+                    r"(?=(?:\d{1,4}|[ivxlcdm]{1,7})\s*$)", re.I)
 _TOC_END = re.compile(r"(?:\.{2,}|\s|\u2026)\s*(?:\d{1,4}|[ivxlc]{1,6})$")
 _TERMINAL = re.compile(r"[.!?:;\u3002\uff01\uff1f\u300d\u201d\"')\]]\W{0,2}\d{0,3}$")
 LETTER = re.compile(r"[^\W\d_]")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from chunkctl.loaders.pdf.groups import LETTER, NUMBERED_HEADING, Group
+from chunkctl.loaders.pdf.groups import LEADER, LETTER, NUMBERED_HEADING, Group
 from chunkctl.loaders.pdf.page import PageData
 
 _NUMBERING = re.compile(
@@ -200,12 +200,12 @@ def _make_heading(groups: list[Group], gi: int, k: int, depth: int, title: str |
 
 
 def _match_without_destination(groups_by_page: list[list[Group]], depth: int, title: str, i: int,
-                               known: list[int], body: float) -> bool:
+                               known: list[int], body: float) -> None:
     """Mark the first group that reads as outline entry `i`'s title, between the pages of the entries
-    before and after it that have one (`known`: page index per entry, -1 for none); True when found."""
+    before and after it that have one (`known`: page index per entry, -1 for none)."""
     want = _norm_title(title)
     if not want:
-        return False
+        return
     first = next((p for p in reversed(known[:i]) if p >= 0), 0)
     last = next((p for p in known[i + 1:] if p >= 0), len(groups_by_page) - 1)
     for pidx in range(max(first, 0), min(last, len(groups_by_page) - 1) + 1):
@@ -216,12 +216,10 @@ def _match_without_destination(groups_by_page: list[list[Group]], depth: int, ti
             k = _title_lines(g, want, exact=True)
             if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
                 _make_heading(groups, gi, k, depth, " ".join(title.split()))
-                return True
-    return False
+                return
 
 
 _NUMBER_PARTS = re.compile(r"\d{1,2}(?:\.\d{1,2})*")
-_LEADERS = re.compile(r"(?:\.{2,}|\u2026)\s*\d{1,4}$")  # a table of contents' entry
 
 
 def _style(g: Group) -> tuple[float, bool]:
@@ -245,11 +243,11 @@ def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
                 by_level.setdefault(g.level, []).append(g)
     styles: dict[tuple[float, bool], tuple[int, set[int]]] = {}
     for level, heads in by_level.items():
-        heads = [h for h in heads if NUMBERED_HEADING.match(h.plain())]
-        texts = [h.plain() for h in heads]
-        if len(heads) < 2:
+        numbered = [(h, t) for h in heads if NUMBERED_HEADING.match(t := h.plain())]
+        if len(numbered) < 2:
             continue
-        kinds = {_style(h) for h in heads}
+        kinds = {_style(h) for h, _ in numbered}
+        texts = [t for _, t in numbered]
         parts = {len(m.group().split(".")) for t in texts if (m := _NUMBER_PARTS.match(t))}
         if len(kinds) == 1 and parts:
             style = kinds.pop()
@@ -266,7 +264,7 @@ def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
             m = _NUMBER_PARTS.match(text)
             level, parts = styles[_style(g)]
             if m is None or not NUMBERED_HEADING.match(text) or len(m.group().split(".")) not in parts \
-                    or _LEADERS.search(text) or _heading_like(g, body) is None:
+                    or LEADER.search(text) or _heading_like(g, body) is None:
                 continue
             g.kind, g.level, g.title = "heading", level, " ".join(text.split())
             added += 1

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import re
 
-from chunkctl.loaders.pdf.groups import LETTER, Group
+from chunkctl.loaders.pdf.groups import LEADER, LETTER, Group
 from chunkctl.loaders.pdf.headings import norm_title
 
-# Dot (or middle-dot, underscore, ellipsis) leaders, then a page number at the line end.
-_LEADER = re.compile(r"\s*(?:(?:[.\u00b7\u2024\u2219]\s?){4,}|\u2026+\s?(?:\u2026\s?)*|(?:_\s?){4,})\s*"
-                     r"(?=(?:\d{1,4}|[ivxlcdm]{1,7})\s*$)", re.I)
 _PAGE_NO = re.compile(r"(?:^|[\s.\u00b7\u2024\u2219\u2026_])(\d{1,4}|[ivxlcdm]{1,7})\s*$", re.I)
 TITLE = re.compile(
     r"^(?:(?:table\s+of\s+)?contents?|brief\s+contents|contents\s+at\s+a\s+glance|detailed\s+contents"
@@ -57,7 +54,7 @@ def _entry(text: str, outline_titles: set[str]) -> tuple[bool, int] | None:
         return None
     num = m.group(1)
     head = text[:m.start()].rstrip()
-    if not (_LEADER.search(text) or (head and norm_title(head) in outline_titles)):
+    if not (LEADER.search(text) or (head and norm_title(head) in outline_titles)):
         return None
     if num.isdigit():
         return True, int(num)
@@ -135,7 +132,7 @@ def mark_toc(groups_by_page: list[list[Group]], outline: list[tuple[int, str, in
         titled = False
         for g in groups:
             for ln in g.lines:
-                ln.text = _LEADER.sub(" ... ", ln.text)
+                ln.text = LEADER.sub(" ... ", ln.text)
             text = " ".join(g.plain().split())
             if g.kind in ("para", "item", "heading", "code") and TITLE.match(text):
                 if g.kind != "heading" or not g.title:
