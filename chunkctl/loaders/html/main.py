@@ -11,7 +11,10 @@ scrapinghub/article-extraction-benchmark (bench/html_main.py).
 
 from __future__ import annotations
 
+import math
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 from sys import intern
 from typing import Any
@@ -81,28 +84,6 @@ _TABLE_PARTS = frozenset("thead tbody tfoot tr td th caption colgroup col".split
 _COMMAS = re.compile(r"[,，、،;；]")
 
 
-@dataclass(slots=True)
-class _Stat:
-    """What the walk learnt of one element (characters are of collapsed text)."""
-
-    node: Any
-    tag: str
-    order: int
-    parent: int | None
-    marks: str
-    chars: int = 0
-    link_chars: int = 0
-    commas: int = 0
-    blocks: int = 0          # block children
-    inline: int = 0          # characters of its own text and inline children
-    heads: int = 0           # headings below with text outside links
-    para: int = 0            # characters of the voting paragraphs below (itself included)
-    keep: int = 0            # pre/table/dl/code below
-    end: int = 0             # order of the last element below (its own when none)
-    score: float | None = None
-    children: list[int] | tuple[()] = ()  # `mem_id`s of the element children (a list from the first)
-
-
 def _marks(attrs: dict) -> str:
     """The class and id names of an element; an id that reads like a slug of a heading's words is left out."""
     cls = attrs.get("class") or ""
@@ -141,49 +122,67 @@ class Selection:
 class MainContent:
     """Scores the elements of one page (see the module doc) once; `select` then picks the main content.
 
+    What the walk learns of each element is kept in columns indexed by the element's
+    order (its place in document order among the elements walked; the body is 0): one
+    machine integer per fact instead of one Python object per element, so a page of a
+    million table cells costs about 150 bytes an element here, not 400 (docs/performance.md#memory).
+    Children are not stored: in document order an element's first child is the next
+    element, and a child's next sibling is the element after the child's last descendant.
+
     Args:
         body: the page's `<body>` (a selectolax node).
     """
 
     def __init__(self, body):
-        self.stats: dict[int, _Stat] = {}
-        self.unlikely: list[_Stat] = []  # regions skipped by name (with their order, to place them)
-        self.body_id = body.mem_id
+        self.nodes: list[Any] = []        # the element (a selectolax node)
+        self.tags: list[str] = []         # its tag name (interned: one string per name)
+        self.parent = array("q")          # order of its parent (-1 for the body)
+        self.end = array("q")             # order of its last descendant (its own when none)
+        self.chars = array("q")           # characters of its collapsed text
+        self.link_chars = array("q")      # ... of them inside links
+        self.commas = array("q")          # commas in its text
+        self.blocks = array("q")          # its block children
+        self.inline = array("q")          # characters of its own text and inline children
+        self.heads = array("q")           # headings below with text outside links
+        self.para = array("q")            # characters of the voting paragraphs below (itself included)
+        self.keep = array("q")            # pre/table/dl/code below
+        self.score = array("d")           # its votes (nan: none yet)
+        self.marks: dict[int, str] = {}   # class and id names, of the elements that have them
+        self.unlikely: list[tuple[int, int]] = []  # regions skipped by name: (parent's order, mem_id)
         self._walk(body)
 
     def _walk(self, body) -> None:
         """One pass over the elements under `body` (no recursion): text sizes bottom-up, votes on the way."""
-        stats = self.stats
-        stack: list[tuple[Any, bool]] = [(body, False)]
+        nodes, tags, parent, end = self.nodes, self.tags, self.parent, self.end
+        chars, link_chars, commas, blocks = self.chars, self.link_chars, self.commas, self.blocks
+        inline, heads, para, keep, score = self.inline, self.heads, self.para, self.keep, self.score
+        nan = math.nan
+        stack: list[tuple[Any, int]] = [(body, -1)]  # (node, -1) opens it; (None, order) closes it
         open_ids: list[int] = []
         in_link = 0
-        order = 0
         findall = _COMMAS.findall
         while stack:
-            node, closing = stack.pop()
-            if closing:
-                mid = open_ids.pop()
-                st = stats[mid]
-                st.end = order - 1  # the last element opened inside it
-                if st.tag == "a":
+            node, i = stack.pop()
+            if node is None:
+                open_ids.pop()
+                end[i] = len(nodes) - 1  # the last element opened inside it
+                tag = tags[i]
+                if tag == "a":
                     in_link -= 1
-                self._vote(st, open_ids)
-                if st.parent is not None:
-                    ps = stats[st.parent]
-                    ps.para += st.para
-                    ps.heads += st.heads + (st.tag in _HEADINGS and st.link_chars < st.chars)
-                    ps.chars += st.chars
-                    ps.link_chars += st.link_chars
-                    ps.commas += st.commas
-                    ps.keep += st.keep + (st.tag in _KEEP_TAGS)
-                    if st.tag in BLOCK_TAGS or st.blocks:
-                        ps.blocks += 1
+                self._vote(i, open_ids)
+                p = parent[i]
+                if p >= 0:
+                    c = chars[i]
+                    para[p] += para[i]
+                    heads[p] += heads[i] + (tag in _HEADINGS and link_chars[i] < c)
+                    chars[p] += c
+                    link_chars[p] += link_chars[i]
+                    commas[p] += commas[i]
+                    keep[p] += keep[i] + (tag in _KEEP_TAGS)
+                    if tag in BLOCK_TAGS or blocks[i]:
+                        blocks[p] += 1
                     else:
-                        ps.inline += st.chars
-                    if ps.children:
-                        ps.children.append(mid)
-                    else:
-                        ps.children = [mid]  # (most elements have none: no empty list each)
+                        inline[p] += c
                 continue
             tag = node.tag
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
@@ -193,272 +192,315 @@ class MainContent:
             if open_ids and (is_furniture(node, tag, attrs, 1) or (attrs and is_decoration(node, tag, attrs))):
                 continue  # (the body itself is always walked)
             marks = _marks(attrs)
-            mid = node.mem_id
+            up = open_ids[-1] if open_ids else -1
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
                     not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
-                self.unlikely.append(_Stat(node, tag, order, open_ids[-1] if open_ids else None, marks))
-                order += 1
+                self.unlikely.append((up, node.mem_id))
                 continue
-            st = _Stat(node, tag, order, open_ids[-1] if open_ids else None, marks)
-            stats[mid] = st
-            order += 1
-            open_ids.append(mid)
+            i = len(nodes)
+            if marks:
+                self.marks[i] = marks
             if tag == "a":
                 in_link += 1
-            stack.append((node, True))
+            stack.append((None, i))
+            own = own_commas = 0
             child = node.last_child
             while child is not None:
                 if child.tag == "-text":  # its own text, counted here rather than walked
                     t = child.text_content.strip()  # characters: inner runs of white space count as typed
                     if t:
-                        n = len(t)
-                        st.chars += n
-                        st.inline += n
-                        st.commas += len(findall(t))
-                        if in_link:
-                            st.link_chars += n
+                        own += len(t)
+                        own_commas += len(findall(t))
                 else:
-                    stack.append((child, False))
+                    stack.append((child, -1))
                 child = child.prev
+            nodes.append(node)
+            tags.append(tag)
+            parent.append(up)
+            end.append(i)
+            chars.append(own)
+            link_chars.append(own if in_link else 0)
+            commas.append(own_commas)
+            blocks.append(0)
+            inline.append(own)
+            heads.append(0)
+            para.append(0)
+            keep.append(0)
+            score.append(nan)
+            open_ids.append(i)
 
-    def _vote(self, st: _Stat, open_ids: list[int]) -> None:
+    def _vote(self, i: int, open_ids: list[int]) -> None:
         """A paragraph gives its score to up to five ancestors (full, half, then a third per level).
 
         An element holding text of its own beside blocks (lines between `<br>`s) votes for itself too.
         """
-        if st.chars < 25:
+        total = self.chars[i]
+        if total < 25:
             return
-        if st.link_chars > st.chars / 2:
+        if self.link_chars[i] > total / 2:
             return
-        chars = st.chars
+        chars = total
         voters = open_ids[-5:]
-        if st.tag in _PARAGRAPHS or (st.tag in _CONTAINERS and st.blocks == 0):
-            st.para = max(st.para, chars)
+        tag = self.tags[i]
+        if tag in _PARAGRAPHS or (tag in _CONTAINERS and self.blocks[i] == 0):
+            self.para[i] = max(self.para[i], chars)
         else:
-            if st.inline < 25 or st.tag not in _CONTAINERS:
+            if self.inline[i] < 25 or tag not in _CONTAINERS:
                 return
-            chars = st.inline
-            st.para += chars
-            voters = [*open_ids[-4:], st.node.mem_id]
-        inc = 1 + st.commas * chars / st.chars + min(chars / 100, 3)
-        for level, aid in enumerate(reversed(voters)):
-            a = self.stats[aid]
-            if a.score is None:
-                a.score = _TAG_BASE.get(a.tag, 0)
-            a.score += inc if level == 0 else inc / 2 if level == 1 else inc / (level * 3)
+            chars = self.inline[i]
+            self.para[i] += chars
+            voters = [*open_ids[-4:], i]
+        inc = 1 + self.commas[i] * chars / total + min(chars / 100, 3)
+        score = self.score
+        for level, a in enumerate(reversed(voters)):
+            s = score[a]
+            if s != s:  # nan: its first vote
+                s = _TAG_BASE.get(self.tags[a], 0)
+            score[a] = s + (inc if level == 0 else inc / 2 if level == 1 else inc / (level * 3))
 
-    def final(self, st: _Stat) -> float:
+    def final(self, i: int) -> float:
         """An element's score after its links are discounted."""
-        if st.score is None or not st.chars:
+        s, chars = self.score[i], self.chars[i]
+        if s != s or not chars:
             return 0.0
-        weight = float(_class_weight(st.marks))
+        weight = float(_class_weight(self.marks.get(i, "")))
         if weight > 0:  # a name says "content": worth less on a few words
-            weight *= min(1.0, st.chars / 500)
-        return (st.score + weight) * (1 - st.link_chars / st.chars)
+            weight *= min(1.0, chars / 500)
+        return (s + weight) * (1 - self.link_chars[i] / chars)
 
-    def top(self) -> _Stat | None:
-        """The best-scored element, or None for a page without paragraphs."""
+    def top(self) -> int | None:
+        """The order of the best-scored element, or None for a page without paragraphs."""
         best, best_score = None, 0.0
-        for st in self.stats.values():
-            s = self.final(st)
+        score = self.score
+        for i in range(len(self.nodes)):
+            if score[i] != score[i]:
+                continue
+            s = self.final(i)
             if s > best_score:
-                best, best_score = st, s
+                best, best_score = i, s
         return best
 
-    def inside(self, node_id: int, root_id: int) -> bool:
-        """True when element `node_id` is `root_id` or below it."""
-        a, r = self.stats[node_id], self.stats[root_id]
-        return r.order <= a.order <= r.end
+    def inside(self, i: int, root: int) -> bool:
+        """True when element `i` is `root` or below it."""
+        return root <= i <= self.end[root]
 
-    def prune(self, root_id: int, top: _Stat | None) -> set[int]:
-        """Boilerplate under `root_id`: link-dense lists and blocks, and blocks named as comments, related, share...
+    def children(self, i: int) -> Iterator[int]:
+        """The orders of element `i`'s element children, in document order."""
+        end = self.end
+        last = end[i]
+        c = i + 1
+        while c <= last:
+            yield c
+            c = end[c] + 1
+
+    def _after(self, i: int) -> Iterator[int]:
+        """The orders of the siblings after element `i` (none for the body)."""
+        p = self.parent[i]
+        if p < 0:
+            return
+        end = self.end
+        last = end[p]
+        c = end[i] + 1
+        while c <= last:
+            yield c
+            c = end[c] + 1
+
+    def prune(self, root: int, top: int | None) -> set[int]:
+        """Boilerplate under `root`: link-dense lists and blocks, and blocks named as comments, related, share...
 
         Never an element holding code, a table or a definition list, the best-scored element or
         a third of the root's text.
+
+        Returns:
+            the `mem_id`s of the elements left out.
         """
-        root = self.stats[root_id]
-        out = {u.node.mem_id for u in self.unlikely
-               if root.order <= u.order <= root.end}
-        top_id = top.node.mem_id if top is not None else None
-        stack = list(root.children)
+        tags, chars, link_chars, nodes = self.tags, self.chars, self.link_chars, self.nodes
+        root_chars = chars[root]
+        last = self.end[root]
+        out = {mid for up, mid in self.unlikely if root <= up <= last}
+        left: list[int] = []
+        stack = list(self.children(root))
         while stack:
-            mid = stack.pop()
-            st = self.stats[mid]
-            if st.tag in _KEEP_TAGS:
+            i = stack.pop()
+            tag = tags[i]
+            if tag in _KEEP_TAGS:
                 continue
-            if st.keep or st.tag in _HEADINGS or (st.tag == "header" and st.node.css_first("h1, h2, h3")) or (
-                    top_id is not None and self.inside(top_id, mid)) or (
-                    st.chars > root.chars / 3 and st.link_chars < st.chars / 4):
-                stack.extend(st.children)
+            c = chars[i]
+            if self.keep[i] or tag in _HEADINGS or (tag == "header" and nodes[i].css_first("h1, h2, h3")) or (
+                    top is not None and self.inside(top, i)) or (
+                    c > root_chars / 3 and link_chars[i] < c / 4):
+                stack.extend(self.children(i))
                 continue
-            if st.tag == "figure" and st.node.css_first("img, picture, video, iframe") is not None and \
-                    not _NUMBERED.match(st.node.text(deep=True).strip()):
-                out.add(mid)  # a photo and its caption (a numbered figure the text refers to stays)
+            if tag == "figure" and nodes[i].css_first("img, picture, video, iframe") is not None and \
+                    not _NUMBERED.match(nodes[i].text(deep=True).strip()):
+                left.append(i)  # a photo and its caption (a numbered figure the text refers to stays)
                 continue
-            if st.tag not in _PRUNABLE:
-                stack.extend(st.children)
+            if tag not in _PRUNABLE:
+                stack.extend(self.children(i))
                 continue
-            density = st.link_chars / st.chars if st.chars else 0.0
-            weight = _class_weight(st.marks)
-            own = self.final(st)
-            if weight < 0 and (density > 0.25 or own < 20 or st.commas < 10):
-                out.add(mid)
+            density = link_chars[i] / c if c else 0.0
+            weight = _class_weight(self.marks.get(i, ""))
+            own = self.final(i)
+            if weight < 0 and (density > 0.25 or own < 20 or self.commas[i] < 10):
+                left.append(i)
                 continue
             # in the best-scored element's own flow, a list of links is the text's (a changelog, a list of
             # sources) unless it is nearly all links
-            limit = 0.95 if top_id is not None and st.parent == top_id else 0.5
-            nested = st.parent is not None and self.stats[st.parent].tag in ("li", "dd")  # a sub-list
-            if density > limit and st.tag != "p" and not st.heads and st.chars < 2000 and not nested:
-                out.add(mid)
+            p = self.parent[i]
+            limit = 0.95 if top is not None and p == top else 0.5
+            nested = p >= 0 and tags[p] in ("li", "dd")  # a sub-list
+            if density > limit and tag != "p" and not self.heads[i] and c < 2000 and not nested:
+                left.append(i)
                 continue
-            stack.extend(st.children)
-        out |= self._tails(root)
+            stack.extend(self.children(i))
+        left.extend(self._tails(root))
+        out.update(nodes[i].mem_id for i in left)
         return out
 
-    def _tails(self, root: _Stat) -> set[int]:
+    def _tails(self, root: int) -> set[int]:
         """Headings such as "Related articles" or "Comments" under `root`, with what follows them up to the
-        next heading (never code, tables or definition lists)."""
+        next heading (never code, tables or definition lists); their orders."""
         out: set[int] = set()
-        for mid, st in self.stats.items():
-            heading = st.tag in _HEADINGS
-            if not (heading or st.tag in _LABELS and not st.blocks) or not root.order < st.order <= root.end or \
-                    st.chars > 60:
+        tags, chars, link_chars, parent = self.tags, self.chars, self.link_chars, self.parent
+        for i in range(root + 1, self.end[root] + 1):
+            tag = tags[i]
+            heading = tag in _HEADINGS
+            if not (heading or tag in _LABELS and not self.blocks[i]) or chars[i] > 60:
                 continue
-            if not _TAIL_HEADING.match(" ".join(st.node.text(deep=True).split())):
+            if not _TAIL_HEADING.match(" ".join(self.nodes[i].text(deep=True).split())):
                 continue
             if not heading:  # a label in running text: it and the links right after it
-                out.add(mid)
-                if st.parent is not None:
-                    siblings = self.stats[st.parent].children
-                    for sid in siblings[siblings.index(mid) + 1:]:
-                        sib = self.stats[sid]
-                        if sib.keep or sib.heads or not sib.chars or sib.link_chars < sib.chars / 2:
-                            break
-                        out.add(sid)
+                out.add(i)
+                for s in self._after(i):
+                    if self.keep[s] or self.heads[s] or not chars[s] or link_chars[s] < chars[s] / 2:
+                        break
+                    out.add(s)
                 continue
             # the heading, or the wrapper that holds nothing else
-            cur, cid = st, mid
+            cur = i
             for _ in range(3):
-                if cur.parent is None or cur.parent == root.node.mem_id:
+                up = parent[cur]
+                if up < 0 or up == root:
                     break
-                pid = cur.parent
-                up = self.stats[pid]
-                if up.chars != st.chars:
+                if chars[up] != chars[i]:
                     break
-                cur, cid = up, pid
-            out.add(cid)
-            if cur.parent is None:
-                continue
-            siblings = self.stats[cur.parent].children
-            for sid in siblings[siblings.index(cid) + 1:]:
-                sib = self.stats[sid]
-                if sib.keep or sib.tag in _KEEP_TAGS or sib.tag in _HEADINGS or sib.heads:
+                cur = up
+            out.add(cur)
+            for s in self._after(cur):
+                if self.keep[s] or tags[s] in _KEEP_TAGS or tags[s] in _HEADINGS or self.heads[s]:
                     break
-                out.add(sid)
+                out.add(s)
         return out
+
+    def _order_of(self, node) -> int | None:
+        """The order of `node` among the elements walked, or None when it was not walked."""
+        mid = node.mem_id
+        for i, n in enumerate(self.nodes):
+            if n.mem_id == mid:
+                return i
+        return None
 
     def select(self, semantic, page_title: str | None = None) -> Selection:
         """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
         element is inside it; else the best-scored element with its strong siblings; the page body when nothing
         scores."""
         top = self.top()
-        body = self.stats[self.body_id]
+        sem = self._order_of(semantic) if semantic is not None else None
         if top is None:
-            root = semantic if semantic is not None else body.node
-            rid = root.mem_id
-            return Selection(root, self.prune(rid, None) if rid in self.stats else set(), None)
-        root_st = top
+            if semantic is None:
+                return Selection(self.nodes[0], self.prune(0, None), None)
+            return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
         excluded: set[int] = set()
-        sem_id = semantic.mem_id if semantic is not None else None
-        if sem_id is not None and sem_id in self.stats and (
-                self.inside(top.node.mem_id, sem_id) or self.inside(sem_id, top.node.mem_id)):
-            root_st = self.stats[sem_id]
+        if sem is not None and (self.inside(top, sem) or self.inside(sem, top)):
+            root = sem
         else:
-            top = self._ascend(top, sem_id)
+            top = self._ascend(top, sem)
             # the top element's parent, when its siblings carry content too
-            root_st, excluded = self._with_siblings(top)
-        whole = self._whole_table(root_st)
-        if whole is not root_st:  # a part of a table (its tbody, a row, a cell) is read as the table it is in,
-            root_st, excluded = whole, set()  # whole: alone, its cells would be read as paragraphs
-        rid = root_st.node.mem_id
-        excluded |= self.prune(rid, top)
-        return Selection(root_st.node, excluded, self._title(root_st, page_title))
+            root, excluded = self._with_siblings(top)
+        whole = self._whole_table(root)
+        if whole != root:  # a part of a table (its tbody, a row, a cell) is read as the table it is in,
+            root, excluded = whole, set()  # whole: alone, its cells would be read as paragraphs
+        excluded |= self.prune(root, top)
+        return Selection(self.nodes[root], excluded, self._title(root, page_title))
 
-    def _whole_table(self, st: _Stat) -> _Stat:
-        """`st`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
+    def _whole_table(self, i: int) -> int:
+        """`i`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
 
         A cell of a layout table stays the root (its other cells are the page's furniture),
         and so does a part of a table whose cells hold blocks (a Sphinx field list of
         parameters): its paragraphs and lists read better as blocks than flattened into cells.
         """
-        up = st
-        while up.tag in _TABLE_PARTS and up.parent is not None:
-            up = self.stats[up.parent]
-        if up is st or up.tag != "table" or not is_data_table(up.node, node_attrs(up.node)) \
-                or up.node.css_first(CELL_BLOCKS) is not None:
-            return st
+        up = i
+        while self.tags[up] in _TABLE_PARTS and self.parent[up] >= 0:
+            up = self.parent[up]
+        node = self.nodes[up]
+        if up == i or self.tags[up] != "table" or not is_data_table(node, node_attrs(node)) \
+                or node.css_first(CELL_BLOCKS) is not None:
+            return i
         return up
 
-    def _ascend(self, top: _Stat, stop: int | None) -> _Stat:
+    def _ascend(self, top: int, stop: int | None) -> int:
         """The highest ancestor of `top` whose paragraphs are at least twice `top`'s, with few links
         (one section of a page of steps or chapters is not the whole article)."""
+        parent, para, chars, link_chars = self.parent, self.para, self.chars, self.link_chars
         best = top
-        st = top
-        while st.parent is not None and st.parent != self.body_id and st.parent != stop:
-            st = self.stats[st.parent]
-            if st.para >= ASCEND * best.para and st.link_chars <= LINKS_UP * st.chars:
-                best = st
+        i = top
+        while parent[i] > 0 and parent[i] != stop:  # (0: the body)
+            i = parent[i]
+            if para[i] >= ASCEND * para[best] and link_chars[i] <= LINKS_UP * chars[i]:
+                best = i
         # then step by step while each parent adds mostly paragraphs and few links (a short
         # paragraph of the article in a block of its own)
-        st = best
-        while st.parent is not None and st.parent != self.body_id and st.parent != stop:
-            up = self.stats[st.parent]
-            added = up.chars - st.chars
-            if added and not (up.para - st.para >= ADDED_PARA * added and
-                              up.link_chars - st.link_chars <= ADDED_LINKS * added):
+        i = best
+        while parent[i] > 0 and parent[i] != stop:
+            up = parent[i]
+            added = chars[up] - chars[i]
+            if added and not (para[up] - para[i] >= ADDED_PARA * added and
+                              link_chars[up] - link_chars[i] <= ADDED_LINKS * added):
                 break
-            st = up
+            i = up
             if added:
-                best = st
+                best = i
         return best
 
-    def _with_siblings(self, top: _Stat) -> tuple[_Stat, set[int]]:
-        if top.parent is None:
+    def _with_siblings(self, top: int) -> tuple[int, set[int]]:
+        """`top`, or its parent with the `mem_id`s of the weak siblings left out."""
+        p = self.parent[top]
+        if p < 0:
             return top, set()
-        parent = self.stats[top.parent]
         best = self.final(top)
         threshold = max(10.0, best * 0.2)
-        keep, drop = [], []
-        for cid in parent.children:
-            c = self.stats[cid]
-            if c is top:
-                keep.append(cid)
+        chars, link_chars = self.chars, self.link_chars
+        keep, drop = 0, []
+        for c in self.children(p):
+            if c == top:
+                keep += 1
                 continue
             s = self.final(c)
-            density = c.link_chars / c.chars if c.chars else 1.0
-            if s >= threshold or c.keep or (c.chars and density < 0.2 and (c.order < top.order or c.chars > 80)):
-                keep.append(cid)
+            n = chars[c]
+            density = link_chars[c] / n if n else 1.0
+            if s >= threshold or self.keep[c] or (n and density < 0.2 and (c < top or n > 80)):
+                keep += 1
             else:
-                drop.append(cid)
-        if len(keep) == 1:
+                drop.append(c)
+        if keep == 1:
             return top, set()
-        return parent, set(drop)
+        return p, {self.nodes[c].mem_id for c in drop}
 
-    def _title(self, root: _Stat, page_title: str | None) -> Any:
+    def _title(self, root: int, page_title: str | None) -> Any:
         """The headline: the last `h1` before `root` when `root` holds none, and when the page's `<title>`
         carries at least half its words (a site banner's h1 is not the article's), or the page has no title."""
-        rid = root.node.mem_id
         title = None
         words = set(_WORDS.findall(page_title.lower())) if page_title else None
-        for mid, st in self.stats.items():
-            if st.tag != "h1" or not st.chars:
+        for i, tag in enumerate(self.tags):
+            if tag != "h1" or not self.chars[i]:
                 continue
-            if self.inside(mid, rid) or self.inside(rid, mid):  # it holds the root or the root holds it
+            if self.inside(i, root) or self.inside(root, i):  # it holds the root or the root holds it
                 return None
-            if st.order < root.order:
+            if i < root:
                 if words is not None:
-                    own = _WORDS.findall(st.node.text(deep=True).lower())
+                    own = _WORDS.findall(self.nodes[i].text(deep=True).lower())
                     if not own or 2 * sum(w in words for w in own) < len(own):
                         continue
-                title = st.node
+                title = self.nodes[i]
         return title
