@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -335,6 +336,24 @@ class Spans(Sequence[tuple[int, int]]):
 
     def __repr__(self) -> str:
         return f"Spans({list(self)!r})"
+FEW_SPANS = 64
+"""Row and item spans of a block kept as a tuple up to this many (a tuple of pairs takes about
+100 bytes a span, which only matters for huge tables and lists)."""
+
+
+def compact_spans(pairs: Iterable[tuple[int, int]]) -> Sequence[tuple[int, int]]:
+    """Row or item spans for `Block.rows`: a tuple, or `Spans` (8 bytes a span) past FEW_SPANS of them."""
+    if isinstance(pairs, Spans):
+        return pairs if len(pairs) > FEW_SPANS else tuple(pairs)
+    it = iter(pairs)
+    head = tuple(itertools.islice(it, FEW_SPANS + 1))
+    if len(head) <= FEW_SPANS:
+        return head
+    many = Spans(head)
+    many.extend(it)
+    return many
+
+
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
 
 

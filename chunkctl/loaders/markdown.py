@@ -7,7 +7,7 @@ import html
 import itertools
 import re
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -16,7 +16,7 @@ from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, BlockList, Document, Spans
+from chunkctl.model import Block, BlockKind, BlockList, Document, Spans, compact_spans
 from chunkctl.text.lines import line_starts as lines_of
 
 _NONSPACE = re.compile(r"\S")
@@ -467,24 +467,6 @@ _SIMPLE = {"blockquote_open": "quote", "paragraph_open": "paragraph", "html_bloc
 _KINDS = {"quote": BlockKind.QUOTE, "paragraph": BlockKind.PARAGRAPH, "html": BlockKind.HTML, "rule": BlockKind.RULE}
 
 
-def _spans(pairs: Iterable[tuple[int, int]]) -> Sequence[tuple[int, int]]:
-    """Row or item spans: a tuple, or `Spans` (8 bytes a span) past FEW_SPANS of them."""
-    if isinstance(pairs, Spans):
-        return pairs if len(pairs) > FEW_SPANS else tuple(pairs)
-    it = iter(pairs)
-    head = tuple(itertools.islice(it, FEW_SPANS + 1))
-    if len(head) <= FEW_SPANS:
-        return head
-    many = Spans(head)
-    many.extend(it)
-    return many
-
-
-FEW_SPANS = 64
-"""Row and item spans of a block kept as a tuple up to this many (a tuple of pairs takes about
-100 bytes a span, which only matters for huge tables and lists)."""
-
-
 _HTML_HEADING = re.compile(r"<h([1-6])(?:\s[^>]*)?>(.*?)</h\1\s*>", re.I | re.S)
 _TAG = re.compile(r"<[^>]*>")
 
@@ -530,7 +512,7 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
             head_span = span((head[0], head[1] + 1)) if head else None  # the header and delimiter rows
             # (a row of characters Python counts as white space, U+0085 or U+001C-U+001E, is a row to
             # markdown-it but has no span once trimmed: no row)
-            row_spans = _spans(x for x in (span((r, r + 1)) for r in extra["rows"]) if x[1] > x[0])
+            row_spans = compact_spans(x for x in (span((r, r + 1)) for r in extra["rows"]) if x[1] > x[0])
             cell_texts = [clean_heading(c) for c in extra["cells"]]
             if head_span is not None and row_spans:
                 raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
@@ -540,7 +522,7 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
                                                      "meta": {"header_cells": cell_texts}}))
         elif name == "list":
             s, e = span(lines)
-            raw.append((BlockKind.LIST, s, e, {"rows": _spans(x for x in map(span, extra["items"]) if x[1] > x[0])}))
+            raw.append((BlockKind.LIST, s, e, {"rows": compact_spans(x for x in map(span, extra["items"]) if x[1] > x[0])}))
         elif name == "html":
             s, e = span(lines)
             found = html_heading(text[s:e])
@@ -734,7 +716,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             held[1].extend(extra["rows"])
             if is_open and len(raw) == 1:  # and on into the next
                 continue
-            raw[0] = (kind, held[0], e, {**extra, "rows": _spans(held[1])})
+            raw[0] = (kind, held[0], e, {**extra, "rows": compact_spans(held[1])})
             held = None
         if is_open:
             kind, s, e, extra = raw.pop()

@@ -164,7 +164,7 @@ def test_list_item_starts_past_the_cut_trailing_lines_give_no_span():
     # a page of the trafilatura evaluation set (archive.org) ends a list with items whose lines are all blank
     from chunkctl.loaders.html.text import line_spans
 
-    assert line_spans(["- a", "- b"], [0, 1, 2, 3]) == [(0, 3), (4, 7)]
+    assert line_spans(["- a", "- b"], [0, 1, 2, 3]) == ((0, 3), (4, 7))
 
 
 def test_a_body_marked_hidden_or_as_a_dialog_is_no_crash():

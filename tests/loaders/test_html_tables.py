@@ -166,3 +166,64 @@ def test_every_cell_lands_in_its_column(case):
     assert rows[0] == header
     assert rows[1] == ["---"] * width
     assert rows[2:] == [list(r) for r in body] + [list(r) for r in foot_grid]
+
+
+# -- nothing lost, however big the table (MAX_CELLS guards against span blow-up only)
+
+
+def test_a_table_of_more_cells_than_max_cells_keeps_every_row(monkeypatch):
+    # 0.1.10 cut the rendered table at MAX_CELLS (200,000) cells: a 10 MB table of 1 M cells lost
+    # rows 50,000 to 107,000 without a word
+    monkeypatch.setattr("chunkctl.loaders.html.text.MAX_CELLS", 12)
+    rows = "".join(f"<tr><td>r{i}a</td><td>r{i}b</td><td>r{i}c</td></tr>" for i in range(40))
+    lines = table_lines(f"<table><tr><th>A</th><th>B</th><th>C</th></tr>{rows}</table>")
+    assert len(lines) == 2 + 40
+    assert cells(lines[-1]) == ["r39a", "r39b", "r39c"]
+
+
+def test_spans_that_would_fill_too_many_cells_stand_once(monkeypatch):
+    monkeypatch.setattr("chunkctl.loaders.html.text.MAX_CELLS", 50)
+    rows = "".join(f"<tr><td>k{i}</td><td colspan=1000>wide{i}</td></tr>" for i in range(30))
+    doc = load(f"<table><tr><th>Key</th><th>Value</th></tr>{rows}</table>")
+    for i in range(30):
+        assert f"| k{i} | wide{i} |" in doc.text  # every cell once, no 1,000 copies
+    assert len(doc.text) < 1000
+
+
+def test_a_row_wider_than_max_cols_keeps_its_cells():
+    head = "".join(f"<th>h{c}</th>" for c in range(1200))
+    row = "".join(f"<td>v{c}</td>" for c in range(1200))
+    lines = table_lines(f"<table><tr>{head}</tr><tr>{row}</tr><tr>{row}</tr></table>")
+    assert cells(lines[2])[-1] == "v1199"
+    assert len(cells(lines[0])) == 1200
+
+
+@st.composite
+def big_tables(draw):
+    """Tables of random spans, some of them huge, with every cell's text unique."""
+    n_rows = draw(st.integers(1, 12))
+    html, texts = [], []
+    for r in range(n_rows):
+        row = []
+        for c in range(draw(st.integers(1, 6))):
+            text = f"x{r}y{c}"
+            texts.append(text)
+            span = draw(st.sampled_from(["", " colspan=2", " rowspan=3", " colspan=999", " rowspan=0",
+                                         " colspan=400 rowspan=0"]))
+            row.append(f"<td{span}>{text}</td>")
+        html.append("<tr>" + "".join(row) + "</tr>")
+    return "<table><tr><th>a</th><th>b</th></tr>" + "".join(html) + "</table>", texts
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(big_tables(), st.sampled_from([4, 40, 200_000]))
+def test_every_cell_text_is_kept_whatever_the_spans(case, max_cells):
+    from unittest import mock
+
+    html, texts = case
+    with mock.patch("chunkctl.loaders.html.text.MAX_CELLS", max_cells):
+        doc = load(html)
+    for text in texts:
+        assert text in doc.text
+    # spans repeat a cell's text at most max(MAX_CELLS, 4 x the cells) times in all
+    assert len(re.findall(r"x\d+y\d+", doc.text)) <= max(max_cells, 4 * (len(texts) + 2))

@@ -13,7 +13,7 @@ from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, Document
+from chunkctl.model import Block, BlockKind, Document, compact_spans
 
 
 def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:
@@ -48,7 +48,7 @@ def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:
             headings=tuple(t for _, t in path),
             language=language,
             header=(start + header[0], start + header[1]) if header is not None else None,
-            rows=tuple((start + a, start + b) for a, b in rows),
+            rows=compact_spans((start + a, start + b) for a, b in rows),
             meta=meta,
         ))
     return "".join(parts), blocks, first_h1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -16,10 +17,10 @@ from chunkctl.loaders.html.elements import (
 )
 from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
 from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
-from chunkctl.model import BlockKind
+from chunkctl.model import BlockKind, compact_spans
 
 # A raw block: (kind, text, level, language, header span, row spans); spans relative to its text.
-RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "tuple[tuple[int, int], ...]", dict]
+RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "Sequence[tuple[int, int]]", dict]
 
 _FLOW, _LINES, _CODE, _HEAD, _TABLE = range(5)
 
@@ -77,7 +78,8 @@ class Renderer:
 
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
-              header: tuple[int, int] | None = None, rows: tuple = (), meta: dict | None = None) -> None:
+              header: tuple[int, int] | None = None, rows: Sequence[tuple[int, int]] = (),
+              meta: dict | None = None) -> None:
         """Add a block; its text is stripped (code keeps its first line's indentation), spans follow."""
         body = text.rstrip()
         lead = 0 if kind == BlockKind.CODE else len(body) - len(body.lstrip())
@@ -86,7 +88,7 @@ class Renderer:
         if lead:
             body = body[lead:]
             header = (max(0, header[0] - lead), header[1] - lead) if header is not None else None
-            rows = tuple((max(0, a - lead), b - lead) for a, b in rows if b > lead)
+            rows = compact_spans((max(0, a - lead), b - lead) for a, b in rows if b > lead)
         self.blocks.append((kind, body, level, language, header, rows, meta or {}))
 
     def _flush(self) -> None:
@@ -363,7 +365,7 @@ class Renderer:
         if f.kind == _LINES:
             assert f.lines is not None
             lines = f.lines.finish()
-            rows = tuple(line_spans(lines, f.row_starts)) if f.block_kind == BlockKind.LIST else ()
+            rows = line_spans(lines, f.row_starts) if f.block_kind == BlockKind.LIST else ()
             self._emit(f.block_kind, "\n".join(lines), rows=rows)
             return
         if f.kind == _TABLE:
@@ -377,7 +379,7 @@ class Renderer:
                     return
                 text = "\n".join(table_lines)
                 head_end = len(table_lines[0]) + 1 + len(table_lines[1])
-                rows = tuple(line_spans(table_lines, list(range(n_head, len(table_lines)))))
+                rows = line_spans(table_lines, range(n_head, len(table_lines)))
                 self._emit(BlockKind.TABLE, text, header=(0, head_end), rows=rows,
                            meta={"header_cells": header_cells})
             else:

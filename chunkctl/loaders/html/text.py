@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from chunkctl.model import compact_spans
 
 # HTML's white space (plus the no-break space, which we fold too: it is layout, not text).
 _WS = re.compile(r"[ \t\n\r\f\xa0]+")
@@ -145,25 +148,38 @@ class Lines:
         return "\n".join(lines[first:]).rstrip()
 
 
-def line_spans(lines: list[str], starts: list[int]) -> list[tuple[int, int]]:
-    """Character spans in `"\\n".join(lines)` of groups of lines that begin at the given line indices.
+def line_spans(lines: list[str], starts: Iterable[int]) -> Sequence[tuple[int, int]]:
+    """Character spans in `"\\n".join(lines)` of groups of lines that begin at the given line indices
+    (increasing).
 
     A group runs to the line before the next group's first line; its span ends at its
-    last non-blank line. Groups with no text are left out.
+    last non-blank line. Groups with no text are left out. Returns a tuple, or `Spans`
+    past `FEW_SPANS` groups (`compact_spans`).
     """
-    offsets = []
-    pos = 0
-    for ln in lines:
-        offsets.append(pos)
-        pos += len(ln) + 1
-    out = []
-    for i, a in enumerate(starts):
-        b = min(starts[i + 1] if i + 1 < len(starts) else len(lines), len(lines))  # trailing blank lines were cut
-        while b > a and not lines[b - 1].strip():
-            b -= 1
-        if b > a and a < len(lines):
-            out.append((offsets[a], offsets[b - 1] + len(lines[b - 1])))
-    return out
+    n = len(lines)
+    at, pos = 0, 0  # a line index and its offset, moving forward only
+
+    def offset(k: int) -> int:
+        nonlocal at, pos
+        while at < k:
+            pos += len(lines[at]) + 1
+            at += 1
+        return pos
+
+    def spans() -> Iterator[tuple[int, int]]:
+        it = iter(starts)
+        a = next(it, None)
+        while a is not None:
+            nxt = next(it, None)
+            b = min(nxt if nxt is not None else n, n)  # trailing blank lines were cut
+            while b > a and not lines[b - 1].strip():
+                b -= 1
+            if b > a and a < n:
+                start = offset(a)
+                yield start, offset(b - 1) + len(lines[b - 1])
+            a = nxt
+
+    return compact_spans(spans())
 
 
 # Guards against absurd spans (rowspan up to 65534 and colspan up to 1000 are legal).
@@ -184,7 +200,8 @@ class TableGrid:
     __slots__ = ("rows", "head", "th_only", "th_first", "group", "foot", "groups")
 
     def __init__(self) -> None:
-        self.rows: list[list[tuple[str, int, int]]] = []
+        # a cell: its text, or (text, rowspan, colspan) when it spans (most cells do not: no tuple each)
+        self.rows: list[list[str | tuple[str, int, int]]] = []
         self.head: list[bool] = []
         self.th_only: list[bool] = []
         self.th_first: list[bool] = []
@@ -218,16 +235,41 @@ class TableGrid:
             self.new_row(False)
         if not self.rows[-1]:
             self.th_first[-1] = is_th
-        self.rows[-1].append((text, rowspan, max(1, min(colspan, MAX_COLS))))
+        colspan = max(1, min(colspan, MAX_COLS))
+        self.rows[-1].append(text if rowspan == 1 and colspan == 1 else (text, rowspan, colspan))
         if not is_th:
             self.th_only[-1] = False
 
-    def _grid(self) -> list[list[str]]:
-        """The rows with spans flattened (rows of unequal length; empty rows kept)."""
+    def _group_ends(self) -> list[int]:
+        """For each row, one past the last row of its row group."""
         n = len(self.rows)
-        group_end = [n] * n  # one past the last row of each row's group
+        group_end = [n] * n
         for r in range(n - 2, -1, -1):
             group_end[r] = group_end[r + 1] if self.group[r + 1] == self.group[r] else r + 1
+        return group_end
+
+    def _spread(self, group_end: list[int]) -> int:
+        """Grid positions the cells would fill with their spans repeated (each colspan at most MAX_COLS)."""
+        total = 0
+        for r, cells in enumerate(self.rows):
+            left = group_end[r] - r
+            for cell in cells:
+                if isinstance(cell, str):
+                    total += 1
+                    continue
+                _, rowspan, colspan = cell
+                total += colspan * (left if rowspan <= 0 else min(rowspan, left))
+        return total
+
+    def _grid(self, repeat: bool = True) -> list[list[str]]:
+        """The rows with spans flattened (rows of unequal length; empty rows kept).
+
+        With `repeat` False every cell stands once, in its own row, spans ignored.
+        A cell's own text is always kept; its copies stop at MAX_COLS columns.
+        """
+        if not repeat:
+            return [[cell if isinstance(cell, str) else cell[0] for cell in cells] for cells in self.rows]
+        group_end = self._group_ends()
         carry: dict[tuple[int, int], str] = {}
         grid = []
         for r, cells in enumerate(self.rows):
@@ -238,16 +280,18 @@ class TableGrid:
                     row.append(carry.pop((r, len(row))))
 
             left = group_end[r] - r
-            for text, rowspan, colspan in cells:
+            for cell in cells:
                 take_carried()
+                text, rowspan, colspan = (cell, 1, 1) if isinstance(cell, str) else cell
                 rows_down = left if rowspan <= 0 else min(rowspan, left)
-                for _ in range(colspan):
-                    if len(row) >= MAX_COLS:
+                for k in range(colspan):
+                    if k and len(row) >= MAX_COLS:
                         break
                     c = len(row)
                     row.append(text)
-                    for dr in range(1, rows_down):
-                        carry[(r + dr, c)] = text
+                    if c < MAX_COLS:
+                        for dr in range(1, rows_down):
+                            carry[(r + dr, c)] = text
                     take_carried()
             later = [c for (rr, c) in carry if rr == r]
             if later:
@@ -263,12 +307,18 @@ class TableGrid:
         cells, else (a table of row headers, `<th>` first in most rows) an empty
         header, else the first row; several header rows are merged per column
         ("Group / Column"). Body rows whose cells are all empty are left out.
+        Every cell's text is kept, however big the table. Spans are repeated and short
+        rows padded to the table's width only while that fills at most
+        `max(MAX_CELLS, 4 x the cells)` grid positions (`<td colspan=1000>` in each of
+        10,000 rows would write 10 M cells): past it each cell stands once, unpadded.
 
         Returns:
             (lines, number of header lines (header row + delimiter row), header cell texts);
             ([], 0, []) for a table without cells.
         """
-        grid = self._grid()
+        cells = sum(len(r) for r in self.rows)
+        room = max(MAX_CELLS, 4 * cells)
+        grid = self._grid(repeat=self._spread(self._group_ends()) <= room)
         keep = [i for i, r in enumerate(grid) if r and not self.foot[i]]
         keep += [i for i, r in enumerate(grid) if r and self.foot[i]]
         if not keep:
@@ -278,8 +328,7 @@ class TableGrid:
         th_only = [self.th_only[i] for i in keep]
         row_headers = 2 * sum(self.th_first[i] for i in keep) >= len(keep)
         width = max(len(r) for r in rows)
-        if len(rows) * width > MAX_CELLS:
-            rows = rows[: max(1, MAX_CELLS // width)]
+        pad = len(rows) * width <= room
         n_head = 0
         if any(head):
             while n_head < len(rows) and head[n_head]:
@@ -291,17 +340,17 @@ class TableGrid:
             rows.insert(0, [])
         n_head = max(1, n_head)
         header = []
-        for c in range(width):
+        for c in range(width if pad else max(1, *(len(r) for r in rows[:n_head]))):
             parts: list[str] = []
             for r in rows[:n_head]:
                 v = r[c] if c < len(r) else ""
                 if v and (not parts or parts[-1] != v):
                     parts.append(v)
             header.append(" / ".join(parts))
-        lines = [_pipe_row(header), "| " + " | ".join(["---"] * width) + " |"]
+        lines = [_pipe_row(header), "| " + " | ".join(["---"] * len(header)) + " |"]
         for r in rows[n_head:]:
             if any(r):
-                lines.append(_pipe_row(r + [""] * (width - len(r))))
+                lines.append(_pipe_row(r + [""] * (width - len(r)) if pad else r))
         return lines, 2, header
 
 
