@@ -82,6 +82,8 @@ _PRUNABLE = frozenset("div section ul ol p aside header figure center".split())
 _KEEP_TAGS = frozenset("pre table dl code".split())
 _TABLE_PARTS = frozenset("thead tbody tfoot tr td th caption colgroup col".split())
 _COMMAS = re.compile(r"[,，、،;；]")
+# Elements whose node the selection reads after the walk (text, selectors); others are found again by `mem_id`.
+_NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
 
 
 def _marks(attrs: dict) -> str:
@@ -124,9 +126,10 @@ class MainContent:
 
     What the walk learns of each element is kept in columns indexed by the element's
     order (its place in document order among the elements walked; the body is 0): one
-    machine integer per fact instead of one Python object per element, so a page of a
-    million table cells costs about 150 bytes an element here, not 400 (docs/performance.md#memory).
-    Children are not stored: in document order an element's first child is the next
+    machine integer per fact instead of one Python object per element, and the element's
+    node only when the selection reads it later (`_NODE_TAGS`; others are found again by
+    `mem_id`), so a page of a million table cells costs about 90 bytes an element here, not
+    400 (docs/performance.md#memory). Children are not stored: in document order an element's first child is the next
     element, and a child's next sibling is the element after the child's last descendant.
 
     Args:
@@ -134,18 +137,20 @@ class MainContent:
     """
 
     def __init__(self, body):
-        self.nodes: list[Any] = []        # the element (a selectolax node)
+        self.body = body
+        self.mem_ids = array("Q")         # the element's `mem_id`
+        self.nodes: list[Any] = []        # the element (a selectolax node) when its tag is in _NODE_TAGS, else None
         self.tags: list[str] = []         # its tag name (interned: one string per name)
-        self.parent = array("q")          # order of its parent (-1 for the body)
-        self.end = array("q")             # order of its last descendant (its own when none)
+        self.parent = array("i")          # order of its parent (-1 for the body)
+        self.end = array("i")             # order of its last descendant (its own when none)
         self.chars = array("q")           # characters of its collapsed text
         self.link_chars = array("q")      # ... of them inside links
-        self.commas = array("q")          # commas in its text
-        self.blocks = array("q")          # its block children
+        self.commas = array("i")          # commas in its text
+        self.blocks = array("i")          # its block children
         self.inline = array("q")          # characters of its own text and inline children
-        self.heads = array("q")           # headings below with text outside links
+        self.heads = array("i")           # headings below with text outside links
         self.para = array("q")            # characters of the voting paragraphs below (itself included)
-        self.keep = array("q")            # pre/table/dl/code below
+        self.keep = array("i")            # pre/table/dl/code below
         self.score = array("d")           # its votes (nan: none yet)
         self.marks: dict[int, str] = {}   # class and id names, of the elements that have them
         self.unlikely: list[tuple[int, int]] = []  # regions skipped by name: (parent's order, mem_id)
@@ -153,7 +158,7 @@ class MainContent:
 
     def _walk(self, body) -> None:
         """One pass over the elements under `body` (no recursion): text sizes bottom-up, votes on the way."""
-        nodes, tags, parent, end = self.nodes, self.tags, self.parent, self.end
+        nodes, mem_ids, tags, parent, end = self.nodes, self.mem_ids, self.tags, self.parent, self.end
         chars, link_chars, commas, blocks = self.chars, self.link_chars, self.commas, self.blocks
         inline, heads, para, keep, score = self.inline, self.heads, self.para, self.keep, self.score
         nan = math.nan
@@ -214,7 +219,8 @@ class MainContent:
                 else:
                     stack.append((child, -1))
                 child = child.prev
-            nodes.append(node)
+            nodes.append(node if tag in _NODE_TAGS else None)
+            mem_ids.append(node.mem_id)
             tags.append(tag)
             parent.append(up)
             end.append(i)
@@ -354,7 +360,7 @@ class MainContent:
                 continue
             stack.extend(self.children(i))
         left.extend(self._tails(root))
-        out.update(nodes[i].mem_id for i in left)
+        out.update(self.mem_ids[i] for i in left)
         return out
 
     def _tails(self, root: int) -> set[int]:
@@ -394,11 +400,18 @@ class MainContent:
 
     def _order_of(self, node) -> int | None:
         """The order of `node` among the elements walked, or None when it was not walked."""
-        mid = node.mem_id
-        for i, n in enumerate(self.nodes):
-            if n.mem_id == mid:
-                return i
-        return None
+        try:
+            return self.mem_ids.index(node.mem_id)
+        except ValueError:
+            return None
+
+    def _node(self, i: int) -> Any:
+        """The element of order `i` (kept by the walk for _NODE_TAGS, else found again in the tree)."""
+        node = self.nodes[i]
+        if node is None:
+            mid = self.mem_ids[i]
+            node = next(n for n in self.body.traverse(include_text=False) if n.mem_id == mid)
+        return node
 
     def select(self, semantic, page_title: str | None = None) -> Selection:
         """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
@@ -408,7 +421,7 @@ class MainContent:
         sem = self._order_of(semantic) if semantic is not None else None
         if top is None:
             if semantic is None:
-                return Selection(self.nodes[0], self.prune(0, None), None)
+                return Selection(self.body, self.prune(0, None), None)
             return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
         excluded: set[int] = set()
         if sem is not None and (self.inside(top, sem) or self.inside(sem, top)):
@@ -421,7 +434,7 @@ class MainContent:
         if whole != root:  # a part of a table (its tbody, a row, a cell) is read as the table it is in,
             root, excluded = whole, set()  # whole: alone, its cells would be read as paragraphs
         excluded |= self.prune(root, top)
-        return Selection(self.nodes[root], excluded, self._title(root, page_title))
+        return Selection(self._node(root), excluded, self._title(root, page_title))
 
     def _whole_table(self, i: int) -> int:
         """`i`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
@@ -485,7 +498,7 @@ class MainContent:
                 drop.append(c)
         if keep == 1:
             return top, set()
-        return p, {self.nodes[c].mem_id for c in drop}
+        return p, {self.mem_ids[c] for c in drop}
 
     def _title(self, root: int, page_title: str | None) -> Any:
         """The headline: the last `h1` before `root` when `root` holds none, and when the page's `<title>`

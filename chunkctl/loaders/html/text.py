@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from typing import cast
 
 from chunkctl.model import compact_spans
 
@@ -197,7 +198,7 @@ class TableGrid:
     `rowspan="0"` runs to the group's end), and `tfoot` rows come last.
     """
 
-    __slots__ = ("rows", "head", "th_only", "th_first", "group", "foot", "groups")
+    __slots__ = ("rows", "head", "th_only", "th_first", "group", "foot", "groups", "spanned")
 
     def __init__(self) -> None:
         # a cell: its text, or (text, rowspan, colspan) when it spans (most cells do not: no tuple each)
@@ -208,6 +209,7 @@ class TableGrid:
         self.group: list[int] = []
         self.foot: list[bool] = []
         self.groups = 0
+        self.spanned = False  # a cell spans more than one row or column
 
     def new_group(self) -> None:
         """Start a row group (a `thead`, `tbody` or `tfoot`): rowspans stop at its end."""
@@ -236,7 +238,11 @@ class TableGrid:
         if not self.rows[-1]:
             self.th_first[-1] = is_th
         colspan = max(1, min(colspan, MAX_COLS))
-        self.rows[-1].append(text if rowspan == 1 and colspan == 1 else (text, rowspan, colspan))
+        if rowspan == 1 and colspan == 1:
+            self.rows[-1].append(text)
+        else:
+            self.rows[-1].append((text, rowspan, colspan))
+            self.spanned = True
         if not is_th:
             self.th_only[-1] = False
 
@@ -267,6 +273,8 @@ class TableGrid:
         With `repeat` False every cell stands once, in its own row, spans ignored.
         A cell's own text is always kept; its copies stop at MAX_COLS columns.
         """
+        if not self.spanned:
+            return cast(list[list[str]], self.rows)  # (every cell is its text already)
         if not repeat:
             return [[cell if isinstance(cell, str) else cell[0] for cell in cells] for cells in self.rows]
         group_end = self._group_ends()
@@ -301,7 +309,7 @@ class TableGrid:
         return grid
 
     def render(self) -> tuple[list[str], int, list[str]]:
-        """The table as Markdown pipe-table lines.
+        """The table as Markdown pipe-table lines (once: the cells are let go as their lines are made).
 
         The header is the `<thead>` rows, else the leading rows made only of `<th>`
         cells, else (a table of row headers, `<th>` first in most rows) an empty
@@ -318,12 +326,14 @@ class TableGrid:
         """
         cells = sum(len(r) for r in self.rows)
         room = max(MAX_CELLS, 4 * cells)
-        grid = self._grid(repeat=self._spread(self._group_ends()) <= room)
+        grid = self._grid(repeat=not self.spanned or self._spread(self._group_ends()) <= room)
+        self.rows = []
         keep = [i for i, r in enumerate(grid) if r and not self.foot[i]]
         keep += [i for i, r in enumerate(grid) if r and self.foot[i]]
         if not keep:
             return [], 0, []
         rows = [grid[i] for i in keep]
+        del grid
         head = [self.head[i] for i in keep]
         th_only = [self.th_only[i] for i in keep]
         row_headers = 2 * sum(self.th_first[i] for i in keep) >= len(keep)
@@ -348,7 +358,9 @@ class TableGrid:
                     parts.append(v)
             header.append(" / ".join(parts))
         lines = [_pipe_row(header), "| " + " | ".join(["---"] * len(header)) + " |"]
-        for r in rows[n_head:]:
+        for k in range(n_head, len(rows)):
+            r = rows[k]
+            rows[k] = []  # its cells go as its line is made (a huge table is not held twice)
             if any(r):
                 lines.append(_pipe_row(r + [""] * (width - len(r)) if pad else r))
         return lines, 2, header
