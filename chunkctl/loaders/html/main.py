@@ -162,13 +162,15 @@ class MainContent:
         chars, link_chars, commas, blocks = self.chars, self.link_chars, self.commas, self.blocks
         inline, heads, para, keep, score = self.inline, self.heads, self.para, self.keep, self.score
         nan = math.nan
-        stack: list[tuple[Any, int]] = [(body, -1)]  # (node, -1) opens it; (None, order) closes it
+        # (node, -1) opens a node; (next, order) closes element `order`, then opens `next`, its next sibling
+        # (None: none). The stack holds an entry a level, not every child of a long table body at once.
+        stack: list[tuple[Any, int]] = [(body, -1)]
         open_ids: list[int] = []
         in_link = 0
         findall = _COMMAS.findall
         while stack:
             node, i = stack.pop()
-            if node is None:
+            if i >= 0:
                 open_ids.pop()
                 end[i] = len(nodes) - 1  # the last element opened inside it
                 tag = tags[i]
@@ -188,37 +190,53 @@ class MainContent:
                         blocks[p] += 1
                     else:
                         inline[p] += c
+                if node is not None:
+                    stack.append((node, -1))
                 continue
+            sib = None
+            if open_ids:  # what follows it (the body's siblings are not walked)
+                sib = node.next
+                while sib is not None and sib.tag == "-text":
+                    sib = sib.next
             tag = node.tag
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
+                if sib is not None:
+                    stack.append((sib, -1))
                 continue
             tag = intern(tag)  # one string per tag name, not one per element
             attrs = node_attrs(node)
             if open_ids and (is_furniture(node, tag, attrs, 1) or (attrs and is_decoration(node, tag, attrs))):
-                continue  # (the body itself is always walked)
+                if sib is not None:  # (the body itself is always walked)
+                    stack.append((sib, -1))
+                continue
             marks = _marks(attrs)
             up = open_ids[-1] if open_ids else -1
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
                     not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
                 self.unlikely.append((up, node.mem_id))
+                if sib is not None:
+                    stack.append((sib, -1))
                 continue
             i = len(nodes)
             if marks:
                 self.marks[i] = marks
             if tag == "a":
                 in_link += 1
-            stack.append((None, i))
             own = own_commas = 0
-            child = node.last_child
+            first = None
+            child = node.first_child
             while child is not None:
                 if child.tag == "-text":  # its own text, counted here rather than walked
                     t = child.text_content.strip()  # characters: inner runs of white space count as typed
                     if t:
                         own += len(t)
                         own_commas += len(findall(t))
-                else:
-                    stack.append((child, -1))
-                child = child.prev
+                elif first is None:
+                    first = child
+                child = child.next
+            stack.append((sib, i))
+            if first is not None:
+                stack.append((first, -1))
             nodes.append(node if tag in _NODE_TAGS else None)
             mem_ids.append(node.mem_id)
             tags.append(tag)
