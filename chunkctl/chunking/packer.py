@@ -126,6 +126,29 @@ def _glue(pieces: list[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> li
     return out
 
 
+def _glue_iter(pieces: Iterable[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """`_glue` one piece at a time (pieces in order; `spans` in any order)."""
+    merged: list[list[int]] = []  # the spans, sorted, strict overlaps joined (a cut inside one is inside the union)
+    for ss, se in sorted(spans):
+        if merged and ss < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], se)
+        else:
+            merged.append([ss, se])
+    k = 0
+    cur: tuple[int, int] | None = None
+    for s, e in pieces:
+        if cur is not None:
+            while k < len(merged) and merged[k][1] <= s:  # ends before the next piece: holds no later cut either
+                k += 1
+            if k < len(merged) and merged[k][0] < cur[1]:
+                cur = (cur[0], e)
+                continue
+            yield cur
+        cur = (s, e)
+    if cur is not None:
+        yield cur
+
+
 class Packer:
     """Packs atoms into chunks of one document within `config.chunk_size` tokens.
 
@@ -380,7 +403,8 @@ class Packer:
         deeper = split_to is not None and level > split_to
         for idx, (s, e) in enumerate(pieces):
             st = strength if idx == 0 else atom_level
-            if not deeper and self.fits(s, e, budget):
+            # (a nested code block or table that fits stays whole, even when text is cut finer)
+            if (not deeper or (s, e) in atomic) and self.fits(s, e, budget):
                 out.append(Atom(s, e, st, kind, atom_level, barrier, block=block))
             else:
                 self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out,
@@ -402,8 +426,11 @@ class Packer:
                      barrier: bool, block: Block | None, split_to: Level | None = None) -> Iterator[Atom]:
         """`_refine` of a long span, yielding its atoms as its pieces are split (same atoms)."""
         pieces: Iterable[tuple[int, int]] = ()
+        atomic = self._atomic_in(block, a, b, budget)
         while li < len(levels):
             found = self._on_clusters_iter(self._split_iter(levels[li], a, b, block, kind), b)
+            if atomic:
+                found = _glue_iter(found, atomic)
             head = list(itertools.islice(found, 2))
             if len(head) > 1:
                 pieces = itertools.chain(head, found)
@@ -420,6 +447,7 @@ class Packer:
         level = levels[li]
         atom_level = Level.PARAGRAPH if level == Level.BLOCK else level
         deeper = split_to is not None and level > split_to
+        whole = set(atomic)
         src = iter(pieces)
         idx = -1
         while batch := list(itertools.islice(src, 512)):
@@ -428,8 +456,8 @@ class Packer:
             for (s, e), est in zip(batch, estimates):
                 idx += 1
                 st = strength if idx == 0 else atom_level
-                if not deeper and (est <= budget - SLACK or (est <= budget + 2 * SLACK + 8
-                                                              and self.count(s, e) <= budget)):
+                if (not deeper or (s, e) in whole) and (est <= budget - SLACK or (
+                        est <= budget + 2 * SLACK + 8 and self.count(s, e) <= budget)):
                     yield Atom(s, e, st, kind, atom_level, barrier, block=block)
                     continue
                 yield from self._refine_piece(s, e, levels, li, st, kind, budget, barrier, block,
