@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 
@@ -94,6 +95,16 @@ def output_mode(path: str | os.PathLike) -> int:
         return 0o666 & ~mask
 
 
+def is_special(path: str | os.PathLike) -> bool:
+    """True when `path` names (through any links) an existing file that is neither a regular file nor a
+    folder: a device or a pipe (`/dev/null`, `/dev/full`, `/dev/stdout` on a pipe), written in place."""
+    try:
+        mode = os.stat(path).st_mode  # (follows /dev/stdout -> /proc/self/fd/1 -> the pipe itself)
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes], public: bool = False) -> None:
     """Write `parts` (each bytes, or an iterable of bytes written in turn) to `path` through a temporary
     file in its folder, then rename it over `path`.
@@ -101,10 +112,17 @@ def replace_atomically(path: str | os.PathLike, *parts: bytes | Iterable[bytes],
     A reader sees the old file or the whole new one, never a part. The folder is made
     when missing; the temporary file is removed on any failure. `public`: the file gets
     `output_mode` (an output the user reads), else it stays private (0600: cache entries).
+    A public output that exists and is no regular file (a device, a pipe) is written in
+    place: renaming over it would replace the device node.
 
     Raises:
         OSError: the folder or the file cannot be written (callers that only cache may ignore it).
     """
+    if public and is_special(path):  # (a rename would replace the device node: as root, /dev/full became a file)
+        with open(path, "wb") as fh:
+            for part in parts:
+                fh.writelines([part] if isinstance(part, bytes) else part)
+        return
     if public and os.path.islink(path):
         path = os.path.realpath(path)  # an output named by a link is written through it, as `-o` is
     folder = os.path.dirname(os.fspath(path)) or "."

@@ -200,6 +200,18 @@ def test_from_list_reads_paths_relative_to_the_current_folder(tmp_path, monkeypa
     assert missing.exit_code == 2 and "--from-list" in missing.stderr
 
 
+def test_from_list_keeps_a_carriage_return_inside_a_name(tmp_path, monkeypatch):
+    # a helper's find: a list file was read with universal newlines, so "docs/cr\rname.txt" (legal on
+    # Linux, listed by find) became two missing paths and the file was lost
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cr\rname.txt").write_text("carriage return in the name\n")
+    (tmp_path / "list.txt").write_bytes(b"docs/cr\rname.txt\n")
+    r = invoke("chunk", "--from-list", "list.txt", "--quiet")
+    assert r.exit_code == 0, r.stderr
+    assert [x["source"] for x in parse_jsonl(r.stdout_bytes)] == ["docs/cr\rname.txt"]
+
+
 def test_stdin_document(tmp_path):
     text = "# Title\n\nA paragraph from a pipe.\n\n## Next\n\nAnother one.\n"
     r = invoke("chunk", "-", "--stdin-format", "md", "--stdin-name", "piped.md", "--quiet", input=text.encode())

@@ -279,6 +279,28 @@ def test_unwritable_outputs_are_refused_before_any_work(tmp_path):
         assert b"summary" not in p.stderr and b" chunks, " not in p.stderr  # nothing was chunked
 
 
+def test_outputs_that_are_pipes_are_written_in_place_never_replaced(tmp_path):
+    # a helper's find: --summary-json /dev/full renamed a file over the device node (as root /dev/full became
+    # a regular file, exit 0), and -o /dev/stdout or --errors /dev/stderr on a pipe were refused ("cannot
+    # write in /proc/PID/fd"); a FIFO stands for them here
+    import stat
+    import threading
+
+    for flag in ("-o", "--errors", "--summary-json"):
+        fifo = tmp_path / f"pipe{flag}"
+        os.mkfifo(fifo)
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda f=fifo: got.append(Path(f).read_bytes()))
+        reader.start()
+        others = [a for a in (("-o", tmp_path / "o.jsonl"), ("--errors", tmp_path / "e.jsonl")) if a[0] != flag]
+        p = _cli("chunk", "examples", *[x for a in others for x in a], flag, fifo)
+        reader.join(60)
+        assert p.returncode == 0, (flag, p.stderr)
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode), flag  # still the pipe, not a file renamed over it
+        if flag != "--errors":
+            assert got and got[0].strip(), flag
+
+
 def test_a_cache_that_cannot_be_written_is_said_once(tmp_path):
     from chunkctl.pipeline.cache import CacheEntry, RecordCache
 

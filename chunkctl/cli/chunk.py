@@ -60,7 +60,8 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
             if from_list == "-":
                 paths += pipeline.read_list(sys.stdin)
             else:
-                with open(from_list, encoding="utf-8", errors="surrogateescape") as fh:
+                # (lines end at "\n" only: a name may hold a carriage return; CRLF lists lose theirs to strip)
+                with open(from_list, encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
                     paths += pipeline.read_list(fh)
         except OSError as exc:
             raise usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})") from None
@@ -316,6 +317,7 @@ class SummaryReport:
         """
         if not self.path:
             return
+        from chunkctl.atomic import is_special
         from chunkctl.output.checks import probe_folder
 
         path, real = self.path, os.path.realpath(self.path)
@@ -327,6 +329,10 @@ class SummaryReport:
         if os.path.exists(real) and any(i.path and i.format is not None and os.path.realpath(i.path) == real
                                         for i in inputs):  # (a file no loader reads is skipped, never read)
             raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
+        if is_special(path):  # a device or a pipe (/dev/stderr to a CI log)
+            if not os.access(path, os.W_OK):
+                raise ConfigError(f"--summary-json {path}: not writable")
+            return
         probe_folder("--summary-json", path, os.path.dirname(real))
 
     def exit(self, code: int, status: str | None = None) -> typer.Exit:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
+from chunkctl.atomic import is_special
 from chunkctl.errors import ConfigError
 from chunkctl.output.writer import mirror_path
 
@@ -151,12 +152,11 @@ def check_writable(output: str | None, output_dir: str | None, errors: str | Non
     for flag, path in (("-o", output), ("--errors", errors)):
         if not path or path == "-":
             continue
-        target = os.path.realpath(path)
-        if os.path.exists(target) and not os.path.isfile(target) and not os.path.isdir(target):
-            if not os.access(target, os.W_OK):
+        if is_special(path):
+            if not os.access(path, os.W_OK):
                 raise ConfigError(f"{flag} {path}: not writable")
             continue
-        probe_folder(flag, path, os.path.dirname(target))
+        probe_folder(flag, path, os.path.dirname(os.path.realpath(path)))
     if output_dir:
         if os.path.exists(output_dir) and not os.path.isdir(output_dir):
             raise ConfigError(f"--output-dir {output_dir}: is a file, not a folder")

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from chunkctl.atomic import output_mode, remove_stale, temp_file
+from chunkctl.atomic import is_special, output_mode, remove_stale, temp_file
 from chunkctl.errors import OutputError
 
 
@@ -55,8 +55,9 @@ class Output:
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{self.path}: is a folder, not a file")
         try:
-            if st is not None and not stat.S_ISREG(st.st_mode):
-                self._raw = open(target, "wb")  # a device or a pipe: nothing to replace atomically
+            if is_special(self.path):  # a device or a pipe (/dev/stdout on a pipe): nothing to replace
+                self._target = self.path
+                self._raw = open(self.path, "wb")
             else:
                 folder = os.path.dirname(target) or "."
                 os.makedirs(folder, exist_ok=True)

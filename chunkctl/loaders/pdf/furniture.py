@@ -62,7 +62,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     number at the same end of 3 pages within 6 in a row, or of 2 pages in a row in a
     document of up to SHORT_PDF pages (the printed page number, alone or beside a running
     title; a line in the margin only as one of the two outer lines of its page must be a
-    number alone), or (d) sit in the margin and read as the page's label from /PageLabels.
+    number alone; of several such lines at one end of a page, the outermost), or (d) sit in the margin and read as the page's label from /PageLabels.
     A page whose every line would go keeps them (what repeats is then the content), unless
     most of its glyphs could not be read (`unreadable`: the footer is then all that is left of
     the page, not what it says). Needs
@@ -82,6 +82,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
     zone_keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
     offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
+    # the outermost line of a page that reads as its number, per end: a page prints one number there
+    # (the "4" of a slide's "4th Gen", set apart by pdfium on page 4 above the real "4", is text)
+    outermost: dict[tuple[int, tuple[int, bool]], tuple[float, int]] = {}
     facts = []
     for p in pages:
         h = p.frame.height or 1.0
@@ -105,6 +108,10 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
                 offsets[off].add(p.index)
+                edge = cy if off[1] else h - cy  # distance from its end of the page
+                key = (p.index, off)
+                if key not in outermost or edge < outermost[key][0]:
+                    outermost[key] = (edge, id(ln))
             keyed[(exact, bucket)].add(p.index)
             norm = _DIGITS.sub("#", exact) if zone and len(exact) <= 60 else exact
             if zone:
@@ -133,7 +140,8 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     for _p, ln, exact, norm, bucket, zone, off, is_label in facts:
         if (n >= 3 and len(seen(keyed, exact, bucket)) >= repeat_min) \
                 or (zone and n >= 3 and running(seen(zone_keyed, norm, bucket))) \
-                or (off is not None and off in good_offsets) or is_label:
+                or (off is not None and off in good_offsets and outermost[(_p.index, off)][1] == id(ln)) \
+                or is_label:
             drop.add(id(ln))
     if not drop:
         return 0
