@@ -159,6 +159,23 @@ def test_output_dir_prune_removes_files_of_deleted_documents_only(tmp_path):
     assert _cli("chunk", d, "-o", tmp_path / "x.jsonl", "--prune").returncode == 2  # needs --output-dir
 
 
+def test_prune_keeps_files_of_documents_left_out_by_include(tmp_path):
+    # a helper's find: `--include '*.md' --prune` removed b.txt.jsonl "(no such input any more)" while
+    # tree/b.txt still existed (a file over --max-file-size kept its file)
+    d = tmp_path / "tree"
+    d.mkdir()
+    (d / "a.md").write_text("# A\n\nText.\n")
+    (d / "b.txt").write_text("plain text\n")
+    od = tmp_path / "od"
+    assert _cli("chunk", d, "--output-dir", od).returncode == 0
+    p = _cli("chunk", d, "--output-dir", od, "--prune", "--include", "*.md")
+    assert p.returncode == 0, p.stderr
+    assert (od / "b.txt.jsonl").exists() and b"--prune: removed" not in p.stderr
+    (d / "b.txt").unlink()
+    p = _cli("chunk", d, "--output-dir", od, "--prune", "--include", "*.md")
+    assert not (od / "b.txt.jsonl").exists()  # gone from the folder: its file goes
+
+
 def test_prune_never_deletes_jsonl_files_chunkctl_did_not_write_there(tmp_path):
     # A QA find: --prune deleted every .jsonl it did not expect, the user's own included.
     d = _tree(tmp_path)

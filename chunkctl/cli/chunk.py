@@ -183,7 +183,10 @@ def chunk(
     errors_ok = True
     try:
         try:
-            keep = {mirror_path(s) for s in [i.source for i in inputs] + [p.source for p in found.problems]}
+            # --prune removes files of documents that no longer exist: a file --include/--exclude left out or
+            # a link not followed this time still exists, and keeps its file (as a file over --max-file-size does)
+            keep = {mirror_path(s) for s in [i.source for i in inputs] + [p.source for p in found.problems]
+                    + [s for s, _why in found.left_out] + list(found.outside)}
             with stop_signals_held():  # a signal meanwhile comes once `sink` can remove its temporary file
                 sink = OutputDir(output_dir, keep if prune else None) if output_dir else open_output(
                     output, values["flavour"])
