@@ -307,7 +307,7 @@ def test_outputs_that_are_pipes_are_written_in_place_never_replaced(tmp_path):
         fifo = tmp_path / f"pipe{flag}"
         os.mkfifo(fifo)
         got: list[bytes] = []
-        reader = threading.Thread(target=lambda f=fifo: got.append(Path(f).read_bytes()))
+        reader = threading.Thread(target=lambda f=fifo, into=got: into.append(Path(f).read_bytes()))
         reader.start()
         others = [a for a in (("-o", tmp_path / "o.jsonl"), ("--errors", tmp_path / "e.jsonl")) if a[0] != flag]
         p = _cli("chunk", "examples", *[x for a in others for x in a], flag, fifo)

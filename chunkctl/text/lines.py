@@ -9,12 +9,14 @@ from array import array
 from collections.abc import Iterator
 
 # A paragraph break: a line break followed by one or more blank lines.
-_BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*(?:\r\n|\r|\n))+")
+_BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 # The same for files with a single line-end style: a literal first character lets the
-# regex engine skip ahead quickly (about 10x faster on a 3 MB novel).
-_BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*\n)+")
-_BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*\r)+")
-_BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*\r\n)+")
+# regex engine skip ahead quickly (about 10x faster on a 3 MB novel). The quantifiers are
+# possessive (nothing after them could need a shorter run): a greedy group kept about 150
+# bytes of backtracking state a line, 300 MB on a 2 MB file of blank lines (a helper's find).
+_BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*+\n)++")
+_BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*+\r)++")
+_BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*+\r\n)++")
 _FF = re.compile(r"\f")
 _NONSPACE = re.compile(r"\S")
 
