@@ -44,3 +44,38 @@ def test_dask_engine_reports_bad_files_like_the_local_engine(tmp_path, cluster):
 def test_scheduler_without_dask_engine_is_a_usage_error():
     p = run_cli("chunk", "examples", "--scheduler", "tcp://127.0.0.1:1")
     assert p.returncode == 2 and b"--scheduler needs --engine dask" in p.stderr
+
+
+@pytest.mark.parametrize("answer", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"\xff" * 64])
+def test_an_address_that_is_no_dask_scheduler_is_one_line(answer):
+    # a helper's find: the dashboard's HTTP port as --scheduler kept the run waiting without a word (the
+    # client waits for the scheduler's handshake without a limit); a server answering other bytes made it
+    # allocate "3.01 EiB" and print a 60-line traceback
+    import socket
+    import threading
+
+    pytest.importorskip("distributed")
+    from chunkctl.errors import ConfigError
+    from chunkctl.pipeline.engines.dask import probe_scheduler
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    done = threading.Event()
+
+    def serve():
+        conn, _ = server.accept()
+        if answer is not None:
+            conn.sendall(answer)
+        done.wait(10)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with pytest.raises(ConfigError) as err:
+            probe_scheduler(f"tcp://127.0.0.1:{port}", timeout=1.0)
+    finally:
+        done.set()
+        server.close()
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"--scheduler tcp://127.0.0.1:{port}: ")
+    assert ("no answer as a Dask scheduler" if answer is None else "does not answer as a Dask scheduler") in message

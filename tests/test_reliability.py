@@ -100,6 +100,22 @@ def test_a_run_that_selects_nothing_keeps_the_old_output_and_fails(tmp_path):
     assert p.returncode == 0 and out.read_bytes() == b""
 
 
+def test_a_run_whose_every_file_fails_keeps_the_old_output(tmp_path):
+    # a helper's find: with every file failing (binary files, or workers that cannot see the files), a good
+    # earlier -o output was replaced by an empty file
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "bad.txt").write_bytes(b"\0\1")
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"old": 1}\n')
+    p = _cli("chunk", d, "-o", out)
+    assert p.returncode == 1
+    assert out.read_text() == '{"old": 1}\n'
+    assert b"every file failed; no output file was written or replaced" in p.stderr
+    p = _cli("chunk", d, "-o", out, "--allow-empty")
+    assert p.returncode == 1 and out.read_bytes() == b""
+
+
 def test_a_run_whose_every_file_is_over_max_file_size_keeps_the_old_output(tmp_path):
     # the same class (a helper's find): every file skipped by --max-file-size emptied the output and exited 0
     out, od = tmp_path / "chunks.jsonl", tmp_path / "od"
@@ -157,6 +173,29 @@ def test_output_dir_prune_removes_files_of_deleted_documents_only(tmp_path):
         "f0.md.jsonl", "f2.md.jsonl", "f4.md.jsonl", "sub/f3.md.jsonl", "sub/f5.md.jsonl"]
     assert b"--prune: removed" in p.stderr
     assert _cli("chunk", d, "-o", tmp_path / "x.jsonl", "--prune").returncode == 2  # needs --output-dir
+
+
+def test_output_dir_layouts_that_cannot_be_written_are_refused_before_any_work(tmp_path):
+    # a helper's find: a file where a folder must go (d.md beside a folder d.md.jsonl/, or a plain file
+    # `sub` in the output folder) replaced 2 of 3 files, then failed with "File exists", exit 1
+    d = tmp_path / "tree"
+    (d / "d.md.jsonl").mkdir(parents=True)
+    (d / "d.md").write_text("# D\n\nText.\n")
+    (d / "d.md.jsonl" / "e.md").write_text("# E\n\nText.\n")
+    (d / "z.txt").write_text("plain\n")
+    od = tmp_path / "od"
+    p = _cli("chunk", d, "--output-dir", od)
+    assert p.returncode == 2 and not od.exists()
+    assert b"d.md.jsonl would be the file of d.md and a folder for d.md.jsonl/e.md" in p.stderr
+    d2, od2 = tmp_path / "tree2", tmp_path / "od2"
+    (d2 / "sub").mkdir(parents=True)
+    (d2 / "sub" / "x.md").write_text("# X\n")
+    (d2 / "a.md").write_text("# A\n")
+    od2.mkdir()
+    (od2 / "sub").write_text("a plain file\n")
+    p = _cli("chunk", d2, "--output-dir", od2)
+    assert p.returncode == 2 and b"is a file where the folder for sub/x.md must go" in p.stderr
+    assert sorted(x.name for x in od2.iterdir()) == ["sub"]  # nothing written
 
 
 def test_prune_keeps_files_of_documents_left_out_by_include(tmp_path):

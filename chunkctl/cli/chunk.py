@@ -98,7 +98,8 @@ def chunk(
     stdin_name: Annotated[Optional[str], typer.Option("--stdin-name", help="The records' source for the document "
                                                       "read from '-' (default '-').")] = None,
     allow_empty: Annotated[bool, typer.Option("--allow-empty", help="When no file is selected, write an empty "
-                                              "output and exit 0 (default: keep the old output, exit 1).")] = False,
+                                              "output and exit 0; when every file fails, write an empty output "
+                                              "(exit 1). Default: keep the old output, exit 1.")] = False,
     prune: Annotated[bool, typer.Option("--prune", help="--output-dir: also delete the .jsonl files of documents "
                                         "that are no longer among the inputs.")] = False,
     summary_json: Annotated[Optional[str], typer.Option("--summary-json", help="Also write the run's summary here "
@@ -211,6 +212,10 @@ def chunk(
             con.error(f"stopped at the first failure (--fail-fast); {sink.state()}")
         elif config.extras.get("llm_dry_run"):
             sink.abort()
+        elif summary.failed and not summary.files and output not in (None, "-") and not output_dir \
+                and not allow_empty:
+            sink.abort()  # no document made it: an empty file would replace a good output for nothing
+            con.error(f"every file failed; {sink.state()} (--allow-empty writes an empty one)")
         else:
             sink.commit()
             for rel in getattr(sink, "pruned", ()):

@@ -74,10 +74,43 @@ def check_outputs(output: str | None, output_dir: str | None, errors: str | None
                 raise ConfigError(f"--output-dir: {seen[key]} and {i.source} would both be written to "
                                   f"{os.path.join(output_dir, key)}")
             seen[key] = i.source
+        _check_layout(output_dir, seen)
         if errors and errors != "-":
             for key in seen:
                 if real(os.path.join(output_dir, key)) == real(errors):
                     raise ConfigError(f"--errors {errors} is also where --output-dir writes {key}")
+
+
+def _check_layout(output_dir: str, files: dict[str, str]) -> None:
+    """Refuse, before any work, an `--output-dir` layout that cannot be written: a document's file
+    where another document's folder goes (`d.md` beside a folder `d.md.jsonl/`), or a path of
+    the folder already taken by what the run must write over (a file where a folder goes, a
+    folder where a file goes).
+
+    Args:
+        output_dir: the folder.
+        files: {relative path to write: the source it is for}.
+
+    Raises:
+        ConfigError: one line naming the path and the documents.
+    """
+    folders: dict[str, str] = {}
+    for key, source in files.items():
+        parts = key.split("/")
+        for k in range(1, len(parts)):
+            folders.setdefault("/".join(parts[:k]), source)
+    for key, source in files.items():
+        if key in folders:
+            raise ConfigError(f"--output-dir: {os.path.join(output_dir, key)} would be the file of {source} "
+                              f"and a folder for {folders[key]}")
+    for folder, source in folders.items():
+        path = os.path.join(output_dir, folder)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            raise ConfigError(f"--output-dir: {path} is a file where the folder for {source} must go")
+    for key, source in files.items():
+        path = os.path.join(output_dir, key)
+        if os.path.isdir(path):
+            raise ConfigError(f"--output-dir: {path} is a folder where the file of {source} must go")
 
 
 def check_not_read_back(outputs: Iterable[tuple[str, str | None]], folders: Iterable[str], hidden: bool,

@@ -80,6 +80,53 @@ def check_scheduler(address: str) -> None:
             raise bad("an IPv6 host goes in brackets, e.g. tcp://[::1]:8786")
 
 
+PROBE_TIMEOUT = 20.0
+"""Seconds a `tcp://` scheduler address gets to accept a connection and send its first bytes."""
+
+
+def probe_scheduler(address: str, timeout: float = PROBE_TIMEOUT) -> None:
+    """Check that a `tcp://` address (or bare HOST:PORT) answers as a Dask scheduler, before the client connects.
+
+    A scheduler writes its handshake as soon as it accepts a connection: an 8-byte
+    length, then msgpack frames naming its `compression` and `pickle-protocol`.
+    distributed's client waits for those bytes without a limit, so an HTTP server (the
+    dashboard's port 8787 given for the scheduler's 8786) kept the run waiting without a
+    word, and a server that answers other bytes made it allocate what they claimed.
+    Other schemes (tls, ws, ucx, inproc) are left to distributed.
+
+    Raises:
+        ConfigError: one line naming `--scheduler` and what was wrong.
+    """
+    import socket
+
+    from distributed.comm import parse_address
+
+    scheme, location = parse_address(address)
+    if scheme != "tcp":
+        return
+    host, _sep, port = location.rpartition(":")
+    head = b""
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            while len(head) < 64 and b"compression" not in head:
+                piece = sock.recv(64 - len(head))
+                if not piece:
+                    break
+                head += piece
+    except TimeoutError:
+        if head:
+            raise ConfigError(f"--scheduler {address}: the server there does not answer as a Dask scheduler") \
+                from None
+        raise ConfigError(f"--scheduler {address}: no answer as a Dask scheduler within {timeout:g} s (is it "
+                          "another server, such as the dashboard's port? the scheduler's is the one "
+                          "`dask scheduler` prints, 8786 by default)") from None
+    except OSError as exc:
+        raise ConfigError(f"--scheduler {address}: cannot connect ({exc.strerror or exc})") from None
+    if b"compression" not in head and b"pickle-protocol" not in head:
+        raise ConfigError(f"--scheduler {address}: the server there does not answer as a Dask scheduler")
+
+
 def worker_wait() -> float:
     """Seconds to wait for workers: the CHUNKCTL_DASK_WORKER_WAIT environment variable, else WORKER_WAIT (60).
 
@@ -313,12 +360,16 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None 
         h.setLevel(logging.CRITICAL)
     try:
         if scheduler:
+            probe_scheduler(scheduler)
             try:
                 client = Client(scheduler, timeout="20s", set_as_default=False)
             except (OSError, TimeoutError) as exc:
                 raise ConfigError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"--scheduler {scheduler}: not a scheduler address ({exc})") from None
+            except Exception as exc:  # (a server that answers other bytes: a MemoryError from their length)
+                raise ConfigError(f"--scheduler {scheduler}: the server there does not answer as a Dask "
+                                  f"scheduler ({exc.__class__.__name__})") from None
         else:
             # A worker holds one item at a time, so a dying worker takes no other item with it.
             with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
