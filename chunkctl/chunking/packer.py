@@ -743,10 +743,22 @@ class Packer:
                 break
             pull()
 
+        # the heading levels (a bit each) of the lead headings from atom j to the lead's end: a chunk that
+        # runs to the end of a long lead (100,000 empty headings) finds them at once, not by a scan each
+        levels_from = [0] * (nhead + 1)
+        for j in range(nhead - 1, -1, -1):
+            lead = win[j - base].block
+            levels_from[j] = levels_from[j + 1] | (1 << (len(lead.headings) - 1) if lead is not None
+                                                   and lead.headings else 0)
+
         def prefix(i: int, k: int | None = None) -> tuple[str, int]:
             """`_prefix` of a chunk of atoms i..k (k None: the run's last), run indices."""
             stop = nhead if k is None else min(k + 1, nhead)
-            skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
+            if stop == nhead:
+                mask = levels_from[i] if i < nhead else 0
+                skip = [b for b in range(mask.bit_length()) if mask >> b & 1]
+            else:
+                skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
             return self.breadcrumb(self.breadcrumb_parts(path, skip))
 
         def lead_path(i: int) -> tuple[str, ...]:
