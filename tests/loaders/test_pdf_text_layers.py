@@ -257,11 +257,12 @@ def test_a_page_box_on_the_page_tree_is_the_pages_box(size, origin):
     # FPDF document's first lines on every page, or all its text.
     (x0, y0), (w, h) = origin, size
     media = (x0, y0, x0 + w, y0 + h)
-    pages = [[text(x0 + 30, y0 + h - 20 - 14 * i, f"Page {p} line {i} of the text.") for i in range(3)]
+    # (no line reads like a page number: "Page 1 line 0 ..." at the top of page 1 is a running head)
+    pages = [[text(x0 + 30, y0 + h - 20 - 14 * i, f"Line {i} on page {p} of the text.") for i in range(3)]
              + [text(x0 + 30, y0 + 15, f"Page {p} last line.")] for p in (1, 2)]
     inherited = load_pdf(pdf_bytes(pages, media, inherited=True), "tree.pdf", ChunkConfig())
     own = load_pdf(pdf_bytes(pages, media), "page.pdf", ChunkConfig())
     assert inherited.text == own.text
     for p in (1, 2):
         for i in range(3):
-            assert f"Page {p} line {i} of the text." in inherited.text
+            assert f"Line {i} on page {p} of the text." in inherited.text
