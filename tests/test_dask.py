@@ -79,3 +79,33 @@ def test_an_address_that_is_no_dask_scheduler_is_one_line(answer):
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"--scheduler tcp://127.0.0.1:{port}: ")
     assert ("no answer as a Dask scheduler" if answer is None else "does not answer as a Dask scheduler") in message
+
+
+def test_a_result_lost_with_its_worker_ends_in_one_line_not_a_wait_without_end():
+    # a helper's find: the only worker died while it held a finished file's records; distributed runs the
+    # task again, and with no worker left `future.result()` waited until the run was killed
+    import time
+
+    pytest.importorskip("distributed")
+    from chunkctl.errors import ChunkctlError
+    from chunkctl.pipeline.engines.dask import _Runner
+
+    class LostFuture:
+        status = "finished"
+
+        def result(self, timeout=None):
+            time.sleep(min(timeout or 0.05, 0.05))
+            raise TimeoutError
+
+        def release(self):
+            pass
+
+    class NoWorkers:
+        status = "running"
+
+        def nthreads(self):
+            return {}
+
+    runner = _Runner(NoWorkers(), lambda item: item, "tcp://127.0.0.1:8786", wait=0.2)
+    with pytest.raises(ChunkctlError, match=r"has had no workers for 0.2 s"):
+        runner.outcome(LostFuture())

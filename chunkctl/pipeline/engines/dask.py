@@ -201,21 +201,7 @@ class _Runner:
                 return
             if woken:
                 continue
-            try:
-                workers = len(self.client.nthreads()) if self.client.status == "running" else -1
-            except Exception:  # the scheduler went away in the meantime
-                workers = -1
-            if workers > 0:
-                idle_since = None
-                continue
-            now = time.monotonic()
-            idle_since = idle_since or now
-            if now - idle_since < self.wait:
-                continue
-            if workers < 0:
-                raise ChunkctlError(f"lost the connection to the Dask scheduler ({self.where})")
-            raise ChunkctlError(f"the Dask cluster ({self.where}) has had no workers for {self.wait:g} s "
-                                "(they died or left); start some with `dask worker`")
+            idle_since = self._idle(idle_since)
 
     def outcome(self, future: Any) -> tuple[str, Any]:
         """What became of a settled future, and the future released.
@@ -232,7 +218,9 @@ class _Runner:
         from distributed import CancelledError
 
         try:
-            return "ok", future.result()
+            return "ok", self._result(future)
+        except ChunkctlError:
+            raise
         except CancelledError:
             self.connected()
             return "failed", TaskFailure("error", "cancelled by the Dask scheduler")
@@ -245,6 +233,47 @@ class _Runner:
             return "failed", TaskFailure("error", f"{exc.__class__.__name__}: {exc}")
         finally:
             future.release()
+
+    def _result(self, future: Any) -> Any:
+        """`future.result()`, waiting only while the cluster has workers: a finished task whose
+        worker died before its result was fetched is run again, and with no worker left
+        that wait had no end (a helper's find: silent until killed).
+
+        Raises:
+            ChunkctlError: no worker (or no scheduler) for `wait` seconds meanwhile.
+            whatever `future.result()` raises.
+        """
+        idle_since: float | None = None
+        limit = max(self.wait, 5.0)  # (an attempt that times out starts the fetch over: each may take twice as long)
+        while True:
+            try:
+                return future.result(timeout=limit)
+            except TimeoutError:
+                limit *= 2
+            idle_since = self._idle(idle_since)
+            if idle_since is not None:  # no worker now: look again within `wait`, not after the next long attempt
+                limit = min(limit, max(self.wait / 4, _POLL))
+
+    def _idle(self, since: float | None) -> float | None:
+        """When the cluster has been without workers since (None: it has some now).
+
+        Raises:
+            ChunkctlError: no worker, or no scheduler, for `wait` seconds.
+        """
+        try:
+            workers = len(self.client.nthreads()) if self.client.status == "running" else -1
+        except Exception:  # the scheduler went away in the meantime
+            workers = -1
+        if workers > 0:
+            return None
+        now = time.monotonic()
+        since = since or now
+        if now - since < self.wait:
+            return since
+        if workers < 0:
+            raise ChunkctlError(f"lost the connection to the Dask scheduler ({self.where})")
+        raise ChunkctlError(f"the Dask cluster ({self.where}) has had no workers for {self.wait:g} s "
+                            "(they died or left); start some with `dask worker`")
 
     def connected(self) -> None:
         """Raise ChunkctlError when the client lost its scheduler (the run's futures are gone with it)."""
