@@ -109,3 +109,32 @@ def test_a_result_lost_with_its_worker_ends_in_one_line_not_a_wait_without_end()
     runner = _Runner(NoWorkers(), lambda item: item, "tcp://127.0.0.1:8786", wait=0.2)
     with pytest.raises(ChunkctlError, match=r"has had no workers for 0.2 s"):
         runner.outcome(LostFuture())
+
+
+def test_workers_that_cannot_see_the_files_stop_the_run_in_one_line(tmp_path, monkeypatch):
+    # a helper's find: a worker without the shared folder failed every file with a line of its own (and the
+    # issue asks for one line naming the cause); after UNSEEN_STOP such files in a row the run stops
+    pytest.importorskip("distributed")
+    import importlib
+
+    from chunkctl.config import ChunkConfig
+    from chunkctl.errors import ChunkctlError
+    from chunkctl.pipeline.engines import dask as dask_engine
+    from chunkctl.pipeline.inputs import discover
+
+    run_mod = importlib.import_module("chunkctl.pipeline.run")  # (the package's `run` is a function)
+    for i in range(6):
+        (tmp_path / f"d{i}.md").write_text(f"# Doc {i}\n")
+    items = discover([str(tmp_path)]).inputs
+
+    def blind(fn, items, scheduler, jobs):  # what workers without the folder return
+        for it in items:
+            yield run_mod.FileResult(it.source, it.format, error_type="LoaderError",
+                                     error=f"{it.source}: cannot read file ([Errno 2] No such file or directory)")
+
+    monkeypatch.setattr(dask_engine, "map_ordered", blind)
+    got = []
+    with pytest.raises(ChunkctlError, match=r"the Dask workers cannot read the input files \(3 of 6 tried"):
+        for res in run_mod._compute(items, ChunkConfig(), 2, None, engine="dask", scheduler="tcp://127.0.0.1:1"):
+            got.append(res)
+    assert len(got) == run_mod.UNSEEN_STOP - 1 and all("shared file system" in r.error for r in got)

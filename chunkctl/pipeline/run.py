@@ -53,6 +53,11 @@ SAMPLE, SHARE = 0.25, 0.8
 """`_TablesAhead.wanted`: every SAMPLE seconds, whether this thread had SHARE of a core."""
 
 
+UNSEEN_STOP = 3
+"""Files in a row, before any was read, that the Dask workers could not read though this machine
+can, after which the run stops with one line: the workers do not see the input files (no shared
+file system), and every other file would fail the same way."""
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a run is carried out (never what the records say), checked when built.
@@ -488,14 +493,22 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         items = [dataclasses.replace(it, path=os.path.abspath(it.path)) if it.path else it for it in items]
         # (no spill folder: the workers may be other machines)
         answers = dask_engine.map_ordered(functools.partial(process_file, config=config), items, scheduler, jobs)
+        unseen = 0  # files the workers could not read (while none was read): 3 in a row stop the run
         try:
             for item, res in zip(items, answers):
                 if isinstance(res, Failure):
                     res = _failure(item, res)
                 elif res.error_type == "LoaderError" and ": cannot read file (" in (res.error or "") \
                         and item.path and os.access(item.path, os.R_OK):
+                    unseen += 1 if unseen >= 0 else 0
+                    if unseen == UNSEEN_STOP:
+                        raise ChunkctlError(f"the Dask workers cannot read the input files ({UNSEEN_STOP} of "
+                                            f"{len(items)} tried, all readable here): they need the input "
+                                            "files at the same path (a shared file system)")
                     res.error = f"{res.error} on the Dask workers, though this machine can read it: the " \
                                 "workers need the input files at the same path (a shared file system)"
+                elif not res.error_type:
+                    unseen = -1  # a worker read one: the others are files of their own
                 yield res
         finally:
             answers.close()
