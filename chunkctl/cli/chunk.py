@@ -42,7 +42,7 @@ from chunkctl.cli.options import (
     run_options,
     with_options,
 )
-from chunkctl.errors import ConfigError, OutputError
+from chunkctl.errors import ChunkctlError, ConfigError, OutputError
 from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LARGE, RunSummary
 
 
@@ -243,6 +243,14 @@ def chunk(
         con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
         raise report.exit(EXIT_USAGE) from None
+    except ChunkctlError as exc:  # the engine stopped the run (a cluster without workers, workers blind to the files)
+        con.live = None
+        if sink is not None:
+            sink.abort()
+        _commit_errors(errlog, con)
+        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        catch_stop_signals(False)
+        raise report.exit(EXIT_FAILED) from None
     except BrokenPipeError:
         sink.abort()
         drop_stdout()
