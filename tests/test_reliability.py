@@ -63,6 +63,21 @@ def test_names_that_are_not_utf8_are_chunked_and_named_by_one_rule(tmp_path):
                                                     "new\nline.md.jsonl"]
 
 
+def test_two_names_written_alike_are_refused_in_one_readable_line(tmp_path):
+    # a helper's find: the Latin-1 name caf<E9>.md and the literal name caf\xe9.md are both written
+    # `caf\xe9.md`; the line showed the internal `caf\udce9.md` and advised a common parent folder
+    d = tmp_path / "t"
+    d.mkdir()
+    (d / "caf\\xe9.md").write_text("# Literal\n")
+    with open(os.path.join(os.fsencode(d), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"# Latin-1\n")
+    p = _cli("chunk", d, "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 2
+    line = p.stderr.decode()
+    assert line.count("\n") == 1 and "udc" not in line
+    assert "recorded as source caf\\xe9.md" in line and "rename one" in line
+
+
 def test_every_command_and_the_api_name_such_files_by_the_rule(tmp_path):
     import chunkctl
 

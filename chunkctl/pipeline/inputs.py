@@ -455,8 +455,12 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     clash = duplicate_sources(inputs)
     if clash:
         src, where = next(iter(clash.items()))
-        raise ConfigError(f"two inputs would both be recorded as source {src!r} ({', '.join(where[:2])}): chunk "
-                          f"them in separate runs, or give their common parent folder instead")
+        shown = ", ".join(source_name(w) for w in where[:2])
+        if len({os.path.basename(w) for w in where}) > 1:  # two names of one folder that are written alike
+            raise ConfigError(f"two inputs would both be recorded as source {src} ({shown}): a name that is "
+                              "not UTF-8 is written with \\xNN escapes, as the other is spelt; rename one")
+        raise ConfigError(f"two inputs would both be recorded as source {src} ({shown}): chunk them in separate "
+                          f"runs, or give their common parent folder instead")
     return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out, folders)
 
 
