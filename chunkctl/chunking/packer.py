@@ -705,6 +705,7 @@ class Packer:
         done = False
         search_many = self.table.search_many
         last = Level.SECTION + 1  # after the run's last atom
+        spliced = [0]  # splices made inside the lead (its level masks follow them)
 
         def pull(count: int = 256) -> None:
             nonlocal done
@@ -723,6 +724,8 @@ class Packer:
         def splice(x: int, pieces: list[Atom]) -> None:
             """Put `pieces` in the place of window atom x, with their token ends and the
             strengths of the boundaries around them (only theirs are computed)."""
+            if x + base < nhead:
+                spliced[0] += 1  # a lead atom cut in pieces: the lead's level masks are made again
             tail = after[x]
             win[x:x + 1] = pieces
             te[x:x + 1] = search_many([y.end for y in pieces])
@@ -744,18 +747,28 @@ class Packer:
             pull()
 
         # the heading levels (a bit each) of the lead headings from atom j to the lead's end: a chunk that
-        # runs to the end of a long lead (100,000 empty headings) finds them at once, not by a scan each
-        levels_from = [0] * (nhead + 1)
-        for j in range(nhead - 1, -1, -1):
-            lead = win[j - base].block
-            levels_from[j] = levels_from[j + 1] | (1 << (len(lead.headings) - 1) if lead is not None
-                                                   and lead.headings else 0)
+        # runs to the end of a long lead (100,000 empty headings) finds them at once, not by a scan each.
+        # Made again when the lead changes (a heading line cut in pieces: `splice`, a longer `nhead`).
+        masks_key: tuple[int, int] | None = None
+        masks_lo = 0
+        masks: list[int] = []
+
+        def levels_from(i: int) -> int:
+            nonlocal masks_key, masks_lo, masks
+            if masks_key != (nhead, spliced[0]):  # (atoms pulled after the lead, or dropped before it, change nothing)
+                masks_key, masks_lo = (nhead, spliced[0]), base
+                masks = [0] * (nhead - base + 1)
+                for j in range(nhead - 1, base - 1, -1):
+                    lead = win[j - base].block
+                    masks[j - base] = masks[j - base + 1] | (1 << (len(lead.headings) - 1) if lead is not None
+                                                             and lead.headings else 0)
+            return masks[i - masks_lo]
 
         def prefix(i: int, k: int | None = None) -> tuple[str, int]:
             """`_prefix` of a chunk of atoms i..k (k None: the run's last), run indices."""
             stop = nhead if k is None else min(k + 1, nhead)
-            if stop == nhead:
-                mask = levels_from[i] if i < nhead else 0
+            if stop == nhead and base <= i < nhead:
+                mask = levels_from(i)
                 skip = [b for b in range(mask.bit_length()) if mask >> b & 1]
             else:
                 skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
