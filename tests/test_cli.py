@@ -209,7 +209,8 @@ def test_two_inputs_with_the_same_source_are_a_usage_error(tmp_path):
         (tmp_path / name).mkdir()
         (tmp_path / name / "x.md").write_text(f"# {name}\n\nText.\n")
     p = run_cli("chunk", str(tmp_path / "ca"), str(tmp_path / "cb"), "-o", str(tmp_path / "o.jsonl"))
-    assert p.returncode == 2 and b"source 'x.md'" in p.stderr and b"Traceback" not in p.stderr
+    assert p.returncode == 2 and b"recorded as source x.md (" in p.stderr
+    assert b"common parent folder" in p.stderr and b"Traceback" not in p.stderr
     assert not (tmp_path / "o.jsonl").exists()
 
 
