@@ -138,3 +138,25 @@ def test_workers_that_cannot_see_the_files_stop_the_run_in_one_line(tmp_path, mo
         for res in run_mod._compute(items, ChunkConfig(), 2, None, engine="dask", scheduler="tcp://127.0.0.1:1"):
             got.append(res)
     assert len(got) == run_mod.UNSEEN_STOP - 1 and all("shared file system" in r.error for r in got)
+
+
+def test_workers_of_another_chunkctl_version_are_refused_in_one_line():
+    # a helper's observation: workers started before an upgrade wrote records of the old version beside
+    # the client's, without a word
+    pytest.importorskip("distributed")
+    from chunkctl.__about__ import __version__
+    from chunkctl.errors import ConfigError
+    from chunkctl.pipeline.engines.dask import check_worker_versions
+
+    class Workers:
+        def __init__(self, versions):
+            self.versions = versions
+
+        def run(self, fn):
+            return dict(self.versions)
+
+    check_worker_versions(Workers({"w1": __version__, "w2": __version__}), "tcp://h:8786")  # no error
+    with pytest.raises(ConfigError) as err:
+        check_worker_versions(Workers({"w1": "0.1.10", "w2": __version__, "w3": "0.1.10"}), "tcp://h:8786")
+    assert str(err.value).startswith(f"--scheduler tcp://h:8786: the workers run chunkctl 0.1.10 on 2, "
+                                     f"{__version__} on 1 of 3, this command {__version__}")

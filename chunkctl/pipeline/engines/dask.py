@@ -127,6 +127,36 @@ def probe_scheduler(address: str, timeout: float = PROBE_TIMEOUT) -> None:
         raise ConfigError(f"--scheduler {address}: the server there does not answer as a Dask scheduler")
 
 
+def _chunkctl_version() -> str:
+    from chunkctl.__about__ import __version__
+
+    return __version__
+
+
+def check_worker_versions(client: Any, scheduler: str) -> None:
+    """Refuse workers that run another chunkctl than this command: their records would say
+    (and be) another version's (`meta.version`), silently mixed with this one's.
+
+    Asks each worker that has joined (`Client.run`); a worker without chunkctl counts as
+    a mismatch too.
+
+    Raises:
+        ConfigError: one line naming the versions found and how many workers run each.
+    """
+    mine = _chunkctl_version()
+    try:
+        found = client.run(_chunkctl_version)
+    except Exception as exc:  # (a worker that cannot import chunkctl)
+        raise ConfigError(f"--scheduler {scheduler}: a worker cannot run chunkctl ({exc.__class__.__name__}: "
+                          f"{exc}); install chunkctl {mine} on every worker") from None
+    versions = sorted(set(found.values()))
+    if versions != [mine]:
+        counts = ", ".join(f"{v} on {sum(x == v for x in found.values())}" for v in versions)
+        raise ConfigError(f"--scheduler {scheduler}: the workers run chunkctl {counts} of {len(found)}, this "
+                          f"command {mine}: their records would carry another version; install {mine} on "
+                          "every worker (or restart them after an upgrade)")
+
+
 def worker_wait() -> float:
     """Seconds to wait for workers: the CHUNKCTL_DASK_WORKER_WAIT environment variable, else WORKER_WAIT (60).
 
@@ -415,6 +445,8 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None 
                 raise ConfigError(f"the local Dask cluster started no worker within {wait:g} s") from None
             raise ConfigError(f"--scheduler {scheduler}: no Dask worker joined it within {wait:g} s; start some "
                               f"(`dask worker {scheduler}`), or set {WORKER_WAIT_ENV} to wait longer") from None
+        if scheduler:
+            check_worker_versions(client, scheduler)
         yield from _map(_Runner(client, fn, scheduler, wait), items, weigh)
     except (KeyboardInterrupt, SystemExit):
         _quiet()  # Ctrl-C or SIGTERM: stop without the event loop's tracebacks
