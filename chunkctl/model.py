@@ -336,6 +336,8 @@ class Spans(Sequence[tuple[int, int]]):
 
     def __repr__(self) -> str:
         return f"Spans({list(self)!r})"
+
+
 FEW_SPANS = 64
 """Row and item spans of a block kept as a tuple up to this many (a tuple of pairs takes about
 100 bytes a span, which only matters for huge tables and lists)."""

@@ -115,19 +115,9 @@ def _crosses(starts: list[int], a: int, b: int) -> bool:
     return idx < len(starts) and starts[idx] < b
 
 
-def _glue(pieces: list[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Pieces with each cut that falls inside one of `spans` undone (neighbours joined)."""
-    out: list[tuple[int, int]] = []
-    for s, e in pieces:
-        if out and any(ss < out[-1][1] and s < se for ss, se in spans if ss < e and se > out[-1][0]):
-            out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
-
-
-def _glue_iter(pieces: Iterable[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """`_glue` one piece at a time (pieces in order; `spans` in any order)."""
+def _glue(pieces: Iterable[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Pieces (in order) with each cut that falls inside one of `spans` (any order) undone: the
+    neighbours are joined. One piece at a time, so a lazily split block can use it too."""
     merged: list[list[int]] = []  # the spans, sorted, strict overlaps joined (a cut inside one is inside the union)
     for ss, se in sorted(spans):
         if merged and ss < merged[-1][1]:
@@ -389,7 +379,7 @@ class Packer:
         while li < len(levels):
             pieces = self._on_clusters(self._split(levels[li], a, b, block, kind), b)
             if atomic:
-                pieces = _glue(pieces, atomic)
+                pieces = list(_glue(pieces, atomic))
             if len(pieces) > 1:
                 break
             if split_to is not None and levels[li] <= split_to and pieces:
@@ -430,7 +420,7 @@ class Packer:
         while li < len(levels):
             found = self._on_clusters_iter(self._split_iter(levels[li], a, b, block, kind), b)
             if atomic:
-                found = _glue_iter(found, atomic)
+                found = _glue(found, atomic)
             head = list(itertools.islice(found, 2))
             if len(head) > 1:
                 pieces = itertools.chain(head, found)

@@ -333,8 +333,7 @@ class SummaryReport:
         """
         if not self.path:
             return
-        from chunkctl.atomic import is_special
-        from chunkctl.output.checks import probe_folder
+        from chunkctl.output.checks import check_file_writable
 
         path, real = self.path, os.path.realpath(self.path)
         if os.path.isdir(real):
@@ -345,11 +344,7 @@ class SummaryReport:
         if os.path.exists(real) and any(i.path and i.format is not None and os.path.realpath(i.path) == real
                                         for i in inputs):  # (a file no loader reads is skipped, never read)
             raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
-        if is_special(path):  # a device or a pipe (/dev/stderr to a CI log)
-            if not os.access(path, os.W_OK):
-                raise ConfigError(f"--summary-json {path}: not writable")
-            return
-        probe_folder("--summary-json", path, os.path.dirname(real))
+        check_file_writable("--summary-json", path)
 
     def exit(self, code: int, status: str | None = None) -> typer.Exit:
         """Write the summary (when asked for and the run started) and return the exit to raise.

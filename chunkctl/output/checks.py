@@ -172,6 +172,21 @@ def probe_folder(flag: str, path: str, folder: str) -> None:
         os.unlink(tmp)
 
 
+def check_file_writable(flag: str, path: str) -> None:
+    """Raise ConfigError unless the output file `path` can be written: a device or a pipe
+    (`/dev/stderr` to a CI log) must be open for writing, else its folder must accept a new
+    file (`probe_folder`).
+
+    Raises:
+        ConfigError: one line naming `flag`, `path` and the reason.
+    """
+    if is_special(path):
+        if not os.access(path, os.W_OK):
+            raise ConfigError(f"{flag} {path}: not writable")
+        return
+    probe_folder(flag, path, os.path.dirname(os.path.realpath(path)))
+
+
 def check_writable(output: str | None, output_dir: str | None, errors: str | None) -> None:
     """Refuse, before any work, outputs that could not be written at the end of the run.
 
@@ -185,11 +200,7 @@ def check_writable(output: str | None, output_dir: str | None, errors: str | Non
     for flag, path in (("-o", output), ("--errors", errors)):
         if not path or path == "-":
             continue
-        if is_special(path):
-            if not os.access(path, os.W_OK):
-                raise ConfigError(f"{flag} {path}: not writable")
-            continue
-        probe_folder(flag, path, os.path.dirname(os.path.realpath(path)))
+        check_file_writable(flag, path)
     if output_dir:
         if os.path.exists(output_dir) and not os.path.isdir(output_dir):
             raise ConfigError(f"--output-dir {output_dir}: is a file, not a folder")

@@ -58,6 +58,7 @@ UNSEEN_STOP = 3
 can, after which the run stops with one line: the workers do not see the input files (no shared
 file system), and every other file would fail the same way."""
 
+
 @dataclass(frozen=True)
 class RunOptions:
     """How a run is carried out (never what the records say), checked when built.
@@ -500,7 +501,8 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
                     res = _failure(item, res)
                 elif res.error_type == "LoaderError" and ": cannot read file (" in (res.error or "") \
                         and item.path and os.access(item.path, os.R_OK):
-                    unseen += 1 if unseen >= 0 else 0
+                    if unseen >= 0:
+                        unseen += 1
                     if unseen == UNSEEN_STOP:
                         raise ChunkctlError(f"the Dask workers cannot read the input files ({UNSEEN_STOP} of "
                                             f"{len(items)} tried, all readable here): they need the input "

@@ -267,17 +267,16 @@ class TableGrid:
                 total += colspan * (left if rowspan <= 0 else min(rowspan, left))
         return total
 
-    def _grid(self, repeat: bool = True) -> list[list[str]]:
-        """The rows with spans flattened (rows of unequal length; empty rows kept).
+    def _grid(self, group_end: list[int] | None) -> list[list[str]]:
+        """The rows with spans flattened (rows of unequal length; empty rows kept), given each row's
+        `_group_ends`; with None every cell stands once, in its own row, spans ignored.
 
-        With `repeat` False every cell stands once, in its own row, spans ignored.
         A cell's own text is always kept; its copies stop at MAX_COLS columns.
         """
         if not self.spanned:
             return cast(list[list[str]], self.rows)  # (every cell is its text already)
-        if not repeat:
+        if group_end is None:
             return [[cell if isinstance(cell, str) else cell[0] for cell in cells] for cells in self.rows]
-        group_end = self._group_ends()
         carry: dict[tuple[int, int], str] = {}
         grid = []
         for r, cells in enumerate(self.rows):
@@ -326,7 +325,8 @@ class TableGrid:
         """
         cells = sum(len(r) for r in self.rows)
         room = max(MAX_CELLS, 4 * cells)
-        grid = self._grid(repeat=not self.spanned or self._spread(self._group_ends()) <= room)
+        group_end = self._group_ends() if self.spanned else None
+        grid = self._grid(group_end if group_end is not None and self._spread(group_end) <= room else None)
         self.rows = []
         keep = [i for i, r in enumerate(grid) if r and not self.foot[i]]
         keep += [i for i, r in enumerate(grid) if r and self.foot[i]]
