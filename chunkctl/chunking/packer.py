@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 MIN_FILL = 0.25
 # Tokens by which the table estimate may miss the exact count of a span.
 SLACK = 3
+# Heading atoms in a row (a section's lead) held before the early ones are packed (`Packer.pack`).
+LEAD_CAP = 4096
 
 PROSE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
@@ -600,8 +602,18 @@ class Packer:
             # atoms, packed up to the next big table or skipped span.
             lead: list[Atom] = []
             a = take()
+            cap = LEAD_CAP
             while a is not None and a.kind == "heading":
                 lead.append(a)
+                if len(lead) >= cap:
+                    # A run of thousands of heading lines: the lead is held whole (here and in
+                    # `_pack_run`) until its first body atom, so its early part, which no chunk
+                    # of that body or table could reach, is packed now (a chunk ends there).
+                    m = self._lead_cut(lead, budget)
+                    if m:
+                        out.extend(self._pack_run(lead[:m], path, budget))
+                        del lead[:m]
+                    cap = len(lead) + LEAD_CAP
                 a = take()
             if a is None:
                 if lead:
@@ -631,6 +643,20 @@ class Packer:
                 block = table.pop().block
                 assert block is not None
                 out.extend(self._pack_table(block, [], path, budget))
+
+    def _lead_cut(self, lead: list[Atom], budget: int) -> int:
+        """How many heading atoms at the start of `lead` lie more than 2 x `budget` tokens
+        before its end (by the table estimate): no chunk holding the lead's last heading
+        or what follows it reaches back to them."""
+        reach = self.tokens_before(lead[-1].end) - 2 * budget
+        lo, hi = 0, len(lead)
+        while lo < hi:  # the first atom whose end is past `reach`
+            mid = (lo + hi) // 2
+            if self.tokens_before(lead[mid].end) <= reach:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     def whole_section(self, blocks: Sequence[Block], path: tuple[str, ...], budget: int | None = None) -> Chunk | None:
         """The one chunk `pack` makes of a section that fits in one, without atoms; None when it may not.
