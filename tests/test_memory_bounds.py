@@ -133,6 +133,23 @@ def test_windowed_counts_are_exact_on_long_unbroken_runs(seed, alphabet, size, h
         assert table.count(a, b) == len(tok.encode(text[a:b]))
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(st.sampled_from(["#\n", "##\n", "!?\n", "- \n", ".\n\n", "\u00a0\n", "。\n", "#"]),
+                       min_size=1, max_size=40),
+       count=st.integers(4000, 12000), run=st.sampled_from(["", "-" * 300, "=" * 140]),
+       family=st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_many_short_symbol_pieces_are_encoded_as_one_encode(pieces, count, run, family, monkeypatch):
+    """A stretch of thousands of short pieces that end in no letter or digit (a file of empty
+    headings, of "#" lines): they are encoded a piece at a time, in batches (`_each_piece`),
+    before a long piece and every 4,096 of them; the table is one encode's."""
+    monkeypatch.setattr(tokenizers, "LONG_PIECE", 128)
+    monkeypatch.setattr(tokenizers, "BPE_WINDOW", 256)
+    text = "".join(pieces[i % len(pieces)] for i in range(count // 2)) + run + "".join(
+        pieces[(i * 7) % len(pieces)] for i in range(count // 2)) + run
+    tok = get_tokenizer(family)
+    assert np.array_equal(tok.table(text).starts, whole_starts(tok, text))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([16, 48, 200]),
        alphabet=st.sampled_from(["ab", "abcdefghijklmnopqrstuvwxyz", "日本語", "a b", "-"]))
