@@ -81,9 +81,11 @@ class BlockList(Sequence[Block]):
     A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
     dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when
     they average fewer than `DENSE` characters, a block without extras (no language,
-    table spans or meta) is kept as columns: kind and level 1 byte each; start, end and an
-    index into the distinct heading paths 4 bytes each (offsets 8 bytes past 2**32
-    characters): about 14 bytes a block. Blocks with extras are kept whole. Indexing and
+    table spans or meta) is kept as columns: kind and level 1 byte each; start, end and a
+    heading path id 4 bytes each (offsets 8 bytes past 2**32 characters): about 14 bytes a
+    block. Heading paths are a tree of titles (a path is its parent path's id and its last
+    title: 12 bytes beside the title, where a tuple and its index took about 160, which a
+    file of short headings paid for each). Blocks with extras are kept whole. Indexing and
     iteration give `Block` objects equal to those appended (made afresh in column mode:
     compare blocks with `==`, not `is`). In column mode a slice with step 1 is a read-only
     view sharing the columns; otherwise slices are lists.
@@ -100,8 +102,8 @@ class BlockList(Sequence[Block]):
     turns into columns: there a `Block` object costs 2x the text or more; in longer blocks
     the list is kept, as it is faster to read (about 7% of a run on prose)."""
 
-    __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_paths", "_path_index",
-                 "_rich", "_lo", "_hi", "_root", "_last_path", "_last_k")
+    __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_parent", "_title", "_prefix_ids",
+                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made")
     _list: list[Block] | None
     _root: BlockList | None
     _kind: array
@@ -109,11 +111,12 @@ class BlockList(Sequence[Block]):
     _end: array
     _level: array
     _path: array
-    _paths: list[tuple[str, ...]]
-    _path_index: dict[tuple[str, ...], int]
+    _parent: array
+    _title: list[str]
+    _prefix_ids: list[int]
     _rich: dict[int, Block]
-    _last_path: tuple[str, ...] | None
-    _last_k: int
+    _last_path: tuple[str, ...]
+    _made: tuple[int, tuple[str, ...]]
 
     def __init__(self, blocks: Iterable[Block] = ()) -> None:
         self._list = []
@@ -143,12 +146,19 @@ class BlockList(Sequence[Block]):
         self._end.append(block.end)
         self._level.append(level)
         path = block.headings
-        k = self._path_index.get(path) if path is not self._last_path else self._last_k
-        if k is None:
-            k = self._path_index[path] = len(self._paths)
-            self._paths.append(path)
-        self._path.append(k)
-        self._last_path, self._last_k = path, k
+        ids = self._prefix_ids  # ids[j]: the path id of self._last_path[:j]
+        if path is not self._last_path:
+            last = self._last_path
+            c, n = 0, min(len(path), len(last))
+            while c < n and (path[c] is last[c] or path[c] == last[c]):
+                c += 1
+            del ids[c + 1:]
+            for title in path[c:]:
+                self._parent.append(ids[-1])
+                ids.append(len(self._title))
+                self._title.append(title)
+            self._last_path = path
+        self._path.append(ids[len(path)])
         if block.language or block.header is not None or block.rows or block.meta or level != block.level:
             self._rich[i] = block
         self._hi = i + 1
@@ -164,11 +174,12 @@ class BlockList(Sequence[Block]):
         self._kind, self._level = array("B"), array("B")
         # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1), path indices 4 bytes
         self._start, self._end, self._path = array("I"), array("I"), array("I")
-        self._paths = []
-        self._path_index = {}
+        self._parent = array("i", [-1])  # path id 0: the empty path
+        self._title = [""]
+        self._prefix_ids = [0]
+        self._last_path = ()
+        self._made = (0, ())
         self._rich = {}
-        self._last_path = None
-        self._last_k = 0
         for b in held:
             self.append(b)
         held.clear()
@@ -189,8 +200,21 @@ class BlockList(Sequence[Block]):
         rich = self._rich.get(i)
         if rich is not None:
             return rich
-        return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i],
-                     self._paths[self._path[i]])
+        k = self._path[i]
+        made = self._made  # (the path last made: blocks in a row share it)
+        if made[0] != k:
+            path = made[1] + (self._title[k],) if self._parent[k] == made[0] else self._path_of(k)
+            made = self._made = (k, path)
+        return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1])
+
+    def _path_of(self, k: int) -> tuple[str, ...]:
+        """The heading path of path id `k` (outermost title first)."""
+        titles = []
+        parent, title = self._parent, self._title
+        while k > 0:
+            titles.append(title[k])
+            k = parent[k]
+        return tuple(reversed(titles))
 
     @overload
     def __getitem__(self, i: int) -> Block: ...

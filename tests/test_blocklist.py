@@ -49,7 +49,10 @@ def block_runs(draw, front_matter: bool = True) -> list[Block]:
         elif kind == BlockKind.LIST and draw(st.booleans()):
             out.append(Block(kind, s, e, headings=path, meta={"atomic": [(s, s + 1)]}))
         else:
-            out.append(Block(kind, s, e, headings=path))
+            # the path in force, an equal copy (a loader that makes a tuple a block), or another
+            # one (a path id made for a block that is no heading: a prefix, a longer path)
+            own = draw(st.sampled_from([path, tuple(list(path)), path[:-1], (*path, "Warranty"), ("B",)]))
+            out.append(Block(kind, s, e, headings=own))
     return out
 
 
@@ -106,7 +109,7 @@ def test_plain_blocks_share_columns_and_rich_ones_are_kept_whole(compact_early):
     assert bl[2] is table  # kept whole: its rows, header and meta
     assert bl[1] == Block(BlockKind.PARAGRAPH, 12, 20, headings=path)
     assert bl[0].level == 2 and bl[3].headings == path
-    assert bl._paths == [path]  # one path stored once
+    assert bl._title == ["", "Warranty", "Returns"]  # one path stored once, as a tree of titles
     view = bl[1:3]
     with pytest.raises(TypeError):
         view.append(blocks[0])  # type: ignore[attr-defined]
