@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 MIN_FILL = 0.25
 # Tokens by which the table estimate may miss the exact count of a span.
 SLACK = 3
-# Heading atoms in a row (a section's lead) held before the early ones are packed (`Packer.pack`).
+# Heading atoms in a row (a section's lead) held before its early chunks are packed (`Packer.pack`).
 LEAD_CAP = 4096
 
 PROSE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
@@ -607,12 +607,11 @@ class Packer:
                 lead.append(a)
                 if len(lead) >= cap:
                     # A run of thousands of heading lines: the lead is held whole (here and in
-                    # `_pack_run`) until its first body atom, so its early part, which no chunk
-                    # of that body or table could reach, is packed now (a chunk ends there).
-                    m = self._lead_cut(lead, budget)
-                    if m:
-                        out.extend(self._pack_run(lead[:m], path, budget))
-                        del lead[:m]
+                    # `_pack_run`) until its first body atom, so its early chunks, which no chunk
+                    # of that body or table could reach, are packed now.
+                    done, m = self._pack_lead_start(lead, path, budget)
+                    out.extend(done)
+                    del lead[:m]
                     cap = len(lead) + LEAD_CAP
                 a = take()
             if a is None:
@@ -644,19 +643,28 @@ class Packer:
                 assert block is not None
                 out.extend(self._pack_table(block, [], path, budget))
 
-    def _lead_cut(self, lead: list[Atom], budget: int) -> int:
-        """How many heading atoms at the start of `lead` lie more than 2 x `budget` tokens
-        before its end (by the table estimate): no chunk holding the lead's last heading
-        or what follows it reaches back to them."""
-        reach = self.tokens_before(lead[-1].end) - 2 * budget
-        lo, hi = 0, len(lead)
-        while lo < hi:  # the first atom whose end is past `reach`
-            mid = (lo + hi) // 2
-            if self.tokens_before(lead[mid].end) <= reach:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+    def _pack_lead_start(self, lead: list[Atom], path: tuple[str, ...], budget: int) -> tuple[list[Chunk], int]:
+        """The first chunks of a run that opens with the heading atoms `lead`, whatever follows
+        them, and the number of lead atoms they hold: (chunks, m).
+
+        The packing goes left to right and chooses a chunk's end among the atoms within its
+        budget, looking one more chunk ahead (`rebalance`): a chunk that starts more than 3 x
+        `budget` tokens before the lead's end (by the table estimate) is the one packing the
+        whole run makes, and so is the rest when packed from the next chunk's first atom (no
+        overlap reaches back into a heading). The chunks kept end where a later one starts at
+        an atom of the lead; (``[]``, 0) when none does.
+        """
+        reach = self.tokens_before(lead[-1].end) - 3 * budget - 2 * SLACK
+        chunks = self._pack_run(lead, path, budget)
+        starts = [x.start for x in lead]
+        keep = m = 0
+        for q, chunk in enumerate(chunks):
+            if self.tokens_before(chunk.start) > reach:
+                break
+            j = bisect.bisect_left(starts, chunk.start)
+            if j < len(starts) and starts[j] == chunk.start:
+                keep, m = q, j
+        return chunks[:keep], m
 
     def whole_section(self, blocks: Sequence[Block], path: tuple[str, ...], budget: int | None = None) -> Chunk | None:
         """The one chunk `pack` makes of a section that fits in one, without atoms; None when it may not.

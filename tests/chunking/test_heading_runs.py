@@ -1,0 +1,61 @@
+"""Long runs of heading lines (issue 14, point 7): the packer packs a run's early part as it
+comes (`LEAD_CAP`), so a file of a million heading lines is not held whole, and the records
+are those of holding the run whole."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+import chunkctl.chunking.packer as packer_mod
+
+HUGE = 1 << 40
+
+HEADING = st.tuples(st.integers(1, 6), st.sampled_from(["", "Intro", "Étape 2", "x" * 40, "Returns policy"]))
+BODY = st.sampled_from([
+    "",
+    "A short paragraph.",
+    "| a | b |\n| - | - |\n" + "".join(f"| {i} | row {i} of the table |\n" for i in range(60)),
+    "```\n" + "".join(f"line {i} = {i}\n" for i in range(40)) + "```",
+    "- one\n- two\n- three",
+])
+
+
+def _records(text: str, **kw) -> list[tuple]:
+    return [(r["start"], r["end"], r["prefix"], r["headings"], r["n_tokens"], r["kind"])
+            for r in chunkctl.chunk_text(text, format="md", **kw)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(runs=st.lists(st.tuples(st.lists(HEADING, min_size=1, max_size=60), BODY), min_size=1, max_size=4),
+       size=st.sampled_from([16, 48, 256]), cap=st.integers(1, 12),
+       strategy=st.sampled_from(["recursive", "sentence", "hierarchical"]))
+def test_a_run_of_headings_packed_as_it_comes_gives_the_records_of_the_whole_run(runs, size, cap, strategy,
+                                                                                monkeypatch):
+    text = "".join("".join(f"{'#' * lv} {title}".rstrip() + "\n" for lv, title in heads) + "\n" + body + "\n\n"
+                   for heads, body in runs)
+    kw = {"chunk_size": size, "overlap": size // 8, "strategy": strategy}
+    monkeypatch.setattr(packer_mod, "LEAD_CAP", cap)
+    capped = _records(text, **kw)
+    monkeypatch.setattr(packer_mod, "LEAD_CAP", HUGE)
+    assert capped == _records(text, **kw)
+    if strategy != "hierarchical":  # (whose parent chunks have a budget of their own)
+        assert all(n <= size for *_, n, _kind in capped)
+
+
+def test_a_million_empty_headings_are_not_held_at_once():
+    """200,000 heading lines without a body: the packer holds a few thousand atoms (each
+    with its block: some 250 bytes), not the run (50 MB traced before `LEAD_CAP`)."""
+    text = "".join("#" * (i % 6 + 1) + "\n" for i in range(200_000))
+    chunkctl.chunk_text(text[:1000], format="md")  # imports and tables outside the measure
+    tracemalloc.start()
+    try:
+        n = sum(1 for _ in chunkctl.chunk_text(text, format="md"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert n > 300
+    assert peak < 30 * len(text)
