@@ -13,21 +13,26 @@ from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, Document, compact_spans
+from chunkctl.model import Block, BlockKind, BlockList, Document, compact_spans
 
 
-def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:
+def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
     """Join raw blocks with blank lines into the document text and give each block its span and heading path.
 
     Returns:
-        (document text, blocks, text of the first h1 or None).
+        (document text, blocks, text of the first h1 or None). `raw` is emptied as it is
+        read (a page of one-word paragraphs holds a raw block and a `Block` each briefly,
+        not both lists).
     """
     parts: list[str] = []
-    blocks: list[Block] = []
+    blocks = BlockList()
     path: list[tuple[int, str]] = []
+    heads: tuple[str, ...] = ()  # the path in force, one tuple for the blocks under a heading
     first_h1 = None
     pos = 0
-    for kind, text, level, language, header, rows, meta in raw:
+    raw.reverse()
+    while raw:
+        kind, text, level, language, header, rows, meta = raw.pop()
         if parts:
             parts.append("\n\n")
             pos += 2
@@ -41,11 +46,12 @@ def assemble(raw: list[RawBlock]) -> tuple[str, list[Block], str | None]:
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, title))
-            blocks.append(Block(kind, start, end, level=level, headings=tuple(t for _, t in path)))
+            heads = tuple(t for _, t in path)
+            blocks.append(Block(kind, start, end, level=level, headings=heads))
             continue
         blocks.append(Block(
             kind, start, end,
-            headings=tuple(t for _, t in path),
+            headings=heads,
             language=language,
             header=(start + header[0], start + header[1]) if header is not None else None,
             rows=compact_spans((start + a, start + b) for a, b in rows),
@@ -65,31 +71,10 @@ def _main_content_html(html: str) -> str:
     return out or ""
 
 
-def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False
-                ) -> tuple[str, list[Block], dict[str, Any], list[str]]:
-    """Turn decoded HTML into the document text and its blocks.
-
-    Args:
-        html: the page as text.
-        keep_boilerplate: keep page furniture (scripts, styles and other non-text stay out).
-        main_content: keep only the main article, found by trafilatura.
-
-    Returns:
-        (document text, blocks, page facts {"title": <title> text or None, "lang": ...}, warnings).
-
-    Raises:
-        MissingExtraError: `main_content` without trafilatura installed.
-    """
-    warnings: list[str] = []
-    cut = nesting_cut(html)
-    rest: list[str] = []
-    if cut is not None:
-        rest = flat_paragraphs(html[cut:])
-        warnings.append(f"markup nested deeper than {MAX_DEPTH} elements at character {cut}; "
-                        f"the rest of the page is read as plain paragraphs, without its structure")
-        html = html[:cut]
+def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any]) -> list[RawBlock]:
+    """The raw blocks of a page (`render_html`), its `title` and `lang` set in `facts`. The
+    parser's tree (some 150 bytes a node: 40x a page of one-word paragraphs) lives only here."""
     tree = parse(html)
-    facts: dict[str, Any] = {"title": None, "lang": None}
     title_node = tree.css_first("head title") or tree.css_first("title")
     if title_node is not None:
         facts["title"] = collapse(title_node.text(deep=True)).strip() or None
@@ -112,6 +97,34 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
             renderer.render(found.title)
         root = found.root
     raw = renderer.render(root) if root is not None else []
+    return raw
+
+
+def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False
+                ) -> tuple[str, BlockList, dict[str, Any], list[str]]:
+    """Turn decoded HTML into the document text and its blocks.
+
+    Args:
+        html: the page as text.
+        keep_boilerplate: keep page furniture (scripts, styles and other non-text stay out).
+        main_content: keep only the main article, found by trafilatura.
+
+    Returns:
+        (document text, blocks, page facts {"title": <title> text or None, "lang": ...}, warnings).
+
+    Raises:
+        MissingExtraError: `main_content` without trafilatura installed.
+    """
+    warnings: list[str] = []
+    cut = nesting_cut(html)
+    rest: list[str] = []
+    if cut is not None:
+        rest = flat_paragraphs(html[cut:])
+        warnings.append(f"markup nested deeper than {MAX_DEPTH} elements at character {cut}; "
+                        f"the rest of the page is read as plain paragraphs, without its structure")
+        html = html[:cut]
+    facts: dict[str, Any] = {"title": None, "lang": None}
+    raw = _render(html, keep_boilerplate, main_content, facts)  # (the parser's tree is gone on return)
     raw.extend((BlockKind.PARAGRAPH, para, 0, "", None, (), {}) for para in rest)
     text, blocks, first_h1 = assemble(raw)
     facts["first_h1"] = first_h1
