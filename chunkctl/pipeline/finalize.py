@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -22,8 +23,10 @@ def doc_id(source: str) -> str:
     return hashlib.blake2b(source.encode("utf-8"), digest_size=8).hexdigest()
 
 
-def _page_index(text: str) -> list[int]:
-    return [m.start() for m in re.finditer("\f", text)] if "\f" in text else []
+def _page_index(text: str) -> Sequence[int]:
+    """Character offsets of the form feeds (page breaks) of `text`, in order: 8 bytes each (a
+    list took 36: 57 MB for a text of 1.5 M one-letter pages)."""
+    return array("q", (m.start() for m in re.finditer("\f", text))) if "\f" in text else []
 
 
 def document_meta(doc: Document, config: ChunkConfig, tokenizer_name: str, paged: bool) -> dict[str, Any]:
