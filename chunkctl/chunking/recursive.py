@@ -37,7 +37,7 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
     prev_heading = False
     blocks = sec.blocks
     for lo in range(0, len(blocks), 4096):  # table estimates a batch of blocks at a time
-        batch = blocks[lo:lo + 4096]
+        batch = list(blocks[lo:lo + 4096])  # (made once: a compact BlockList makes a Block per read)
         estimates = packer.estimate_many([(b.start, b.end) for b in batch])
         for b, est in zip(batch, estimates):
             strength = Level.GLUE if prev_heading else Level.BLOCK
