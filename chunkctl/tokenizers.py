@@ -941,6 +941,37 @@ class SmallTokenTable(TokenTable):
 
 
 @functools.lru_cache(maxsize=8)
+def _names_a_file(spec: str) -> bool:
+    """Whether `get_tokenizer` reads `spec` as the path of a local tokenizer file."""
+    return spec.endswith((".tiktoken", ".json")) or os.sep in spec or "/" in spec
+
+
+@functools.lru_cache(maxsize=16)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tokenizer_digest(spec: str) -> str:
+    """sha256 (hex) of the local tokenizer file `spec` names; "" for an encoding or model name,
+    or a file that cannot be read (loading it fails with the reason).
+
+    A record cache keys entries by it (`pipeline.cache.Cache.key`): the same path with other
+    contents is another tokenizer, whose counts the old entries do not hold.
+    """
+    if not _names_a_file(spec):
+        return ""
+    path = Path(spec).expanduser()
+    try:
+        st = path.stat()
+        return _file_digest(str(path.resolve()), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return ""
+
+
 def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Tokenizer:
     """Return a Tokenizer for an encoding name, a model name or a local `.tiktoken` file.
 
@@ -965,7 +996,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
     if special:
         spec = spec[:-len(SPECIAL_SUFFIX)]
     path = Path(spec).expanduser()
-    looks_like_file = spec.endswith((".tiktoken", ".json")) or os.sep in spec or "/" in spec
+    looks_like_file = _names_a_file(spec)
     if looks_like_file and not path.is_file():
         raise TokenizerError(f"tokenizer file {spec} not found (chunkctl never downloads a tokenizer: give the path "
                              f"of a local .tiktoken file or of a Hugging Face tokenizer.json)")

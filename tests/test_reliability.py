@@ -571,3 +571,32 @@ def test_a_stop_signal_while_typer_builds_the_command_names_the_signal(tmp_path)
         assert p.returncode == (143 if signum == signal.SIGTERM else 130)
         assert p.stderr.decode().strip() == f"chunkctl: error: {line}"
         assert not out.exists()
+
+
+def _byte_vocabulary(merges: list[bytes]) -> bytes:
+    """A `.tiktoken` file: the 256 single bytes, then `merges` (each two tokens before it)."""
+    import base64
+
+    tokens = [bytes([b]) for b in range(256)] + merges
+    return b"".join(base64.b64encode(t) + b" %d\n" % rank for rank, t in enumerate(tokens))
+
+
+def test_a_cache_never_serves_records_of_a_tokenizer_file_since_changed(tmp_path):
+    """Found by a break run: `--tokenizer my.tiktoken --cache` served the records counted with
+    the file's old contents after it was replaced in place (n_tokens wrong, over budget)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# The theme\n\n" + "the other theme then there " * 60 + "\n", encoding="utf-8")
+    tok = tmp_path / "my.tiktoken"
+    tok.write_bytes(_byte_vocabulary([b"th", b"he", b"the", b" the", b"re", b"er"]))
+    args = [docs, "--tokenizer", tok, "--chunk-size", "64", "--overlap", "0", "-q"]
+    first = _cli("chunk", *args, "--cache", tmp_path / "cache", "-o", tmp_path / "1.jsonl")
+    assert first.returncode == 0, first.stderr
+    tok.write_bytes(_byte_vocabulary([]))  # the same path, another vocabulary
+    cached = _cli("chunk", *args, "--cache", tmp_path / "cache", "-o", tmp_path / "2.jsonl")
+    fresh = _cli("chunk", *args, "-o", tmp_path / "3.jsonl")
+    assert cached.returncode == 0 and fresh.returncode == 0, cached.stderr + fresh.stderr
+    assert (tmp_path / "1.jsonl").read_bytes() != (tmp_path / "3.jsonl").read_bytes()
+    assert (tmp_path / "2.jsonl").read_bytes() == (tmp_path / "3.jsonl").read_bytes()
+    again = _cli("chunk", *args, "--cache", tmp_path / "cache", "-o", tmp_path / "4.jsonl")  # now from the cache
+    assert (tmp_path / "4.jsonl").read_bytes() == (tmp_path / "3.jsonl").read_bytes()

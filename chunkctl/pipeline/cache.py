@@ -17,6 +17,7 @@ from chunkctl.atomic import remove_stale_shards, replace_atomically
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ConfigError
 from chunkctl.spill import Lines, SpilledLines, line_blocks, size_of
+from chunkctl.tokenizers import tokenizer_digest
 
 _ENTRY_VERSION = 1
 
@@ -93,8 +94,12 @@ class RecordCache:
                           f"storing records")
 
     def key(self, sha256: str, source: str, fmt: str, config: ChunkConfig) -> str:
-        """The entry key of a file with these bytes, source and format under `config`."""
+        """The entry key of a file with these bytes, source and format under `config` (and, for a
+        tokenizer read from a local file, that file's contents: `tokenizer_digest`)."""
         parts = "\0".join((sha256, config.fingerprint(), __version__, source, fmt))
+        digest = tokenizer_digest(config.tokenizer)
+        if digest:  # (keys of runs with a named encoding stay those of 0.1.11)
+            parts += "\0" + digest
         return hashlib.blake2b(parts.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     def _path(self, key: str) -> Path:
