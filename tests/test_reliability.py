@@ -599,4 +599,5 @@ def test_a_cache_never_serves_records_of_a_tokenizer_file_since_changed(tmp_path
     assert (tmp_path / "1.jsonl").read_bytes() != (tmp_path / "3.jsonl").read_bytes()
     assert (tmp_path / "2.jsonl").read_bytes() == (tmp_path / "3.jsonl").read_bytes()
     again = _cli("chunk", *args, "--cache", tmp_path / "cache", "-o", tmp_path / "4.jsonl")  # now from the cache
+    assert again.returncode == 0, again.stderr
     assert (tmp_path / "4.jsonl").read_bytes() == (tmp_path / "3.jsonl").read_bytes()

@@ -28,15 +28,18 @@ def span_index(blocks: Sequence[Block]) -> tuple[Sequence[int], Sequence[int]] |
 
 
 def clip_blocks(blocks: Sequence[Block], start: int, end: int, text: str,
-                index: tuple[Sequence[int], Sequence[int]] | None = None) -> list[Block]:
+                index: tuple[Sequence[int], Sequence[int]] | None = None,
+                clusters: Graphemes | None = None) -> list[Block]:
     """The blocks of `[start, end)`, cut to it (a table keeps its header span and the rows inside).
 
     With `index` (`span_index(blocks)`), only the blocks that overlap the span are read:
     a document of thousands of sections made every parent chunk read every block (a
-    parent per section: quadratic, minutes for 200 KB of one-word sections).
+    parent per section: quadratic, minutes for 200 KB of one-word sections). `clusters`:
+    the grapheme boundaries of `text` already found (a new `Graphemes` per parent
+    segmented a text of emoji again for each: quadratic).
     """
     out = []
-    clusters = Graphemes(text)  # cut edges stay on grapheme-cluster boundaries
+    clusters = clusters or Graphemes(text)  # cut edges stay on grapheme-cluster boundaries
     if index is not None:
         starts, ends = index
         blocks = blocks[bisect.bisect_right(ends, start):bisect.bisect_left(starts, end)]
@@ -83,11 +86,23 @@ def chunk_hierarchical(doc, tokenizer, config, table) -> Chunked:
     """
     budgets = levels_of(config)
     out: list[Chunk] = []
+    # One packer a level, shared by its parents: a packer's grapheme boundaries and sentence
+    # splits are found once per text (a packer per parent chunk found them again for each:
+    # quadratic in a text of emoji, where no boundary is sure at once).
+    packers: dict[int, Packer] = {}
+
+    def packer_of(level: int) -> Packer:
+        if level not in packers:
+            budget = budgets[level]
+            overlap = 0 if level < len(budgets) - 1 else min(config.overlap_tokens, budget - 1)
+            packers[level] = Packer(doc, tokenizer, config, table, budget=budget, overlap=overlap)
+            if level:
+                packers[level].graphemes = packers[0].graphemes
+        return packers[level]
 
     def emit(blocks: list[Block], level: int, parent: int | None) -> None:
         budget = budgets[level]
-        overlap = 0 if level < len(budgets) - 1 else min(config.overlap_tokens, budget - 1)
-        packer = Packer(doc, tokenizer, config, table, budget=budget, overlap=overlap)
+        packer = packer_of(level)
         secs = sections(blocks)
         if level < len(budgets) - 1:
             secs = merge_small(packer, secs, budget, budget)
@@ -98,7 +113,8 @@ def chunk_hierarchical(doc, tokenizer, config, table) -> Chunked:
             out.append(c)
             if level + 1 < len(budgets):
                 me = len(out) - 1
-                emit(clip_blocks(blocks, c.start, c.end, doc.text, index if level == 0 else None), level + 1, me)
+                emit(clip_blocks(blocks, c.start, c.end, doc.text, index if level == 0 else None,
+                                 packer.graphemes), level + 1, me)
 
     index = span_index(doc.blocks)
     emit(doc.blocks, 0, None)

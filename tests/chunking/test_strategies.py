@@ -85,6 +85,23 @@ def test_hierarchical_reads_only_the_blocks_of_each_parent(monkeypatch):
     assert hierarchical.span_index([blocks[1], blocks[0]]) is None
 
 
+def test_hierarchical_finds_grapheme_boundaries_once_per_text(monkeypatch):
+    """Found by a break run: a text of emoji family sequences (no grapheme boundary is sure at
+    once) took quadratic time with `hierarchical` (1,600 emoji: 16 s; `recursive` 0.7 s): every
+    parent chunk had a packer of its own, which segmented the whole text again."""
+    from chunkctl.text import segment
+
+    text = "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466" * 400
+    made = []
+    init = segment.Graphemes.__init__
+    monkeypatch.setattr(segment.Graphemes, "__init__", lambda self, t: made.append(1) or init(self, t))
+    recs = run(text, fmt="txt", strategy="hierarchical", chunk_size=16, parent_chunk_size=64)
+    parents = sum(r["parent_id"] is None for r in recs)
+    assert parents > 20
+    assert len(made) <= 2  # one a level, not one a parent
+    assert "".join(r["text"] for r in recs if r["parent_id"] is None) == text
+
+
 def test_hierarchical_three_levels():
     text = "\n\n".join(" ".join(S) for _ in range(12)) + "\n"
     recs = run(text, fmt="txt", strategy="hierarchical", levels=(400, 100, 30), overlap=0)
