@@ -940,7 +940,6 @@ class SmallTokenTable(TokenTable):
         return [bl(starts, b) - bl(starts, a) for a, b in spans]
 
 
-@functools.lru_cache(maxsize=8)
 def _names_a_file(spec: str) -> bool:
     """Whether `get_tokenizer` reads `spec` as the path of a local tokenizer file."""
     return spec.endswith((".tiktoken", ".json")) or os.sep in spec or "/" in spec
@@ -972,6 +971,7 @@ def tokenizer_digest(spec: str) -> str:
         return ""
 
 
+@functools.lru_cache(maxsize=8)
 def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Tokenizer:
     """Return a Tokenizer for an encoding name, a model name or a local `.tiktoken` file.
 
