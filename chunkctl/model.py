@@ -103,7 +103,7 @@ class BlockList(Sequence[Block]):
     the list is kept, as it is faster to read (about 7% of a run on prose)."""
 
     __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_parent", "_title", "_prefix_ids",
-                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made")
+                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made")
     _list: list[Block] | None
     _root: BlockList | None
     _kind: array
@@ -117,6 +117,7 @@ class BlockList(Sequence[Block]):
     _rich: dict[int, Block]
     _last_path: tuple[str, ...]
     _made: tuple[int, tuple[str, ...]]
+    _paths_made: dict[int, tuple[str, ...]]
 
     def __init__(self, blocks: Iterable[Block] = ()) -> None:
         self._list = []
@@ -179,6 +180,7 @@ class BlockList(Sequence[Block]):
         self._prefix_ids = [0]
         self._last_path = ()
         self._made = (0, ())
+        self._paths_made = {}  # paths made lately, by id
         self._rich = {}
         for b in held:
             self.append(b)
@@ -203,7 +205,12 @@ class BlockList(Sequence[Block]):
         k = self._path[i]
         made = self._made  # (the path last made: blocks in a row share it)
         if made[0] != k:
-            path = made[1] + (self._title[k],) if self._parent[k] == made[0] else self._path_of(k)
+            path = self._paths_made.get(k)
+            if path is None:
+                path = made[1] + (self._title[k],) if self._parent[k] == made[0] else self._path_of(k)
+                if len(self._paths_made) >= 4096:  # (a file of headings has a path a block)
+                    self._paths_made.clear()
+                self._paths_made[k] = path
             made = self._made = (k, path)
         return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1])
 
