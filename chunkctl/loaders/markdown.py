@@ -55,7 +55,8 @@ def _parser():
     if _MD is None:
         from markdown_it import MarkdownIt
 
-        md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+        # (definition tokens: where link reference definitions stand, a place a piece can end)
+        md = MarkdownIt("commonmark", {"html": True, "inline_definitions": True}).enable(["table", "strikethrough"])
         # Inline parsing is not needed for block spans; skipping it halves the parse time.
         md.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)
         md.core.ruler.at("normalize", _normalize)
@@ -382,7 +383,8 @@ Item = tuple[str, LineRange, dict]
 """One top-level block as a parser saw it, in lines: (name, lines, extra). Names and extras:
 "heading" {"level", "content"}; "code" {"info", "indented"}; "table" {"head": header row
 lines or None, "cells": header cell texts, "rows": first line of each body row}; "list"
-{"items": lines of each item}; "quote", "paragraph", "html", "rule" {}."""
+{"items": lines of each item}; "quote", "paragraph", "html", "rule", "definition" (a link
+reference definition: no block of its own) {}."""
 
 Items = tuple[list[Item], list[LineRange]]
 """(top-level items in document order, lines of the code blocks and tables nested in lists
@@ -405,6 +407,10 @@ def _reference_items(src: str) -> Items:
             i += 1
             continue
         lines = (tok.map[0], tok.map[1])
+        if t == "definition":
+            items.append(("definition", lines, {}))
+            i += 1
+            continue
         if t == "heading_open":
             content = tokens[i + 1].content if i + 1 < n else ""
             items.append(("heading", lines, {"level": int(tok.tag[1]), "content": content}))
@@ -494,6 +500,8 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
     raw: list[tuple[BlockKind, int, int, dict]] = []
     first_h1 = None
     for name, lines, extra in items:
+        if name == "definition":  # a link reference definition: covered as a paragraph if nothing else
+            continue
         if name == "heading":
             s, e = span(lines)
             title = clean_heading(extra["content"])
@@ -541,10 +549,22 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
 PIECE = 1 << 16
 """Characters of Markdown parsed at a time (`build_markdown_blocks`): a parser's tree takes
 up to some 200 bytes per character of a document of one-word paragraphs."""
+QUOTE_PIECE = 1 << 17
+"""Characters of one top-level block quote parsed at a time (`_quote_cut`): a quote longer
+than this is read in parts (markdown-it-py took some 350 bytes per character, and 18 s a
+megabyte, on a quote of nested lists and quotes, found by a break run)."""
+# Lines of a quote to read the rest of it from (`_quote_cut`): after a line blank but for its
+# quote markers, one whose text is not indented past the quote marker; or an item of a bullet
+# list that is not indented either (it ends a paragraph before it, and is never a rule).
+_QUOTE_BLANK = re.compile(r"[ \t]*(?:>[ \t]*)+\n")
+_QUOTE_TEXT = re.compile(r" {0,3}> ?[^ \t\n]")
+_QUOTE_ITEM = re.compile(r" {0,3}> ?[-+*][ \t]+\S")
+_QUOTE_HTML = re.compile(r"\n[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]+)*<")
+_QUOTE_RULE = re.compile(r" {0,3}> ?(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\n")
 
 
 def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: int, parser: str,
-                 piece: int) -> Iterator[tuple[Items, int, bool]]:
+                 piece: int, quote_piece: int = QUOTE_PIECE) -> Iterator[tuple[Items, int, bool]]:
     """Block items of `text[start:]`, read `piece` characters at a time: (items, first line, open).
 
     A piece ends at a line start; the blocks before its last top-level block that follows
@@ -562,8 +582,13 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     far, which the next piece's first item continues. Any other piece holding one
     top-level block grows until the block ends (a huge code block or table is read whole),
     read by markdown-it-py, whose compact tables take a few bytes a cell where
-    markdown-it.rs's tree takes hundreds. Line numbers of the items count from the piece's
-    first line (yielded with them).
+    markdown-it.rs's tree takes hundreds; but a block quote that fills `quote_piece`
+    characters is cut at one of its lines (`_quote_cut`, `open` True: the next piece's first
+    item, a quote, continues it). That cut is the one place where reading on is not shown to
+    give the blocks of one parse: its lines are chosen so that it does on every case tried
+    (tests/loaders/test_markdown_pieces.py generates quotes of the lines that broke first
+    versions: HTML, lazy and indented lines, setext underlines). Line numbers of the items
+    count from the piece's first line (yielded with them).
     """
     if parser not in ("auto", "reference"):
         raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
@@ -571,14 +596,15 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     total = len(text)
     known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
 
-    def read(first: int, size: int) -> tuple[Items, bool]:
-        """(items of `size` characters or more from line `first` on, to a line start; reached the end)."""
+    def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool]:
+        """(items of `size` characters or more from line `first` on, to a line start; reached the end).
+        `quote`: the piece's first block is a quote, which markdown-it.rs may read at any size."""
         a = line_starts[first] if first < n_lines else total
         k = bisect.bisect_left(line_starts, a + size)
         last = k >= n_lines
         b = total if last else line_starts[k]
         items = None
-        if parser == "auto" and size == piece:  # (one block over a piece: the reference's compact tables)
+        if parser == "auto" and (size == piece or quote):  # (one block over a piece: the reference's compact tables)
             from chunkctl.loaders import markdown_rs
 
             items = markdown_rs.block_items(text[a:b], (line_starts, a, first) if known else None)
@@ -588,9 +614,10 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
 
     first = base_line
     size = piece
+    quote = False  # the block that fills the piece is a quote
     ahead: tuple[Items, bool] | None = None  # the next piece, read to check a list goes on in it
     while True:
-        items, last = ahead or read(first, size)
+        items, last = ahead or read(first, size, quote)
         ahead = None
         found, nested = items
         if last:
@@ -614,29 +641,75 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                 is_open = True
             else:
                 ahead = None
+        quote = bool(found) and found[-1][0] == "quote"
+        if cut == 0 and quote and size >= quote_piece:
+            name, (ls, le), extra = found[-1]
+            cut = _quote_cut(text, line_starts, first, ls, le, nested)
+            if cut:
+                found[-1] = (name, (ls, cut), extra)
+                is_open = True
         if cut == 0:
             size *= 2
             continue
+        quote = False
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
         first += cut
         size = piece
 
 
+def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: int,
+               nested: list[LineRange]) -> int:
+    """A line of a top-level block quote (lines `ls` to `le` of a piece that starts at line
+    `first` of `text`) to read the rest of the quote from, or 0 for none. One of its second
+    half, not inside a code block or table nested in it, not one of its last two lines: the
+    last whose text is not indented past its ">" after a line that is blank but for quote
+    markers (where the quote's own blocks start again), else the last that is an item of a
+    bullet list, not indented either (a quote of nested lists and quotes has no blank line).
+    Never at or after a line that may open an HTML block (where it ends is not known here).
+    """
+    nested_lines = {k for a, b in nested for k in range(max(a + 1, ls), min(b, le))}  # lines inside an atom
+    top = le - 2
+    a = line_starts[first + ls]
+    if _QUOTE_HTML.match("\n" + text[a:a + 200]):  # (its first line: `text` may start there)
+        return 0
+    html = _QUOTE_HTML.search(text, a, line_starts[first + top])
+    if html is not None:
+        top = bisect.bisect_right(line_starts, html.start() + 1) - 1 - first - 1
+    fallback = 0
+    for k in range(top, max(ls, (ls + le) // 2), -1):
+        at = line_starts[first + k]
+        if k in nested_lines or not _QUOTE_TEXT.match(text, at):
+            continue
+        if _QUOTE_BLANK.fullmatch(text, line_starts[first + k - 1], at):
+            return k
+        if not fallback and _QUOTE_ITEM.match(text, at):
+            end = text.find("\n", at) + 1 or len(text)
+            if not _QUOTE_RULE.fullmatch(text, at, end):
+                fallback = k
+    return fallback
+
+
 def _restart_line(text: str, found: list[Item], line_starts: Sequence[int], first: int) -> int:
     """The first line of the last top-level block of a piece that follows another block after
-    blank lines only (0: none). Lines the parser keeps no item for (link reference definitions,
-    whose titles may run on over later lines) never come between the two."""
+    blank lines only, or of its last top-level link reference definition after another item
+    (0: none). A definition is read only where a block may start and nothing is open, so
+    reading on from it gives the same blocks; ends of runs of definitions without blank lines
+    between (files of nothing else, found by a break run) are places a piece can end too."""
     n = len(line_starts)
     for j in range(len(found) - 1, 0, -1):
+        if found[j][0] == "definition":
+            return found[j][1][0]
         a = first + found[j - 1][1][1]
         b = first + found[j][1][0]
         if a <= b and _NONSPACE.search(text, line_starts[min(a, n - 1)], line_starts[min(b, n - 1)]) is None:
+            if a == b and text.find("]:", line_starts[max(a - 2, 0)], line_starts[min(a, n - 1)]) >= 0:
+                continue  # right after a definition (in a list item, say) whose title may go on
             return found[j][1][0]
     return 0
 
 
 def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
-                          piece: int | None = None) -> tuple[BlockList, str | None]:
+                          piece: int | None = None, quote_piece: int = QUOTE_PIECE) -> tuple[BlockList, str | None]:
     """Typed blocks of the Markdown in `text[start:]` (start must be a line start).
 
     Args:
@@ -648,6 +721,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             tables and every Markdown file of the shared corpus).
         piece: characters parsed at a time (`_piece_items`; default `PIECE`); memory
             follows it, not the document.
+        quote_piece: characters of one block quote parsed at a time (`_piece_items`).
 
     Returns:
         (blocks, first h1 text or None). Blocks cover every non-white-space character
@@ -690,8 +764,9 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             )))
 
     base = bisect.bisect_left(line_starts, start)
-    held: list | None = None  # a list continued in the next piece: [start, item spans]
-    for items, first, is_open in _piece_items(text, start, line_starts, base, parser, piece or PIECE):
+    held: list | None = None  # a list or quote continued in the next piece: [start, item spans or None]
+    for items, first, is_open in _piece_items(text, start, line_starts, base, parser, piece or PIECE,
+                                                    quote_piece):
         def span(lines: LineRange, keep_indent: bool = False, first: int = first) -> tuple[int, int]:
             a = first + lines[0]
             b = first + lines[1]
@@ -711,16 +786,17 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
         # Cover what markdown-it leaves out (reference definitions, stray lines) and
         # keep blocks non-overlapping and in order.
         raw.sort(key=lambda r: (r[1], -r[2]))
-        if held is not None:  # the list of the last piece goes on in this one's first block
+        if held is not None:  # the list or quote of the last piece goes on in this one's first block
             kind, s, e, extra = raw[0]
-            held[1].extend(extra["rows"])
+            if held[1] is not None:
+                held[1].extend(extra["rows"])
             if is_open and len(raw) == 1:  # and on into the next
                 continue
-            raw[0] = (kind, held[0], e, {**extra, "rows": compact_spans(held[1])})
+            raw[0] = (kind, held[0], e, extra if held[1] is None else {**extra, "rows": compact_spans(held[1])})
             held = None
         if is_open:
             kind, s, e, extra = raw.pop()
-            held = [s, Spans(extra["rows"])]
+            held = [s, Spans(extra["rows"]) if kind == BlockKind.LIST else None]
         for kind, s, e, extra in raw:
             if e <= s:
                 continue

@@ -37,7 +37,6 @@ _NEWLINES = re.compile(r"\r\n?")
 _TOO_DEEP = re.compile(r"\n(?:[ \t]*(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))){12}|\n[ \t]{64}")
 _SIMPLE = {"blockquote": "quote", "paragraph": "paragraph", "html_block": "html", "hr": "rule"}
 _CONTAINERS = frozenset(("blockquote", "bullet_list", "ordered_list", "list_item"))  # one token level each
-_SKIP = frozenset(("definition",))  # link reference definitions: markdown-it-py gives no token
 _INLINE = frozenset(("text",))
 
 # Where the two parsers are known to read lines differently, the reference reads the whole
@@ -52,8 +51,11 @@ _TABLE_ROWS = re.compile(
     #   markdown-it.rs found, which then passes `_table_diverges`: otherwise the reference may
     #   read a table there that markdown-it.rs does not ("| h |" over "---": a one-column table
     #   for markdown-it-py, a setext heading for markdown-it.rs; "```|" over "--": a table, or
-    #   a fence).
-    r"\n[ \t>]*[:\-]*\|[|:\- \t]*-[|:\- \t]*$"
+    #   a fence). A delimiter row with a colon and no pipe (":--") counts too: markdown-it.rs
+    #   ends a paragraph there for a table it may then not read ("alpha", "<b>", ":--": a
+    #   paragraph and an HTML block for it, one paragraph for markdown-it-py).
+    r"\n[ \t>]*(?::-+:?|-+:)[ \t]*$"
+    r"|\n[ \t>]*[:\-]*\|[|:\- \t]*-[|:\- \t]*$"
     r"|\n[ \t>]*[|:\- \t]*-[|:\- \t]*\|[|:\- \t]*$"
     r"|\n[^\n]*\|[^\n]*\n[ \t>]*:?-+:?[ \t]*$",
     re.M,
@@ -181,9 +183,9 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         name = node.name
         if node.srcmap is None:
             return None
-        if name in _SKIP:
-            continue
-        if name in ("heading", "lheading"):
+        if name == "definition":  # a link reference definition (no block; a place a piece can end)
+            items.append(("definition", lines(node), {}))
+        elif name in ("heading", "lheading"):
             if any(c.name not in _INLINE for c in node.children):
                 return None
             items.append(("heading", lines(node), {"level": node.meta["level"], "content": _text(node)}))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chunkctl.loaders import markdown, markdown_rs
 from tests.loaders.test_markdown_parsers import document
@@ -125,3 +126,67 @@ def test_traced_memory_of_one_word_paragraphs_grows_less_than_8x_the_text():
                   for n in (60_000, 240_000))
     growth = (_traced_peak(big) - _traced_peak(small)) / (len(big) - len(small))
     assert growth < 8, growth
+
+
+DEFINITIONS = [
+    "[a]: /u\n[b]: /v 'title'\n[c]:\n/w\n[d]: /x\n\"a title\nover lines\"\n[e\nf]: /y\n",
+    "para\n[a]: /u\n[b]: /v\n\n[c]: /w\n# h\n[d]: /x\n",
+    "\n- [a]: /url\n't\nu'\n",  # a title that goes on past a line where, read alone, the list ends
+    "- [a]: /u\n- [b]: /v\n'w'\n> [c]: /x\n> 'y\nz'\n[d]: <a b> (t)\n",
+    "[a]: /u '\n\n[b]: /v\n[c]: /w \\\n[d]: /x\n",
+    "alpha\n<b>\n:--\n",  # not a definition: a paragraph markdown-it.rs cut for a table it did not read
+]
+
+
+@pytest.mark.parametrize("text", DEFINITIONS)
+@pytest.mark.parametrize("parser", PARSERS)
+def test_link_reference_definitions_parse_the_same_in_pieces(text, parser):
+    assert_pieces_agree(text * 3, parser, pieces=(1, 5, 12))
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_file_of_only_definitions_is_read_in_pieces(parser):
+    """A break run: Markdown made only of link reference definitions, one after another, was
+    read whole (no blank line between two blocks to start a piece at): 29x the file."""
+    text = "".join(f'[ref{i}]: https://example.com/{i} "Title {i}"\n' for i in range(3000))
+    assert_pieces_agree(text, parser, pieces=(1, 200, 3000))
+    pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 3000))
+    assert len(pieces) > 40  # about 60 lines a piece, never the whole file
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=3000)
+    assert [(b.kind.value, b.start, b.end) for b in blocks] == [("paragraph", 0, len(text) - 1)]
+
+
+QUOTE_LINES = ["> text here", "> - item", ">   > nested", ">", "> ```", "> ```py", "> | a | b |", "> | - | - |",
+               "lazy line", ">     code", "> 1. one", ">   - sub", "> # head", "> ---", "", "para", "> > > deep",
+               "> <div>", "> <!-- c", "> -->", "> * * *", "> 2. two", "> ===", ">\tx", "> > ", ">  - a", "> - - -",
+               "> + p", "- item", "    ind"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(QUOTE_LINES), min_size=1, max_size=80))
+def test_long_quotes_read_in_parts_give_the_blocks_of_one_parse(lines):
+    """A quote longer than `quote_piece` characters is cut at one of its lines (`_quote_cut`);
+    the blocks, and the code blocks and tables kept whole inside them, are those of one parse
+    (the lines are those that broke a first version: HTML, lazy lines, indented code,
+    setext underlines, rules made of list markers)."""
+    text = "\n".join(lines) + "\n"
+    for parser in PARSERS:
+        whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+        got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=8, quote_piece=30)
+        assert list(got) == list(whole)
+        assert [b.meta for b in got] == [b.meta for b in whole]
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_long_quote_of_nested_lists_is_one_block_read_in_parts(parser):
+    """A break run: a quote of lists holding quotes (`> - a` / `>   > b`, 10 MB) was read
+    whole by markdown-it-py (some GB, over 300 s); it is read `quote_piece` characters at a
+    time now, and stays one block."""
+    text = "# Notes\n\n" + "> - a\n>   > b\n" * 400 + "\nAfter.\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=64, quote_piece=256)
+    assert list(got) == list(whole)
+    assert [(b.kind.value, text[b.start:b.end][:9]) for b in got] == [
+        ("heading", "# Notes"), ("quote", "> - a\n>  "), ("paragraph", "After.")]
+    pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 64, 256))
+    assert sum(is_open for _items, _first, is_open in pieces) > 15
