@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -63,19 +64,28 @@ def test_names_that_are_not_utf8_are_chunked_and_named_by_one_rule(tmp_path):
                                                     "new\nline.md.jsonl"]
 
 
-def test_two_names_written_alike_are_refused_in_one_readable_line(tmp_path):
+def test_two_names_written_alike_fail_one_file_in_one_readable_line(tmp_path):
     # a helper's find: the Latin-1 name caf<E9>.md and the literal name caf\xe9.md are both written
-    # `caf\xe9.md`; the line showed the internal `caf\udce9.md` and advised a common parent folder
+    # `caf\xe9.md`; the line showed the internal `caf\udce9.md` and advised a common parent folder.
+    # Then the whole run was refused (exit 2, nothing written): now the file whose name is not
+    # UTF-8 fails, with one line and one error record, and every other file is written.
     d = tmp_path / "t"
     d.mkdir()
-    (d / "caf\\xe9.md").write_text("# Literal\n")
+    (d / "caf\\xe9.md").write_text("# Literal\n\nThe literal name.\n")
+    (d / "other.md").write_text("# Other\n\nAnother file.\n")
     with open(os.path.join(os.fsencode(d), b"caf\xe9.md"), "wb") as fh:
         fh.write(b"# Latin-1\n")
-    p = _cli("chunk", d, "-o", tmp_path / "o.jsonl")
-    assert p.returncode == 2
-    line = p.stderr.decode()
-    assert line.count("\n") == 1 and "udc" not in line
-    assert "recorded as source caf\\xe9.md" in line and "rename one" in line
+    out, errors = tmp_path / "o.jsonl", tmp_path / "e.jsonl"
+    p = _cli("chunk", d, "-o", out, "--errors", errors)
+    assert p.returncode == 1
+    lines = [x for x in p.stderr.decode().splitlines() if x.startswith("chunkctl: error:")]
+    assert len(lines) == 1 and "udc" not in lines[0]
+    assert lines[0].startswith("chunkctl: error: caf\\xe9.md: its name is not UTF-8") and "rename one" in lines[0]
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["source"], r["text"]) for r in records] == [("caf\\xe9.md", "# Literal\n\nThe literal name."),
+                                                          ("other.md", "# Other\n\nAnother file.")]
+    assert [(e["source"], e["error_type"]) for e in map(json.loads, errors.read_text().splitlines())] == [
+        ("caf\\xe9.md", "NameClash")]
 
 
 def test_every_command_and_the_api_name_such_files_by_the_rule(tmp_path):

@@ -58,7 +58,7 @@ class InputProblem:
     Attributes:
         source: the path as given or found.
         error_type: short class: "NotFound", "BrokenLink", "NotAFile", "FolderUnreadable", "LinkLoop",
-            "OutsideSourceRoot".
+            "OutsideSourceRoot", "NameClash".
         reason: what is wrong, without the path.
     """
 
@@ -338,6 +338,27 @@ def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
     return {src: paths for src, paths in seen.items() if len(paths) > 1}
 
 
+def _spelt_alike(inputs: list[InputFile]) -> tuple[list[InputFile], list[InputProblem]]:
+    """(inputs, problems): two files of one folder whose names are written alike by the `\\xNN`
+    rule (`caf<E9>.md` and a file named `caf\\xe9.md`) would share `source` and ids. The one
+    whose name is UTF-8 is kept (its name is what `source` says; of names none of which is,
+    the first); each other one fails with a "NameClash" problem, and the run goes on.
+    """
+    clash = duplicate_sources(inputs)
+    drop: set[str] = set()
+    problems: list[InputProblem] = []
+    for src, where in clash.items():
+        if len({os.path.basename(w) for w in where}) < 2:
+            continue  # the same relative path under two folders given: a usage error (`gather`)
+        keep = next((w for w in where if source_name(w) == w), where[0])
+        for w in where:
+            if w != keep:
+                drop.add(w)
+                problems.append(InputProblem(src, "NameClash", f"its name is not UTF-8, and with \\xNN escapes "
+                                                               f"it is spelt as {source_name(keep)} is; rename one"))
+    return [item for item in inputs if item.path not in drop], problems
+
+
 def read_list(stream: IO[str]) -> list[str]:
     """Paths from a list file, one per line, as `find` or `git ls-files` print them.
 
@@ -452,13 +473,12 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         outside += found.outside
         if not os.path.isdir(p):
             named += [item.source for item in found.inputs if item.format is None]
+    inputs, clashed = _spelt_alike(inputs)
+    problems += clashed
     clash = duplicate_sources(inputs)
     if clash:
         src, where = next(iter(clash.items()))
         shown = ", ".join(source_name(w) for w in where[:2])
-        if len({os.path.basename(w) for w in where}) > 1:  # two names of one folder that are written alike
-            raise ConfigError(f"two inputs would both be recorded as source {src} ({shown}): a name that is "
-                              "not UTF-8 is written with \\xNN escapes, as the other is spelt; rename one")
         raise ConfigError(f"two inputs would both be recorded as source {src} ({shown}): chunk them in separate "
                           f"runs, or give their common parent folder instead")
     return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out, folders)
