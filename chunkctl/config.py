@@ -63,12 +63,13 @@ def parse_levels(value: str | tuple[int, ...] | list[int] | None) -> tuple[int, 
     """Turn `--levels` ("2048,512,128") into budgets in tokens, largest first; None stays None.
 
     Raises:
-        ConfigError: not a comma-separated list of integers.
+        ConfigError: not a comma-separated list of integers (an empty item, as in "," or
+            "2048,,128", included: it was once read as no `--levels` at all).
     """
     if value is None or not isinstance(value, str):
         return tuple(value) if value is not None else None
     try:
-        return tuple(int(x) for x in value.replace(" ", "").split(",") if x) or None
+        return tuple(int(x) for x in value.replace(" ", "").split(","))
     except ValueError:
         raise ConfigError(f"--levels {value!r}: give budgets in tokens separated by commas, e.g. 2048,512,128") from None
 

@@ -361,6 +361,19 @@ def test_sizes_take_units():
             parse_size(bad)
 
 
+def test_levels_with_an_empty_budget_are_refused():
+    # helper-44: `--levels ,` was read as no --levels at all (the run went on with one level)
+    from chunkctl.config import parse_levels
+
+    assert parse_levels("2048, 512,128") == (2048, 512, 128) and parse_levels(None) is None
+    for bad in (",", "", "2048,,128", "2048,", "a,b"):
+        with pytest.raises(ConfigError, match=r"--levels .*give budgets in tokens"):
+            parse_levels(bad)
+    p = subprocess.run([*CLI, "chunk", str(ROOT / "examples"), "--strategy", "hierarchical", "--levels", ",",
+                        "-o", "/dev/null"], capture_output=True)
+    assert p.returncode == 2 and p.stderr.decode().count("\n") == 1
+
+
 def test_max_file_size_on_the_command_line(tmp_path):
     (tmp_path / "small.md").write_text("# S\n\nSmall.\n")
     (tmp_path / "big.md").write_text("# B\n\n" + "word " * 300)
