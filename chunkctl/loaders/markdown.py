@@ -556,11 +556,28 @@ megabyte, on a quote of nested lists and quotes, found by a break run)."""
 # Lines of a quote to read the rest of it from (`_quote_cut`): after a line blank but for its
 # quote markers, one whose text is not indented past the quote marker; or an item of a bullet
 # list that is not indented either (it ends a paragraph before it, and is never a rule).
-_QUOTE_BLANK = re.compile(r"[ \t]*(?:>[ \t]*)+\n")
-_QUOTE_TEXT = re.compile(r" {0,3}> ?[^ \t\n]")
+# (Line ends: LF, CR LF or CR, as the parsers read them.)
+_QUOTE_BLANK = re.compile(r"[ \t]*(?:>[ \t]*)+(?:\r\n?|\n)")
+_QUOTE_TEXT = re.compile(r" {0,3}> ?[^ \t\r\n]")
 _QUOTE_ITEM = re.compile(r" {0,3}> ?[-+*][ \t]+\S")
-_QUOTE_HTML = re.compile(r"\n[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]+)*<")
-_QUOTE_RULE = re.compile(r" {0,3}> ?(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\n")
+_QUOTE_RULE = re.compile(r" {0,3}> ?(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})(?:\r\n?|\n)")
+# "<" after container marks at a line's start; the line may open an HTML block if what
+# follows matches one of markdown-it's seven HTML block openers (`_opens_html`).
+_QUOTE_HTML = re.compile(r"[\r\n][ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t>]+)*(?=<)")
+_HTML_OPENERS: list[re.Pattern] = []
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _opens_html(text: str, at: int) -> bool:
+    """True when the line text from `at` (a "<") matches an opener of an HTML block
+    (markdown-it-py's `HTML_SEQUENCES`: `<div`, `<!--`, `<pre`, or a line of one whole tag)."""
+    if not _HTML_OPENERS:
+        from markdown_it.rules_block.html_block import HTML_SEQUENCES
+
+        _HTML_OPENERS.extend(opener for opener, _closer, _ in HTML_SEQUENCES)
+    end = _LINE_END.search(text, at)
+    line = text[at:end.start() if end else len(text)]
+    return any(opener.search(line) for opener in _HTML_OPENERS)
 
 
 def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: int, parser: str,
@@ -667,14 +684,18 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
     bullet list, not indented either (a quote of nested lists and quotes has no blank line).
     Never at or after a line that may open an HTML block (where it ends is not known here).
     """
-    nested_lines = {k for a, b in nested for k in range(max(a + 1, ls), min(b, le))}  # lines inside an atom
     top = le - 2
-    a = line_starts[first + ls]
-    if _QUOTE_HTML.match("\n" + text[a:a + 200]):  # (its first line: `text` may start there)
+    if top <= ls:
         return 0
-    html = _QUOTE_HTML.search(text, a, line_starts[first + top])
-    if html is not None:
-        top = bisect.bisect_right(line_starts, html.start() + 1) - 1 - first - 1
+    nested_lines = {k for a, b in nested for k in range(max(a + 1, ls), min(b, le))}  # lines inside an atom
+    a = line_starts[first + ls]
+    head = _QUOTE_HTML.match("\n" + text[a:a + 200])  # its first line (`text` may start there)
+    if head is not None and _opens_html(text, a + head.end() - 1):
+        return 0
+    for mark in _QUOTE_HTML.finditer(text, a, line_starts[first + top]):
+        if _opens_html(text, mark.end()):
+            top = bisect.bisect_right(line_starts, mark.start() + 1) - 1 - first - 1
+            break
     fallback = 0
     for k in range(top, max(ls, (ls + le) // 2), -1):
         at = line_starts[first + k]
@@ -683,8 +704,7 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
         if _QUOTE_BLANK.fullmatch(text, line_starts[first + k - 1], at):
             return k
         if not fallback and _QUOTE_ITEM.match(text, at):
-            end = text.find("\n", at) + 1 or len(text)
-            if not _QUOTE_RULE.fullmatch(text, at, end):
+            if not _QUOTE_RULE.fullmatch(text, at, line_starts[first + k + 1]):
                 fallback = k
     return fallback
 

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkctl.loaders import markdown, markdown_rs
+from chunkctl.model import Block, BlockKind
 from tests.loaders.test_markdown_parsers import document
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -159,17 +160,17 @@ def test_a_file_of_only_definitions_is_read_in_pieces(parser):
 QUOTE_LINES = ["> text here", "> - item", ">   > nested", ">", "> ```", "> ```py", "> | a | b |", "> | - | - |",
                "lazy line", ">     code", "> 1. one", ">   - sub", "> # head", "> ---", "", "para", "> > > deep",
                "> <div>", "> <!-- c", "> -->", "> * * *", "> 2. two", "> ===", ">\tx", "> > ", ">  - a", "> - - -",
-               "> + p", "- item", "    ind"]
+               "> + p", "- item", "    ind", "> <em>x</em> said", "> <https://a.b>", "> [r]: /u 't'", "> 't"]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(QUOTE_LINES), min_size=1, max_size=80))
-def test_long_quotes_read_in_parts_give_the_blocks_of_one_parse(lines):
+@given(st.lists(st.sampled_from(QUOTE_LINES), min_size=1, max_size=80), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_long_quotes_read_in_parts_give_the_blocks_of_one_parse(lines, end):
     """A quote longer than `quote_piece` characters is cut at one of its lines (`_quote_cut`);
     the blocks, and the code blocks and tables kept whole inside them, are those of one parse
-    (the lines are those that broke a first version: HTML, lazy lines, indented code,
-    setext underlines, rules made of list markers)."""
-    text = "\n".join(lines) + "\n"
+    (the lines are those that broke first versions: HTML, lazy lines, indented code,
+    setext underlines, rules made of list markers; and CR line ends, helper-45)."""
+    text = end.join(lines) + end
     for parser in PARSERS:
         whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
         got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=8, quote_piece=30)
@@ -190,3 +191,29 @@ def test_a_long_quote_of_nested_lists_is_one_block_read_in_parts(parser):
         ("heading", "# Notes"), ("quote", "> - a\n>  "), ("paragraph", "After.")]
     pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 64, 256))
     assert sum(is_open for _items, _first, is_open in pieces) > 15
+
+
+@pytest.mark.parametrize("text, piece, quote_piece", [
+    ("> a\n\n> - d\n<\n", 1, 2),  # a quote of one line at the text's start (helper-45: cut past its end)
+    ("> " + "x" * 300 + "\n\n> - d\n<\n", 64, 256),
+    ("> a\r> <div>\r> b\r> c\r> d\r> - x\r> y\r> z\rlazy\r", 1, 8),  # CR line ends: HTML not seen
+    ("> a\r> <!--\r> b\r> c\r> d\r> - x\r> ```\r> -->\r", 8, 30),
+])
+@pytest.mark.parametrize("parser", PARSERS)
+def test_quote_cuts_stay_inside_the_quote_and_out_of_html(text, piece, quote_piece, parser):
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=piece, quote_piece=quote_piece)
+    assert list(got) == list(whole) and [b.meta for b in got] == [b.meta for b in whole]
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"])
+def test_a_long_quote_of_paragraphs_with_crlf_or_cr_is_read_in_parts(end):
+    """helper-45: with CR LF line ends no quote line counted as blank, so a quote was never cut
+    (297 MB for 8 MB); a line of inline HTML (`<em>`) stopped every cut after it."""
+    text = end.join(["> <em>x</em> said"] + ["> a paragraph of the quote", ">"] * 300) + end
+    for parser in PARSERS:
+        pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 64, 512))
+        assert sum(is_open for _items, _first, is_open in pieces) > 10
+        whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+        got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=64, quote_piece=512)
+        assert list(got) == list(whole) == [Block(BlockKind.QUOTE, 0, len(text.rstrip()))]
