@@ -383,8 +383,9 @@ Item = tuple[str, LineRange, dict]
 """One top-level block as a parser saw it, in lines: (name, lines, extra). Names and extras:
 "heading" {"level", "content"}; "code" {"info", "indented"}; "table" {"head": header row
 lines or None, "cells": header cell texts, "rows": first line of each body row}; "list"
-{"items": lines of each item}; "quote", "paragraph", "html", "rule", "definition" (a link
-reference definition: no block of its own) {}."""
+{"items": lines of each item}; "quote" {"definitions": first lines of the link reference
+definitions of the quote's own, read by markdown-it-py only; or none}; "paragraph", "html",
+"rule", "definition" (a link reference definition: no block of its own) {}."""
 
 Items = tuple[list[Item], list[LineRange]]
 """(top-level items in document order, lines of the code blocks and tables nested in lists
@@ -404,6 +405,8 @@ def _reference_items(src: str) -> Items:
         if tok.level != 0 or tok.map is None:
             if tok.map is not None and t in ("fence", "code_block", "table_open"):
                 nested.append((tok.map[0], tok.map[1]))
+            elif t == "definition" and tok.level == 1 and items and items[-1][0] == "quote":
+                items[-1][2].setdefault("definitions", []).append(tok.map[0])  # one of the quote's own blocks
             i += 1
             continue
         lines = (tok.map[0], tok.map[1])
@@ -661,7 +664,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         quote = bool(found) and found[-1][0] == "quote"
         if cut == 0 and quote and size >= quote_piece:
             name, (ls, le), extra = found[-1]
-            cut = _quote_cut(text, line_starts, first, ls, le, nested)
+            cut = _quote_cut(text, line_starts, first, ls, le, nested, extra.get("definitions", ()))
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
@@ -675,13 +678,15 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
 
 
 def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: int,
-               nested: list[LineRange]) -> int:
+               nested: list[LineRange], definitions: Sequence[int] = ()) -> int:
     """A line of a top-level block quote (lines `ls` to `le` of a piece that starts at line
     `first` of `text`) to read the rest of the quote from, or 0 for none. One of its second
     half, not inside a code block or table nested in it, not one of its last two lines: the
     last whose text is not indented past its ">" after a line that is blank but for quote
-    markers (where the quote's own blocks start again), else the last that is an item of a
-    bullet list, not indented either (a quote of nested lists and quotes has no blank line).
+    markers (where the quote's own blocks start again) or that starts a link reference
+    definition of the quote's own (`definitions`: its lines; it starts one of the quote's
+    blocks with nothing open in it), else the last that is an item of a bullet list, not
+    indented either (a quote of nested lists and quotes has no blank line).
     Never at or after a line that may open an HTML block (where it ends is not known here).
     """
     top = le - 2
@@ -696,12 +701,13 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
         if _opens_html(text, mark.end()):
             top = bisect.bisect_right(line_starts, mark.start() + 1) - 1 - first - 1
             break
+    starts = set(definitions)
     fallback = 0
     for k in range(top, max(ls, (ls + le) // 2), -1):
         at = line_starts[first + k]
         if k in nested_lines or not _QUOTE_TEXT.match(text, at):
             continue
-        if _QUOTE_BLANK.fullmatch(text, line_starts[first + k - 1], at):
+        if k in starts or _QUOTE_BLANK.fullmatch(text, line_starts[first + k - 1], at):
             return k
         if not fallback and _QUOTE_ITEM.match(text, at):
             if not _QUOTE_RULE.fullmatch(text, at, line_starts[first + k + 1]):
