@@ -80,12 +80,30 @@ def test_two_names_written_alike_fail_one_file_in_one_readable_line(tmp_path):
     assert p.returncode == 1
     lines = [x for x in p.stderr.decode().splitlines() if x.startswith("chunkctl: error:")]
     assert len(lines) == 1 and "udc" not in lines[0]
-    assert lines[0].startswith("chunkctl: error: caf\\xe9.md: its name is not UTF-8") and "rename one" in lines[0]
+    assert lines[0].startswith("chunkctl: error: caf\\xe9.md: its path ") and "is not UTF-8" in lines[0]
+    assert "rename one" in lines[0]
     records = [json.loads(x) for x in out.read_text().splitlines()]
     assert [(r["source"], r["text"]) for r in records] == [("caf\\xe9.md", "# Literal\n\nThe literal name."),
                                                           ("other.md", "# Other\n\nAnother file.")]
     assert [(e["source"], e["error_type"]) for e in map(json.loads, errors.read_text().splitlines())] == [
         ("caf\\xe9.md", "NameClash")]
+    # helper-46: the same with folders (`s<E9>/a.md` beside `s\xe9/a.md`) refused the run, and
+    # the clashing file named twice (its folder and itself) failed twice
+    d2 = tmp_path / "t2"
+    (d2 / "s\\xe9").mkdir(parents=True)
+    (d2 / "s\\xe9" / "a.md").write_text("# Literal folder\n")
+    os.makedirs(os.path.join(os.fsencode(d2), b"s\xe9"))
+    with open(os.path.join(os.fsencode(d2), b"s\xe9", b"a.md"), "wb") as fh:
+        fh.write(b"# Latin-1 folder\n")
+    with open(os.path.join(os.fsencode(d2), b"s\xe9", b"b.md"), "wb") as fh:
+        fh.write(b"# Only in the Latin-1 folder\n")
+    latin = os.path.join(os.fsdecode(d2), os.fsdecode(b"s\xe9/a.md"))
+    p = _cli("chunk", d2, latin, "--source-root", d2, "-o", out, "--errors", errors)
+    assert p.returncode == 1
+    assert [(r["source"], r["text"]) for r in parse_jsonl(out.read_bytes())] == [
+        ("s\\xe9/a.md", "# Literal folder"), ("s\\xe9/b.md", "# Only in the Latin-1 folder")]
+    assert [(e["source"], e["error_type"]) for e in map(json.loads, errors.read_text().splitlines())] == [
+        ("s\\xe9/a.md", "NameClash")]
 
 
 def test_every_command_and_the_api_name_such_files_by_the_rule(tmp_path):

@@ -339,23 +339,26 @@ def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
 
 
 def _spelt_alike(inputs: list[InputFile]) -> tuple[list[InputFile], list[InputProblem]]:
-    """(inputs, problems): two files of one folder whose names are written alike by the `\\xNN`
-    rule (`caf<E9>.md` and a file named `caf\\xe9.md`) would share `source` and ids. The one
-    whose name is UTF-8 is kept (its name is what `source` says; of names none of which is,
-    the first); each other one fails with a "NameClash" problem, and the run goes on.
+    """(inputs, problems): two files whose paths are written alike by the `\\xNN` rule
+    (`caf<E9>.md` beside a file named `caf\\xe9.md`, or a folder `s<E9>` beside `s\\xe9`)
+    would share `source` and ids. Of the paths written alike, the one that is UTF-8 is kept
+    (it is what `source` says; of paths none of which is, the first found); each other path
+    fails once with a "NameClash" problem (however many times it was named), and the run
+    goes on. Two paths not written alike (one relative path under two folders given) are
+    left for `gather` to refuse.
     """
     clash = duplicate_sources(inputs)
     drop: set[str] = set()
     problems: list[InputProblem] = []
     for src, where in clash.items():
-        if len({os.path.basename(w) for w in where}) < 2:
-            continue  # the same relative path under two folders given: a usage error (`gather`)
-        keep = next((w for w in where if source_name(w) == w), where[0])
-        for w in where:
-            if w != keep:
+        paths = list(dict.fromkeys(where))  # a path named twice is one path here
+        keep = next((w for w in paths if source_name(w) == w), paths[0])
+        for w in paths:
+            if w != keep and source_name(w) == source_name(keep):
                 drop.add(w)
-                problems.append(InputProblem(src, "NameClash", f"its name is not UTF-8, and with \\xNN escapes "
-                                                               f"it is spelt as {source_name(keep)} is; rename one"))
+                problems.append(InputProblem(src, "NameClash", f"its path {source_name(w)} is not UTF-8, and written "
+                                                               f"with \\xNN escapes it is spelt as another file's path "
+                                                               f"is; rename one"))
     return [item for item in inputs if item.path not in drop], problems
 
 
