@@ -618,7 +618,9 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
 
     def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool]:
         """(items of `size` characters or more from line `first` on, to a line start; reached the end).
-        `quote`: the piece's first block is a quote, which markdown-it.rs may read at any size."""
+        `quote`: the piece's last block is a quote, which markdown-it.rs may read up to
+        `quote_piece` characters (past it, a quote that could not be cut is read by markdown-it-py,
+        as any other block over a piece)."""
         a = line_starts[first] if first < n_lines else total
         k = bisect.bisect_left(line_starts, a + size)
         last = k >= n_lines
@@ -634,10 +636,10 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
 
     first = base_line
     size = piece
-    quote = False  # the block that fills the piece is a quote
+    quote = False  # the block that fills the piece is a quote (read on to `quote_piece` by either parser)
     ahead: tuple[Items, bool] | None = None  # the next piece, read to check a list goes on in it
     while True:
-        items, last = ahead or read(first, size, quote)
+        items, last = ahead or read(first, size, quote and size <= quote_piece)
         ahead = None
         found, nested = items
         if last:
