@@ -104,6 +104,19 @@ def test_two_names_written_alike_fail_one_file_in_one_readable_line(tmp_path):
         ("s\\xe9/a.md", "# Literal folder"), ("s\\xe9/b.md", "# Only in the Latin-1 folder")]
     assert [(e["source"], e["error_type"]) for e in map(json.loads, errors.read_text().splitlines())] == [
         ("s\\xe9/a.md", "NameClash")]
+    # helper-46: a twin that is a broken link failed, and the Latin-1 file was written under
+    # the same source: one source both written and failed
+    d3 = tmp_path / "t3"
+    d3.mkdir()
+    os.symlink("/nonexistent/x.md", d3 / "caf\\xe9.md")
+    (d3 / "other.md").write_text("# Other\n")
+    with open(os.path.join(os.fsencode(d3), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"# Latin-1\n")
+    p = _cli("chunk", d3, "-o", out, "--errors", errors)
+    assert p.returncode == 1
+    assert [r["source"] for r in parse_jsonl(out.read_bytes())] == ["other.md"]
+    assert sorted((e["source"], e["error_type"]) for e in map(json.loads, errors.read_text().splitlines())) == [
+        ("caf\\xe9.md", "BrokenLink"), ("caf\\xe9.md", "NameClash")]
 
 
 def test_every_command_and_the_api_name_such_files_by_the_rule(tmp_path):

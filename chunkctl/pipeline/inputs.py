@@ -338,14 +338,17 @@ def duplicate_sources(inputs: Iterable[InputFile]) -> dict[str, list[str]]:
     return {src: paths for src, paths in seen.items() if len(paths) > 1}
 
 
-def _spelt_alike(inputs: list[InputFile]) -> tuple[list[InputFile], list[InputProblem]]:
+def _spelt_alike(inputs: list[InputFile], found: Iterable[InputProblem] = ()) -> tuple[list[InputFile],
+                                                                                      list[InputProblem]]:
     """(inputs, problems): two files whose paths are written alike by the `\\xNN` rule
     (`caf<E9>.md` beside a file named `caf\\xe9.md`, or a folder `s<E9>` beside `s\\xe9`)
     would share `source` and ids. Of the paths written alike, the one that is UTF-8 is kept
     (it is what `source` says; of paths none of which is, the first found); each other path
     fails once with a "NameClash" problem (however many times it was named), and the run
-    goes on. Two paths not written alike (one relative path under two folders given) are
-    left for `gather` to refuse.
+    goes on. A path that is not UTF-8 and is written as a path that failed already (`found`:
+    a broken link named `caf\\xe9.md`, say) fails too, so that one `source` is never both
+    written and failed. Two paths not written alike (one relative path under two folders
+    given) are left for `gather` to refuse.
     """
     clash = duplicate_sources(inputs)
     drop: set[str] = set()
@@ -359,6 +362,13 @@ def _spelt_alike(inputs: list[InputFile]) -> tuple[list[InputFile], list[InputPr
                 problems.append(InputProblem(src, "NameClash", f"its path {source_name(w)} is not UTF-8, and written "
                                                                f"with \\xNN escapes it is spelt as another file's path "
                                                                f"is; rename one"))
+    failed = {problem.source for problem in found}
+    for item in inputs:
+        if item.path and item.source in failed and source_name(item.path) != item.path and item.path not in drop:
+            drop.add(item.path)
+            problems.append(InputProblem(item.source, "NameClash", f"its path {source_name(item.path)} is not UTF-8, "
+                                                                   f"and written with \\xNN escapes it is spelt as "
+                                                                   f"another path is, which failed; rename one"))
     return [item for item in inputs if item.path not in drop], problems
 
 
@@ -476,7 +486,7 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         outside += found.outside
         if not os.path.isdir(p):
             named += [item.source for item in found.inputs if item.format is None]
-    inputs, clashed = _spelt_alike(inputs)
+    inputs, clashed = _spelt_alike(inputs, problems)
     problems += clashed
     clash = duplicate_sources(inputs)
     if clash:
