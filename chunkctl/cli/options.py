@@ -123,7 +123,7 @@ CHUNK_OPTIONS = [
     opt("parent_chunk_size", Optional[int], None, "--parent-chunk-size", help="hierarchical: parent budget "
         "(default 4x --chunk-size)."),
     opt("levels", Optional[str], None, "--levels", help="hierarchical: budgets from largest to smallest, "
-        "e.g. 2048,512,128."),
+        "e.g. 2048,512,128 (replaces --chunk-size and --parent-chunk-size)."),
     opt("sentence_splitter", str, "blingfire", "--sentence-splitter",
         help=f"{' (fast) or '.join(SENTENCE_SPLITTERS)} (accurate).", autocompletion=complete_sentence_splitter),
     opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: cut below this "
