@@ -940,8 +940,15 @@ class SmallTokenTable(TokenTable):
         return [bl(starts, b) - bl(starts, a) for a, b in spans]
 
 
+def _without_special(spec: str) -> tuple[str, bool]:
+    """(`spec` without SPECIAL_SUFFIX, whether it had it)."""
+    if spec.endswith(SPECIAL_SUFFIX):
+        return spec[:-len(SPECIAL_SUFFIX)], True
+    return spec, False
+
+
 def _names_a_file(spec: str) -> bool:
-    """Whether `get_tokenizer` reads `spec` as the path of a local tokenizer file."""
+    """Whether `get_tokenizer` reads `spec` (SPECIAL_SUFFIX taken off) as the path of a local tokenizer file."""
     return spec.endswith((".tiktoken", ".json")) or os.sep in spec or "/" in spec
 
 
@@ -961,6 +968,7 @@ def tokenizer_digest(spec: str) -> str:
     A record cache keys entries by it (`pipeline.cache.Cache.key`): the same path with other
     contents is another tokenizer, whose counts the old entries do not hold.
     """
+    spec, _special = _without_special(spec)
     if not _names_a_file(spec):
         return ""
     path = Path(spec).expanduser()
@@ -992,9 +1000,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         TokenizerError: unknown name, no verified offline copy, unreadable file.
         MissingExtraError: a tokenizer.json without the `tokenizers` package.
     """
-    special = spec.endswith(SPECIAL_SUFFIX)
-    if special:
-        spec = spec[:-len(SPECIAL_SUFFIX)]
+    spec, special = _without_special(spec)
     path = Path(spec).expanduser()
     looks_like_file = _names_a_file(spec)
     if looks_like_file and not path.is_file():

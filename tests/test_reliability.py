@@ -642,3 +642,18 @@ def test_a_cache_never_serves_records_of_a_tokenizer_file_since_changed(tmp_path
     again = _cli("chunk", *args, "--cache", tmp_path / "cache", "-o", tmp_path / "4.jsonl")  # now from the cache
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "4.jsonl").read_bytes() == (tmp_path / "3.jsonl").read_bytes()
+
+
+def test_the_cache_key_of_a_tokenizer_file_holds_its_contents_with_or_without_special(tmp_path):
+    """Found reading the change again: "my.tiktoken+special" (SPECIAL_SUFFIX) was not seen as a
+    file, so its cache key held no digest of the file's contents."""
+    from chunkctl.tokenizers import tokenizer_digest
+
+    tok = tmp_path / "my.tiktoken"
+    tok.write_bytes(_byte_vocabulary([b"th"]))
+    first = tokenizer_digest(str(tok))
+    assert len(first) == 64 and tokenizer_digest(str(tok) + "+special") == first
+    tok.write_bytes(_byte_vocabulary([b"th", b"he"]))
+    os.utime(tok, ns=(1, 1))  # (another mtime for certain: the digest is memoized on it)
+    assert tokenizer_digest(str(tok) + "+special") not in ("", first)
+    assert tokenizer_digest("cl100k_base") == "" and tokenizer_digest("cl100k_base+special") == ""
