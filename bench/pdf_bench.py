@@ -94,6 +94,7 @@ def ocr_speed(n: int = 6) -> None:
     import difflib
     import tempfile
 
+    from chunkctl.allocator import return_freed_memory
     from chunkctl.config import ChunkConfig
     from chunkctl.loaders.pdf import ocr
     from chunkctl.pipeline import load
@@ -101,6 +102,7 @@ def ocr_speed(n: int = 6) -> None:
     if not ocr.available():
         print("ocr: skipped (pip install 'chunkctl[ocr]')")
         return
+    return_freed_memory()  # the allocator as the command line and its workers set it (chunkctl.allocator)
     data, drawn = _scanned_pages(n)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scan.pdf"

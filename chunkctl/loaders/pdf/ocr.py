@@ -11,6 +11,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
+from chunkctl.allocator import large_buffers_from_heap
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
 
 MODES = ("auto", "always", "never")
@@ -105,7 +106,8 @@ def read_page(page, index: int) -> OcrPage:
     bitmap = page.render(scale=scale, grayscale=True)  # text needs no colour; the engine takes a grey image
     try:
         img = np.ascontiguousarray(bitmap.to_numpy().reshape(bitmap.height, bitmap.width))
-        result, _ = _engine()(img, return_word_box=True)
+        with large_buffers_from_heap():  # its tensors, freed and made again at every step
+            result, _ = _engine()(img, return_word_box=True)
     finally:
         bitmap.close()
     frame = Frame(0, 0.0, 0.0, float(w), float(h))
