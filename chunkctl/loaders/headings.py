@@ -1,4 +1,5 @@
-"""Heading lines that are not Markdown or clause numbers (MediaWiki "== Title =="), and heading paths; no I/O."""
+"""Heading lines that are not Markdown or clause numbers (MediaWiki "== Title =="), and heading paths
+(breadcrumbs); no I/O."""
 
 from __future__ import annotations
 
@@ -15,6 +16,35 @@ _LINE = re.compile(r"[^\r\n]+")
 _LINE_START_EQ = re.compile(r"[\r\n](?=[ \t]*=)")
 # The same for text without "\r": a literal first character lets the regex engine skip ahead (4x faster).
 _LF_START_EQ = re.compile(r"\n[ \t]*=")
+
+
+class HeadingPath:
+    """The heading path (breadcrumb, "Warranty > Enterprise returns") in force while a
+    loader reads its blocks in document order.
+
+    A heading of level L closes the open headings of level L or deeper and opens
+    itself; every block read after it, up to the next heading, carries `titles`. One
+    tuple is shared by all the blocks under a heading (a file of a million one-line
+    paragraphs holds one tuple per heading, not one per block).
+
+    Attributes:
+        titles: the titles of the open headings, outermost first; () before the first.
+    """
+
+    __slots__ = ("_open", "titles")
+
+    def __init__(self) -> None:
+        self._open: list[tuple[int, str]] = []  # (level, title) of the open headings, outermost first
+        self.titles: tuple[str, ...] = ()
+
+    def enter(self, level: int, title: str) -> tuple[str, ...]:
+        """Read a heading of `level` (1 outermost; any int) titled `title`; returns the new `titles`."""
+        stack = self._open
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        self.titles = tuple(t for _, t in stack)
+        return self.titles
 
 
 def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int, tuple[int, int, str]]:
@@ -87,15 +117,13 @@ def split_at_headings(text: str, blocks: Sequence[Block], heads: dict[int, tuple
 
 def with_paths(text: str, blocks: Sequence[Block]) -> BlockList:
     """The blocks with their `headings` recomputed from the heading blocks' levels and titles."""
-    path: list[tuple[int, str]] = []
+    path = HeadingPath()
     out = BlockList()
     for b in blocks:
         if b.kind == BlockKind.HEADING:
             title = b.meta.get("title") if b.meta else None
             if title is None:
                 title = b.headings[-1] if b.headings else text[b.start:b.end].strip()
-            while path and path[-1][0] >= b.level:
-                path.pop()
-            path.append((b.level, title))
-        out.append(replace(b, headings=tuple(t for _, t in path)))
+            path.enter(b.level, title)
+        out.append(replace(b, headings=path.titles))
     return out

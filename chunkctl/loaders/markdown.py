@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
-from chunkctl.loaders.headings import split_at_headings, wiki_headings
+from chunkctl.loaders.headings import HeadingPath, split_at_headings, wiki_headings
 from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
@@ -766,17 +766,14 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
     nested: list[tuple[int, int]] = []
     first_h1 = None
     pos = start
-    path: list[tuple[int, str]] = []
+    path = HeadingPath()
     heads: tuple[str, ...] = ()  # the heading path in force, one tuple shared by the blocks under it
 
     def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
         nonlocal heads
         if kind == BlockKind.HEADING:
             level = extra["level"]
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, extra["title"]))
-            heads = tuple(t for _, t in path)
+            heads = path.enter(level, extra["title"])
             blocks.append(Block(kind, s, e, level=level, headings=heads))
         elif not extra:
             block = Block(kind, s, e, headings=heads)

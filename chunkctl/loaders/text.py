@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
-from chunkctl.loaders.headings import wiki_headings
+from chunkctl.loaders.headings import HeadingPath, wiki_headings
 from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
@@ -252,8 +252,8 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
     del starts
     for s, (e, level, title) in wiki_headings(text).items():
         heads.setdefault(s, (e, level, title))
-    path: list[tuple[int, str]] = []
-    headings: tuple[str, ...] = ()  # the titles of `path`, shared by the blocks under them
+    path = HeadingPath()
+    headings: tuple[str, ...] = ()  # the path in force, shared by the blocks under it
     head_starts = sorted(heads)
     n_heads = len(head_starts)
     hi = 0
@@ -274,10 +274,7 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
                 if seg_end > pos:
                     yield Block(paragraph, pos, seg_end, headings=headings)
             e, level, title = heads[s]
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, title))
-            headings = tuple(t for _, t in path)
+            headings = path.enter(level, title)
             yield Block(BlockKind.HEADING, s, e, level=level, headings=headings)
             m = _NONSPACE.search(text, e, b)
             pos = m.start() if m else b

@@ -6,6 +6,7 @@ from typing import Any
 
 from chunkctl.errors import LoaderError, MissingExtraError
 from chunkctl.loaders.decode import decode_bytes
+from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
@@ -26,7 +27,7 @@ def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
     """
     parts: list[str] = []
     blocks = BlockList()
-    path: list[tuple[int, str]] = []
+    path = HeadingPath()
     heads: tuple[str, ...] = ()  # the path in force, one tuple for the blocks under a heading
     first_h1 = None
     pos = 0
@@ -43,10 +44,7 @@ def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
             title = text.replace("\ufffd", "").strip()
             if level == 1 and first_h1 is None and title:
                 first_h1 = title
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, title))
-            heads = tuple(t for _, t in path)
+            heads = path.enter(level, title)
             blocks.append(Block(kind, start, end, level=level, headings=heads))
             continue
         blocks.append(Block(

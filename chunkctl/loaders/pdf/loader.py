@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunkctl.errors import LoaderError
+from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.pdf import ocr
 from chunkctl.loaders.pdf.fallback import recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
@@ -411,17 +412,17 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     move_split_words(groups_by_page, joiner)
 
     w = _Writer()
-    path: list[tuple[int, str]] = []
+    path = HeadingPath()
     first_heading = None
     last_table: Table | None = None
     for pi, groups in enumerate(groups_by_page):
         if pi:
             w.new_page()
-        heads = tuple(t for _, t in path)
+        heads = path.titles
         gi = 0
         while gi < len(groups):
             g = groups[gi]
-            heads = tuple(t for _, t in path)
+            heads = path.titles
             if g.kind == "table":
                 t = g.table
                 assert t is not None  # a "table" group always carries its table (groups._cut)
@@ -444,12 +445,10 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
                 if not text:
                     gi += 1
                     continue
-                while path and path[-1][0] >= g.level:
-                    path.pop()
-                path.append((g.level, g.title or text))
+                path.enter(g.level, g.title or text)
                 if first_heading is None and not is_contents_title(g.title or text):
                     first_heading = g.title or text  # the document's title, never "Contents"
-                w.block(BlockKind.HEADING, text, tuple(t for _, t in path), level=g.level)
+                w.block(BlockKind.HEADING, text, path.titles, level=g.level)
             elif g.kind == "code":
                 text = _code_text(g.lines)
                 if text:
