@@ -374,6 +374,41 @@ def test_levels_with_an_empty_budget_are_refused():
     assert p.returncode == 2 and p.stderr.decode().count("\n") == 1
 
 
+def test_a_bad_value_from_the_configuration_file_names_the_file(tmp_path):
+    # helper-46: `levels = [100, 500]` in chunkctl.toml was reported as a bad --levels, with no word of the file
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nSome text here.\n")
+    for body, flag in (("levels = [100, 500]\n", "--levels"), ('levels = "a,b"\n', "--levels"),
+                       ("chunk_size = -5\n", "--chunk-size"), ("overlap = 900\n", "--overlap"),
+                       ("jobs = -3\n", "--jobs")):
+        conf = tmp_path / "chunkctl.toml"
+        conf.write_text(body)
+        p = cli("chunk", doc, "--config", conf, "-o", tmp_path / "out.jsonl", cwd=tmp_path)
+        err = p.stderr.decode()
+        assert p.returncode == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"chunkctl: error: {flag}") and err.rstrip().endswith(f"({flag} set in {conf})"), err
+    p = cli("chunk", doc, "--no-config", "--overlap", "900", "-o", tmp_path / "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 2 and " set in " not in p.stderr.decode()  # typed on the command line: no file to name
+
+
+def test_levels_warns_about_the_budgets_it_replaces(tmp_path):
+    # helper-46: --levels silently replaced --chunk-size and --parent-chunk-size
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nSome text here.\n")
+    base = ("chunk", doc, "--strategy", "hierarchical", "--levels", "512,128", "-o", tmp_path / "out.jsonl")
+    p = cli(*base, "--no-config", "-n", "300", cwd=tmp_path)
+    assert p.returncode == 0
+    assert ("chunkctl: warning: --levels replaces --chunk-size 300 (command line): its budgets are used, the smallest "
+            "as the chunk size") in p.stderr.decode()
+    assert all(r["n_tokens"] <= 128 for r in parse_jsonl((tmp_path / "out.jsonl").read_bytes()))
+    conf = tmp_path / "chunkctl.toml"
+    conf.write_text("parent_chunk_size = 900\n")
+    p = cli(*base, "--config", conf, cwd=tmp_path)
+    assert p.returncode == 0 and f"--levels replaces --parent-chunk-size 900 ({conf})" in p.stderr.decode()
+    p = cli(*base, "--no-config", cwd=tmp_path)
+    assert p.returncode == 0 and "warning" not in p.stderr.decode()
+
+
 def test_max_file_size_on_the_command_line(tmp_path):
     (tmp_path / "small.md").write_text("# S\n\nSmall.\n")
     (tmp_path / "big.md").write_text("# B\n\n" + "word " * 300)

@@ -46,6 +46,17 @@ from chunkctl.errors import ChunkctlError, ConfigError, OutputError
 from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LARGE, RunSummary
 
 
+def _warn_replaced(values: dict[str, Any], origins: dict[str, str], con: Console) -> None:
+    """Warn once when `--levels` makes a budget that was set (on the command line or in the
+    configuration file) unused: its budgets replace --chunk-size and --parent-chunk-size."""
+    if values.get("levels") is None:
+        return
+    unused = [f"--{key.replace('_', '-')} {values[key]} ({origins.get(key, 'command line')})"
+              for key in ("chunk_size", "parent_chunk_size") if origins.get(key, "default") != "default"]
+    if unused:
+        con.warn(f"--levels replaces {' and '.join(unused)}: its budgets are used, the smallest as the chunk size")
+
+
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
             values: dict[str, Any], con: Console) -> Any:
     """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
@@ -133,10 +144,11 @@ def chunk(
     from chunkctl.output.writer import ErrorLog, OutputDir, mirror_path
     from chunkctl.pipeline.cache import RecordCache
 
-    values, _ = effective(opts)
+    values, origins = effective(opts)
     con = Console(values["quiet"])
-    config = chunk_config(values)
-    run = run_options(values)
+    config = chunk_config(values, origins)
+    _warn_replaced(values, origins, con)
+    run = run_options(values, origins)
     report = SummaryReport(None if dry_run or config.extras.get("llm_dry_run") else summary_json)
     try:
         check_output_flags(output, output_dir, errors)  # before standard input is read

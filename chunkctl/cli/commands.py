@@ -44,8 +44,8 @@ def config_cmd(
     import orjson
 
     values, origins = effective(opts)
-    chunk_config(values)
-    run_options(values)
+    chunk_config(values, origins)
+    run_options(values, origins)
     values.pop("password", None)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps({"values": values, "origins": origins}, option=orjson.OPT_INDENT_2))
@@ -110,8 +110,8 @@ def inspect_cmd(
 
     if file == "-":
         raise usage_error("inspect reads a file, not standard input: save the document to a file first")
-    values, _ = effective(opts)
-    config = chunk_config(values)
+    values, origins = effective(opts)
+    config = chunk_config(values, origins)
     ready(config)
     try:
         views = inspect_file(file, config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Optional
@@ -258,9 +259,10 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
     return values, origins
 
 
-def chunk_config(values: dict[str, Any]) -> ChunkConfig:
+def chunk_config(values: dict[str, Any], origins: dict[str, str] | None = None) -> ChunkConfig:
     """ChunkConfig from effective values, built as the library builds it (`pipeline.document.make_config`);
-    a bad value is a usage error naming the fix."""
+    a bad value is a usage error naming the fix (and the configuration file, for a value set
+    there: `origins`, as `effective` gives them)."""
     from chunkctl.pipeline.document import make_config
 
     fields = set(ChunkConfig.field_names())
@@ -269,20 +271,37 @@ def chunk_config(values: dict[str, Any]) -> ChunkConfig:
         config = make_config(kw, cache=values.get("cache") or None)
         get_strategy(config.strategy)
     except ConfigError as exc:
-        raise usage_error(str(exc)) from None
+        raise usage_error(_naming_origin(str(exc), origins)) from None
     return config
 
 
-def run_options(values: dict[str, Any]) -> RunOptions:
-    """RunOptions from effective values (and the flavour checked); a bad value is a usage error."""
+def run_options(values: dict[str, Any], origins: dict[str, str] | None = None) -> RunOptions:
+    """RunOptions from effective values (and the flavour checked); a bad value is a usage error
+    (naming the configuration file for a value set there, as `chunk_config` does)."""
     try:
         check_flavour(values["flavour"])
         run = RunOptions(values["jobs"], parse_size(values["max_file_size"]), values["file_timeout"] or None,
                          values["engine"], values["scheduler"])
         run.ready()
     except (ConfigError, MissingExtraError) as exc:
-        raise usage_error(str(exc)) from None
+        raise usage_error(_naming_origin(str(exc), origins)) from None
     return run
+
+
+_FLAG = re.compile(r"--[a-z][a-z0-9-]*")
+
+
+def _naming_origin(message: str, origins: dict[str, str] | None) -> str:
+    """`message` with "(--x set in FILE)" added for each option it names whose value came from a
+    configuration file: an option the user did not type is otherwise hard to find."""
+    if not origins:
+        return message
+    notes: list[str] = []
+    for flag in dict.fromkeys(_FLAG.findall(message)):
+        origin = origins.get(flag[2:].replace("-", "_"))
+        if origin not in (None, "command line", "default"):
+            notes.append(f"{flag} set in {origin}")
+    return f"{message} ({'; '.join(notes)})" if notes else message
 
 
 def ready(config: ChunkConfig) -> None:

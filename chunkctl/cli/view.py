@@ -69,9 +69,9 @@ def view_cmd(
     from chunkctl.output.writer import Output
     from chunkctl.view import chunk_views, read_records, record_views, render_view
 
-    values, _ = effective(opts)
+    values, origins = effective(opts)
     con = Console(values["quiet"])
-    config = chunk_config(values)
+    config = chunk_config(values, origins)
     if records is not None:
         ignored = sorted(n for n in opts.given if n in {o.name for o in CHUNK_OPTIONS} - LOADING)
         if ignored:
