@@ -74,7 +74,7 @@ def large_buffers_from_heap() -> Iterator[None]:
     For code that allocates and frees many big buffers in a row: onnxruntime as
     RapidOCR runs it (its memory arena turned off, every tensor a `malloc`). With each
     of those a mapping of its own, every one is new pages the kernel must map and zero:
-    measured on ../shared/corpus/pdf (`--jobs 1`), OCR of one scanned page took 7.5 s
+    measured on the shared corpus's PDFs (`--jobs 1`), OCR of one scanned page took 7.5 s
     with the fixed threshold and 5.5 s without it, two thirds of it system time.
 
     Does nothing where `return_freed_memory` did not set the allocator. Never raises.
