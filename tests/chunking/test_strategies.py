@@ -67,13 +67,13 @@ def test_hierarchical_reads_only_the_blocks_of_each_parent(monkeypatch):
     from chunkctl.chunking import hierarchical
     from chunkctl.model import Block, BlockKind, BlockList
 
-    text = "".join(f"## Part {i}\n\nword{i} and more\n\n" for i in range(3000))
+    text = "".join(f"## Part {i}\n\nword{i} and more\n\n" for i in range(1200))
     made = []
     real = BlockList._make
     monkeypatch.setattr(BlockList, "_make", lambda self, i: made.append(i) or real(self, i))
     recs = run(text, strategy="hierarchical", chunk_size=16, parent_chunk_size=32)
-    n_blocks = 6000
-    assert len(made) < 20 * n_blocks  # a full scan per parent read 3000 x 6000 blocks
+    n_blocks = 2400
+    assert len(made) < 20 * n_blocks  # a full scan per parent read 1200 x 2400 blocks
     monkeypatch.setattr(hierarchical, "span_index", lambda blocks: None)  # the full scan
     assert run(text, strategy="hierarchical", chunk_size=16, parent_chunk_size=32) == recs
     assert [r["parent_id"] is None for r in recs[:4]] == [True, False, True, False]
