@@ -657,3 +657,15 @@ def test_the_cache_key_of_a_tokenizer_file_holds_its_contents_with_or_without_sp
     os.utime(tok, ns=(1, 1))  # (another mtime for certain: the digest is memoized on it)
     assert tokenizer_digest(str(tok) + "+special") not in ("", first)
     assert tokenizer_digest("cl100k_base") == "" and tokenizer_digest("cl100k_base+special") == ""
+
+
+@pytest.mark.parametrize("limit", ["1e-300", "1e-6"])
+def test_a_time_limit_that_fires_at_once_fails_the_file_not_the_run(tmp_path, limit):
+    # helper-47: a limit so small that the timer fired before its guard was set up escaped as a
+    # 56-line traceback (chunkctl.pipeline.run._OverTime), exit 1, in the in-process (--jobs 1) path
+    (tmp_path / "a.md").write_text("# A\n\nText.\n")
+    p = _cli("chunk", tmp_path / "a.md", "--no-config", "--jobs", "1", "--file-timeout", limit,
+             "-o", tmp_path / "out.jsonl", cwd=tmp_path)
+    err = p.stderr.decode()
+    assert p.returncode == 1 and "Traceback" not in err, err
+    assert f"a.md: took longer than {float(limit):g} s" in err

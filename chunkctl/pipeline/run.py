@@ -395,9 +395,9 @@ class _Alarm:
         if seconds <= 0:
             return False
         self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE)
         try:
             try:
+                signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE)  # (inside: a tiny limit fires at once)
                 step()
             finally:
                 self.armed = False
