@@ -137,6 +137,9 @@ def _check(label: str, key: str, value: Any) -> Any:
     if not ok:
         want = " or ".join(sorted({"list" if t is list else t.__name__ for t in types}))
         raise ConfigError(f"{label}: {key.replace('_', '-')} must be {want}, got {value!r}")
+    # A NUL character (TOML's "\u0000") cannot be typed on a command line; no path, name or pattern holds one.
+    if any("\0" in v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)):
+        raise ConfigError(f"{label}: {key.replace('_', '-')} holds a NUL character (\\u0000)")
     return value
 
 

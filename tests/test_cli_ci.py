@@ -391,6 +391,20 @@ def test_a_bad_value_from_the_configuration_file_names_the_file(tmp_path):
     assert p.returncode == 2 and " set in " not in p.stderr.decode()  # typed on the command line: no file to name
 
 
+def test_a_nul_character_in_a_configuration_file_value_is_a_usage_error(tmp_path):
+    # helper-47: TOML's "\u0000" reached os.path and codecs: a ValueError traceback, exit 1
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nSome text here.\n")
+    conf = tmp_path / "chunkctl.toml"
+    for line, key in (('encoding = "utf-8\\u0000"', "encoding"), ('cache = "x\\u0000y"', "cache"),
+                      ('source-root = "x\\u0000y"', "source-root"), ('exclude = ["a\\u0000"]', "exclude")):
+        conf.write_text(line + "\n")
+        for cmd in (("chunk", doc, "-o", tmp_path / "out.jsonl"), ("config",)):
+            p = cli(*cmd, "--config", conf, cwd=tmp_path)
+            assert p.returncode == 2, p.stderr
+            assert p.stderr.decode() == f"chunkctl: error: {conf}: {key} holds a NUL character (\\u0000)\n"
+
+
 def test_levels_warns_about_the_budgets_it_replaces(tmp_path):
     # helper-46: --levels silently replaced --chunk-size and --parent-chunk-size
     doc = tmp_path / "a.md"
