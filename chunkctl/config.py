@@ -190,7 +190,7 @@ class ChunkConfig:
             raise ConfigError(f"--ocr {self.ocr!r} is not one of: {', '.join(OCR_MODES)}")
         if not 0 <= float(self.breakpoint_percentile) <= 100:  # (NaN fails too)
             raise ConfigError("--breakpoint-percentile must lie between 0 and 100")
-        if self.parent_chunk_size is not None and self.parent_chunk_size <= self.chunk_size:
+        if self.parent_chunk_size is not None and self.levels is None and self.parent_chunk_size <= self.chunk_size:
             raise ConfigError(f"--parent-chunk-size ({self.parent_chunk_size}) must be larger than --chunk-size ({self.chunk_size})")
 
     def _fold_special_tokens(self) -> None:

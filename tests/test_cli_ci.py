@@ -423,6 +423,50 @@ def test_levels_warns_about_the_budgets_it_replaces(tmp_path):
     assert p.returncode == 0 and "warning" not in p.stderr.decode()
 
 
+def test_levels_and_the_options_it_replaces_are_named_right(tmp_path):
+    # helper-47: with --levels the chunk size is its smallest budget, yet errors blamed --chunk-size's origin;
+    # a --parent-chunk-size that --levels ignores still failed the run; other strategies were cut at the
+    # smallest budget without a word; `config` showed a chunk size not in force; a warning came before an error
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nSome text here.\n")
+    out = ("-o", tmp_path / "out.jsonl")
+    conf = tmp_path / "chunkctl.toml"
+    conf.write_text("chunk_size = 1000\n")
+    p = cli("chunk", doc, "--config", conf, "--overlap", "200", "--levels", "2048,512,128", *out, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode() == (
+        "chunkctl: error: --overlap (200 tokens) must be smaller than --chunk-size (128 tokens) (--chunk-size is the "
+        "smallest --levels budget)\n")
+    conf.write_text("levels = [2048, 512, 128]\n")
+    p = cli("chunk", doc, "--config", conf, "--overlap", "200", *out, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode().endswith(
+        f"(--chunk-size is the smallest --levels budget, --levels set in {conf})\n")
+    p = cli("chunk", doc, "--config", conf, *out, cwd=tmp_path)  # recursive: only the chunk size
+    assert p.returncode == 0 and (f"chunkctl: warning: --levels ({conf}) is for --strategy hierarchical; with "
+                                  "recursive it only sets the chunk size, to its smallest budget (128 tokens)"
+                                  ) in p.stderr.decode()
+    p = cli("config", "--config", conf, cwd=tmp_path)
+    assert p.returncode == 0 and f"chunk-size = 128  # --levels ({conf})" in p.stdout.decode()
+    p = cli("chunk", doc, "--no-config", "-s", "hierarchical", "--levels", "2048,512", "--parent-chunk-size", "100",
+            *out, cwd=tmp_path)
+    assert p.returncode == 0 and "--levels replaces --parent-chunk-size 100 (command line)" in p.stderr.decode()
+    p = cli("chunk", doc, "--no-config", "--levels", "2048,512", "-n", "256", "--jobs", "-1", *out, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode().count("\n") == 1  # the usage error alone
+    p = cli("inspect", doc, "--no-config", "-s", "hierarchical", "--levels", "2048,512", "-n", "256", cwd=tmp_path)
+    assert p.returncode == 0 and "--levels replaces --chunk-size 256 (command line)" in p.stderr.decode()
+    conf.write_text('chunk_size = 100\nstrategy = "--chunk-size"\n')  # a value that looks like an option
+    p = cli("chunk", doc, "--config", conf, *out, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode().endswith(f"(--strategy set in {conf})\n"), p.stderr
+
+
+def test_a_run_stopped_before_any_record_does_not_claim_records_went_to_standard_output(tmp_path):
+    # helper-47: "the records written so far went to standard output" with 0 bytes on standard output
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nSome text here.\n")
+    p = cli("chunk", doc, "--no-config", "--llm-concurrency", "-1", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode() == "chunkctl: error: --llm-concurrency must be at least 1; nothing was written to standard output\n"
+
+
 def test_max_file_size_on_the_command_line(tmp_path):
     (tmp_path / "small.md").write_text("# S\n\nSmall.\n")
     (tmp_path / "big.md").write_text("# B\n\n" + "word " * 300)

@@ -38,6 +38,8 @@ from chunkctl.cli.options import (
     STDIN_FORMAT_HELP,
     chunk_config,
     effective,
+    levels_warnings,
+    naming_origin,
     ready,
     run_options,
     with_options,
@@ -46,19 +48,8 @@ from chunkctl.errors import ChunkctlError, ConfigError, OutputError
 from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LARGE, RunSummary
 
 
-def _warn_replaced(values: dict[str, Any], origins: dict[str, str], con: Console) -> None:
-    """Warn once when `--levels` makes a budget that was set (on the command line or in the
-    configuration file) unused: its budgets replace --chunk-size and --parent-chunk-size."""
-    if values.get("levels") is None:
-        return
-    unused = [f"--{key.replace('_', '-')} {values[key]} ({origins.get(key, 'command line')})"
-              for key in ("chunk_size", "parent_chunk_size") if origins.get(key, "default") != "default"]
-    if unused:
-        con.warn(f"--levels replaces {' and '.join(unused)}: its budgets are used, the smallest as the chunk size")
-
-
 def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[str], stdin_name: Optional[str],
-            values: dict[str, Any], con: Console) -> Any:
+            values: dict[str, Any], con: Console, origins: dict[str, str] | None = None) -> Any:
     """The run's inputs (pipeline.gather) from the command line's paths and list; usage errors exit 2."""
     from chunkctl import pipeline
 
@@ -84,7 +75,7 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
                                 exclude=values["exclude"] or (), hidden=values["hidden"],
                                 follow_links=values["follow_links"], source_root=values["source_root"])
     except ConfigError as exc:
-        raise usage_error(str(exc)) from None
+        raise usage_error(naming_origin(str(exc), origins)) from None
     warn_selection(con, found)
     return found
 
@@ -147,7 +138,6 @@ def chunk(
     values, origins = effective(opts)
     con = Console(values["quiet"])
     config = chunk_config(values, origins)
-    _warn_replaced(values, origins, con)
     run = run_options(values, origins)
     report = SummaryReport(None if dry_run or config.extras.get("llm_dry_run") else summary_json)
     try:
@@ -155,7 +145,7 @@ def chunk(
         report.check_flag()
     except ConfigError as exc:
         raise usage_error(str(exc)) from None
-    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con)
+    found = _gather(list(paths or []), from_list, stdin_format, stdin_name, values, con, origins)
     inputs = found.inputs
     try:
         check_outputs(output, output_dir, errors, inputs)
@@ -167,7 +157,9 @@ def chunk(
                             bool(values["hidden"]), lambda path: format_for(path) is not None)
         cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] and not dry_run else None
     except ConfigError as exc:
-        raise usage_error(str(exc)) from None
+        raise usage_error(naming_origin(str(exc), origins)) from None
+    for line in levels_warnings(values, origins):  # (after the usage checks: a usage error is one line)
+        con.warn(line)
     if dry_run:
         _dry_run(found, run.max_file_size, allow_empty, con)
     summary = report.summary = RunSummary()

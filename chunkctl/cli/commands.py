@@ -16,6 +16,7 @@ from chunkctl.cli.options import (
     RUN_OPTIONS,
     chunk_config,
     effective,
+    levels_warnings,
     ready,
     run_options,
     with_options,
@@ -44,8 +45,12 @@ def config_cmd(
     import orjson
 
     values, origins = effective(opts)
-    chunk_config(values, origins)
+    config = chunk_config(values, origins)
     run_options(values, origins)
+    for line in levels_warnings(values, origins):
+        print_line("warning", line)
+    if config.levels is not None:  # the chunk size in force is its smallest budget
+        values["chunk_size"], origins["chunk_size"] = config.chunk_size, f"--levels ({origins.get('levels')})"
     values.pop("password", None)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps({"values": values, "origins": origins}, option=orjson.OPT_INDENT_2))
@@ -113,6 +118,8 @@ def inspect_cmd(
     values, origins = effective(opts)
     config = chunk_config(values, origins)
     ready(config)
+    for line in levels_warnings(values, origins):
+        print_line("warning", line)
     try:
         views = inspect_file(file, config)
     except LoaderError as exc:

@@ -271,7 +271,7 @@ def chunk_config(values: dict[str, Any], origins: dict[str, str] | None = None) 
         config = make_config(kw, cache=values.get("cache") or None)
         get_strategy(config.strategy)
     except ConfigError as exc:
-        raise usage_error(_naming_origin(str(exc), origins)) from None
+        raise usage_error(naming_origin(str(exc), origins)) from None
     return config
 
 
@@ -284,24 +284,54 @@ def run_options(values: dict[str, Any], origins: dict[str, str] | None = None) -
                          values["engine"], values["scheduler"])
         run.ready()
     except (ConfigError, MissingExtraError) as exc:
-        raise usage_error(_naming_origin(str(exc), origins)) from None
+        raise usage_error(naming_origin(str(exc), origins)) from None
     return run
 
 
 _FLAG = re.compile(r"--[a-z][a-z0-9-]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
-def _naming_origin(message: str, origins: dict[str, str] | None) -> str:
+def naming_origin(message: str, origins: dict[str, str] | None) -> str:
     """`message` with "(--x set in FILE)" added for each option it names whose value came from a
-    configuration file: an option the user did not type is otherwise hard to find."""
+    configuration file: an option the user did not type is otherwise hard to find. Text in
+    quotes (a value echoed back) is not read for option names. With `levels` in force, the
+    chunk size named is its smallest budget, and `--levels`'s origin is given for it."""
     if not origins:
         return message
     notes: list[str] = []
-    for flag in dict.fromkeys(_FLAG.findall(message)):
-        origin = origins.get(flag[2:].replace("-", "_"))
-        if origin not in (None, "command line", "default"):
+    for flag in dict.fromkeys(_FLAG.findall(_QUOTED.sub("", message))):
+        key = flag[2:].replace("-", "_")
+        levels = origins.get("levels", "default")
+        if key == "chunk_size" and levels != "default":
+            notes.append("--chunk-size is the smallest --levels budget" +
+                         (f", --levels set in {levels}" if levels != "command line" else ""))
+            continue
+        origin = origins.get(key, "default")
+        if origin not in ("command line", "default"):
             notes.append(f"{flag} set in {origin}")
     return f"{message} ({'; '.join(notes)})" if notes else message
+
+
+def levels_warnings(values: dict[str, Any], origins: dict[str, str]) -> list[str]:
+    """Warnings about `--levels` (set on the command line or in the configuration file): the
+    budgets it replaces (--chunk-size, --parent-chunk-size, when they were set too), and a
+    strategy other than `hierarchical`, where it only sets the chunk size."""
+    levels = values.get("levels")
+    if levels is None:
+        return []
+    out = []
+    where = origins.get("levels", "command line")
+    smallest = str((levels if isinstance(levels, (list, tuple)) else str(levels).split(","))[-1]).strip()
+    unused = [f"--{key.replace('_', '-')} {values[key]} ({origins.get(key, 'command line')})"
+              for key in ("chunk_size", "parent_chunk_size") if origins.get(key, "default") != "default"
+              and not (key == "chunk_size" and str(values[key]) == smallest)]  # (as `chunkctl config` writes it)
+    if unused:
+        out.append(f"--levels replaces {' and '.join(unused)}: its budgets are used, the smallest as the chunk size")
+    if values.get("strategy") != "hierarchical":
+        out.append(f"--levels ({where}) is for --strategy hierarchical; with {values.get('strategy')} it only sets "
+                   f"the chunk size, to its smallest budget ({smallest} tokens)")
+    return out
 
 
 def ready(config: ChunkConfig) -> None:

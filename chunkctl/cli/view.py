@@ -17,6 +17,7 @@ from chunkctl.cli.options import (
     RUN_OPTIONS,
     chunk_config,
     effective,
+    levels_warnings,
     ready,
     with_options,
 )
@@ -72,6 +73,9 @@ def view_cmd(
     values, origins = effective(opts)
     con = Console(values["quiet"])
     config = chunk_config(values, origins)
+    if records is None:
+        for line in levels_warnings(values, origins):
+            con.warn(line)
     if records is not None:
         ignored = sorted(n for n in opts.given if n in {o.name for o in CHUNK_OPTIONS} - LOADING)
         if ignored:

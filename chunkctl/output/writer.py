@@ -38,6 +38,7 @@ class Output:
     def __init__(self, path: str | None):
         self.path = None if path in (None, "-") else path
         self.done = False
+        self.wrote = False  # any bytes handed to the stream (standard output: what `state` reports)
         self._tmp: str | None = None
         self._raw: BinaryIO | None = None
         self._fh: BinaryIO
@@ -83,6 +84,7 @@ class Output:
                 BrokenPipeError passes through (the reader of stdout went away).
         """
         if data:
+            self.wrote = True
             try:
                 self._fh.write(data)
                 if self.path is None:
@@ -123,7 +125,8 @@ class Output:
     def state(self) -> str:
         """What this output left on disk, for the last line of a stopped or failed run."""
         if self.path is None:
-            return "the records written so far went to standard output"
+            return ("the records written so far went to standard output" if self.wrote
+                    else "nothing was written to standard output")
         if self._tmp is None and self.done:
             return f"{self.path} was written"
         return "no output file was written or replaced"
