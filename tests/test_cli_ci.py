@@ -380,7 +380,8 @@ def test_a_bad_value_from_the_configuration_file_names_the_file(tmp_path):
     doc.write_text("# A\n\nSome text here.\n")
     for body, flag in (("levels = [100, 500]\n", "--levels"), ('levels = "a,b"\n', "--levels"),
                        ("chunk_size = -5\n", "--chunk-size"), ("overlap = 900\n", "--overlap"),
-                       ("jobs = -3\n", "--jobs")):
+                       ("jobs = -3\n", "--jobs"), ('tokenizer = "nope_base"\n', "--tokenizer"),
+                       ('cache = "a.md"\n', "--cache")):
         conf = tmp_path / "chunkctl.toml"
         conf.write_text(body)
         p = cli("chunk", doc, "--config", conf, "-o", tmp_path / "out.jsonl", cwd=tmp_path)

@@ -171,7 +171,7 @@ def chunk(
         _nothing_selected(found, output, output_dir, errlog, con, report, summary, limit)
     known = pipeline.plan(inputs, config, run.max_file_size, cache)
     if any(r is None for r in known):
-        ready(config)  # after the cache: a run that needs no tokenizer does not load one
+        ready(config, origins)  # after the cache: a run that needs no tokenizer does not load one
     for p in found.problems:
         con.error(str(p))
         errlog.add(p.source, p.error_type, p.reason)

@@ -47,6 +47,7 @@ def config_cmd(
     values, origins = effective(opts)
     config = chunk_config(values, origins)
     run_options(values, origins)
+    ready(config, origins)  # (a tokenizer or extra a run would refuse: refused here too)
     for line in levels_warnings(values, origins):
         print_line("warning", line)
     if config.levels is not None:  # the chunk size in force is its smallest budget
@@ -117,7 +118,7 @@ def inspect_cmd(
         raise usage_error("inspect reads a file, not standard input: save the document to a file first")
     values, origins = effective(opts)
     config = chunk_config(values, origins)
-    ready(config)
+    ready(config, origins)
     for line in levels_warnings(values, origins):
         print_line("warning", line)
     try:

@@ -334,11 +334,15 @@ def levels_warnings(values: dict[str, Any], origins: dict[str, str]) -> list[str
     return out
 
 
-def ready(config: ChunkConfig) -> None:
-    """Check the strategy, tokenizer and extras now, so a problem is a usage error, not N failures."""
+def ready(config: ChunkConfig, origins: dict[str, str] | None = None) -> None:
+    """Check the strategy, tokenizer and extras now, so a problem is a usage error, not N failures
+    (naming the configuration file for a value set there: `origins`, as `effective` gives them)."""
     from chunkctl.pipeline import prepare
 
     try:
         prepare(config)
-    except (TokenizerError, ConfigError, MissingExtraError) as exc:
-        raise usage_error(str(exc)) from None
+    except TokenizerError as exc:  # (its message names the tokenizer, not the option)
+        message = str(exc) if "--tokenizer" in str(exc) else f"--tokenizer: {exc}"
+        raise usage_error(naming_origin(message, origins)) from None
+    except (ConfigError, MissingExtraError) as exc:
+        raise usage_error(naming_origin(str(exc), origins)) from None

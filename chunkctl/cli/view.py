@@ -118,7 +118,7 @@ def view_cmd(
             con.warn(f"{records}: {len(lines)} line{'s' if len(lines) != 1 else ''} left out, not a record "
                      f"(first: line {lines[0]})")
     else:
-        ready(config)
+        ready(config, origins)
 
     def done(view: Any) -> None:
         if view.error is not None:
