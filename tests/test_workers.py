@@ -239,3 +239,27 @@ def test_the_progress_display_counts_files_as_they_finish_and_skipped_ones_apart
         assert "3/5 files" in shown and "4/5 files" not in shown  # redrawn at most every REDRAW seconds
         bar.redraw()
         assert "4/5 files" in console.file.getvalue()
+
+
+def _workers_env(_item):
+    from chunkctl.pipeline.engines.local import WORKERS_ENV
+
+    return os.environ.get(WORKERS_ENV)
+
+
+def test_each_worker_knows_how_many_workers_share_the_cores(monkeypatch):
+    """helper-47: two OCR workers on two cores each ran onnxruntime with a thread per core
+    (--jobs 2 slower than --jobs 1); a worker now knows its pool's size, and OCR takes its share."""
+    from chunkctl.loaders.pdf import ocr
+    from chunkctl.pipeline.engines.local import WORKERS_ENV
+
+    assert WORKERS_ENV not in os.environ  # set in the workers, never in the parent
+    assert [r for _, r in imap_ordered(_workers_env, list(range(4)), 2)] == ["2"] * 4
+    assert [r for _, r in imap_ordered(_workers_env, [0], 3)] == ["1"]  # (a pool of one item has one worker)
+    assert WORKERS_ENV not in os.environ
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    for value, want in (("1", 4), ("2", 2), ("3", 1), ("8", 1), ("0", 4), ("x", 4)):
+        monkeypatch.setenv(WORKERS_ENV, value)
+        assert ocr.threads() == want, value
+    monkeypatch.delenv(WORKERS_ENV)
+    assert ocr.threads() == 4

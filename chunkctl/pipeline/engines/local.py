@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import multiprocessing as mp
+import os
 import signal
 import sys
 import threading
@@ -58,7 +59,13 @@ def _die_with_parent() -> None:
             pass
 
 
-def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None, now: Any) -> None:
+WORKERS_ENV = "CHUNKCTL_WORKER_PROCESSES"
+"""Set in each worker process to the number of workers of its pool: a library that starts
+threads of its own (onnxruntime for OCR) takes its share of the cores, not all of them each."""
+
+
+def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None, now: Any,
+           workers: int = 1) -> None:
     """Worker main loop: warm up, say ready, then take batches [(key, item), ...] and answer them
     with [(key, fn(item)), ...], until told to stop.
 
@@ -72,6 +79,7 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
+    os.environ[WORKERS_ENV] = str(workers)  # (this process's environment only)
     return_freed_memory()  # (a forked worker has it already; one from a forkserver does not)
     if init is not None:
         try:
@@ -130,7 +138,7 @@ _IDLE = float("inf")
 class _Worker:
     """One worker process, its end of the pipe, the batch it was sent and what it runs now."""
 
-    def __init__(self, ctx: Any, fn: Callable[[Any], Any], init: Callable[[], None] | None):
+    def __init__(self, ctx: Any, fn: Callable[[Any], Any], init: Callable[[], None] | None, workers: int = 1):
         # A forked child flushes the standard streams when it ends: they must hold
         # nothing of the parent's, or that output would be written twice.
         for stream in (sys.stdout, sys.stderr):
@@ -140,7 +148,7 @@ class _Worker:
                 pass
         self.now = ctx.RawArray("d", [-1.0, _IDLE])
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_serve, args=(child, fn, init, self.now), daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, fn, init, self.now, workers), daemon=True)
         self.proc.start()
         child.close()
         self.ready = False
@@ -348,7 +356,7 @@ def imap_ordered(fn: Callable[[Any], Any], items: Sequence[Any], jobs: int, time
                 next_in += 1
             wanted = min(jobs, len(waiting) + sum(1 for w in workers if w.batch))
             while len(workers) < wanted:
-                workers.append(_Worker(ctx, fn, init))
+                workers.append(_Worker(ctx, fn, init, jobs))
             for w in workers:
                 if w.ready and not w.batch and waiting:
                     # At most half a worker's share of what waits, so that the workers finish together.
