@@ -159,6 +159,7 @@ def load_config_file(path: str | os.PathLike | None = None, start: str | os.Path
     file = Path(path) if path is not None else find_config(start)
     if file is None:
         return ConfigFile()
+    file = Path(os.path.abspath(file))  # messages and `chunkctl config` name it so wherever they are read
     if path is not None and file.exists() and not file.is_file():
         raise ConfigError(f"{file}: not a regular file")
     try:

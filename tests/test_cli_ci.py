@@ -390,6 +390,10 @@ def test_a_bad_value_from_the_configuration_file_names_the_file(tmp_path):
         assert err.startswith(f"chunkctl: error: {flag}") and err.rstrip().endswith(f"({flag} set in {conf})"), err
     p = cli("chunk", doc, "--no-config", "--overlap", "900", "-o", tmp_path / "out.jsonl", cwd=tmp_path)
     assert p.returncode == 2 and " set in " not in p.stderr.decode()  # typed on the command line: no file to name
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "o.toml").write_text("chunk_size = -5\n")  # helper-47: a relative --config was named as typed
+    p = cli("chunk", doc, "--config", "sub/../sub/o.toml", "-o", tmp_path / "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode().endswith(f"(--chunk-size set in {tmp_path / 'sub' / 'o.toml'})\n")
 
 
 def test_a_nul_character_in_a_configuration_file_value_is_a_usage_error(tmp_path):
