@@ -470,6 +470,11 @@ def test_a_run_stopped_before_any_record_does_not_claim_records_went_to_standard
     p = cli("chunk", doc, "--no-config", "--llm-concurrency", "-1", cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.decode() == "chunkctl: error: --llm-concurrency must be at least 1; nothing was written to standard output\n"
+    (tmp_path / "chunkctl.toml").write_text("llm_concurrency = -1\n")  # found late, named like the others
+    p = cli("chunk", doc, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode() == (
+        f"chunkctl: error: --llm-concurrency must be at least 1 (--llm-concurrency set in {tmp_path / 'chunkctl.toml'}); "
+        "nothing was written to standard output\n")
 
 
 def test_max_file_size_on_the_command_line(tmp_path):

@@ -240,11 +240,12 @@ def chunk(
         con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
         raise report.exit(EXIT_FAILED) from None
-    except ConfigError as exc:  # the engine found bad usage late (a Dask scheduler with no worker)
+    except ConfigError as exc:  # the engine found bad usage late (a Dask scheduler with no worker, an LLM option)
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        con.error(f"{naming_origin(str(exc), origins)}; "
+                  f"{sink.state() if sink is not None else 'no output file was written or replaced'}")
         catch_stop_signals(False)
         raise report.exit(EXIT_USAGE) from None
     except ChunkctlError as exc:  # the engine stopped the run (a cluster without workers, workers blind to the files)
