@@ -21,7 +21,7 @@ PKG = ROOT / "chunkctl"
 LAYER_OF = {
     "chunkctl.__about__": "core", "chunkctl.model": "core", "chunkctl.config": "core", "chunkctl.errors": "core",
     "chunkctl.tokenizers": "core", "chunkctl.atomic": "core", "chunkctl.configfile": "core", "chunkctl.fields": "core",
-    "chunkctl.spill": "core", "chunkctl.allocator": "core",
+    "chunkctl.spill": "core", "chunkctl.allocator": "core", "chunkctl.cores": "core",
     "chunkctl.text": "text", "chunkctl.loaders": "loaders", "chunkctl.llm": "llm", "chunkctl.chunking": "chunking",
     "chunkctl.enrich": "enrich", "chunkctl.pipeline": "pipeline", "chunkctl.output": "output",
     "chunkctl.contract": "contract", "chunkctl.eval": "eval", "chunkctl.view": "view", "chunkctl.cli": "cli",

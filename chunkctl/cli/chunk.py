@@ -158,7 +158,7 @@ def chunk(
         cache = RecordCache(values["cache"], warn=con.warn) if values["cache"] and not dry_run else None
     except ConfigError as exc:
         raise usage_error(naming_origin(str(exc), origins)) from None
-    for line in levels_warnings(values, origins):  # (after the usage checks: a usage error is one line)
+    for line in levels_warnings(values, origins, config):  # (after the usage checks: a usage error is one line)
         con.warn(line)
     if dry_run:
         _dry_run(found, run.max_file_size, allow_empty, con)

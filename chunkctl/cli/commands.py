@@ -48,7 +48,7 @@ def config_cmd(
     config = chunk_config(values, origins)
     run_options(values, origins)
     ready(config, origins)  # (a tokenizer or extra a run would refuse: refused here too)
-    for line in levels_warnings(values, origins):
+    for line in levels_warnings(values, origins, config):
         print_line("warning", line)
     if config.levels is not None:  # the chunk size in force is its smallest budget
         values["chunk_size"], origins["chunk_size"] = config.chunk_size, f"--levels ({origins.get('levels')})"
@@ -119,7 +119,7 @@ def inspect_cmd(
     values, origins = effective(opts)
     config = chunk_config(values, origins)
     ready(config, origins)
-    for line in levels_warnings(values, origins):
+    for line in levels_warnings(values, origins, config):
         print_line("warning", line)
     try:
         views = inspect_file(file, config)

@@ -300,9 +300,9 @@ def naming_origin(message: str, origins: dict[str, str] | None) -> str:
     if not origins:
         return message
     notes: list[str] = []
+    levels = origins.get("levels", "default")
     for flag in dict.fromkeys(_FLAG.findall(_QUOTED.sub("", message))):
         key = flag[2:].replace("-", "_")
-        levels = origins.get("levels", "default")
         if key == "chunk_size" and levels != "default":
             notes.append("--chunk-size is the smallest --levels budget" +
                          (f", --levels set in {levels}" if levels != "command line" else ""))
@@ -313,24 +313,23 @@ def naming_origin(message: str, origins: dict[str, str] | None) -> str:
     return f"{message} ({'; '.join(notes)})" if notes else message
 
 
-def levels_warnings(values: dict[str, Any], origins: dict[str, str]) -> list[str]:
+def levels_warnings(values: dict[str, Any], origins: dict[str, str], config: ChunkConfig) -> list[str]:
     """Warnings about `--levels` (set on the command line or in the configuration file): the
     budgets it replaces (--chunk-size, --parent-chunk-size, when they were set too), and a
-    strategy other than `hierarchical`, where it only sets the chunk size."""
-    levels = values.get("levels")
-    if levels is None:
+    strategy other than `hierarchical`, where it only sets the chunk size. `config` is the
+    ChunkConfig of `values` (its chunk size is the smallest budget)."""
+    if config.levels is None:
         return []
     out = []
-    where = origins.get("levels", "command line")
-    smallest = str((levels if isinstance(levels, (list, tuple)) else str(levels).split(","))[-1]).strip()
+    smallest = config.chunk_size
     unused = [f"--{key.replace('_', '-')} {values[key]} ({origins.get(key, 'command line')})"
               for key in ("chunk_size", "parent_chunk_size") if origins.get(key, "default") != "default"
-              and not (key == "chunk_size" and str(values[key]) == smallest)]  # (as `chunkctl config` writes it)
+              and not (key == "chunk_size" and values[key] == smallest)]  # (as `chunkctl config` writes it)
     if unused:
         out.append(f"--levels replaces {' and '.join(unused)}: its budgets are used, the smallest as the chunk size")
-    if values.get("strategy") != "hierarchical":
-        out.append(f"--levels ({where}) is for --strategy hierarchical; with {values.get('strategy')} it only sets "
-                   f"the chunk size, to its smallest budget ({smallest} tokens)")
+    if config.strategy != "hierarchical":
+        out.append(f"--levels ({origins.get('levels', 'command line')}) is for --strategy hierarchical; with "
+                   f"{config.strategy} it only sets the chunk size, to its smallest budget ({smallest} tokens)")
     return out
 
 

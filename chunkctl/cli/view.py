@@ -73,9 +73,6 @@ def view_cmd(
     values, origins = effective(opts)
     con = Console(values["quiet"])
     config = chunk_config(values, origins)
-    if records is None:
-        for line in levels_warnings(values, origins):
-            con.warn(line)
     if records is not None:
         ignored = sorted(n for n in opts.given if n in {o.name for o in CHUNK_OPTIONS} - LOADING)
         if ignored:
@@ -119,6 +116,8 @@ def view_cmd(
                      f"(first: line {lines[0]})")
     else:
         ready(config, origins)
+        for line in levels_warnings(values, origins, config):
+            con.warn(line)
 
     def done(view: Any) -> None:
         if view.error is not None:

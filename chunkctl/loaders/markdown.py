@@ -766,22 +766,19 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
     nested: list[tuple[int, int]] = []
     first_h1 = None
     pos = start
-    path = HeadingPath()
-    heads: tuple[str, ...] = ()  # the heading path in force, one tuple shared by the blocks under it
+    path = HeadingPath()  # the heading path in force (one tuple shared by the blocks under a heading)
 
     def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
-        nonlocal heads
         if kind == BlockKind.HEADING:
             level = extra["level"]
-            heads = path.enter(level, extra["title"])
-            blocks.append(Block(kind, s, e, level=level, headings=heads))
+            blocks.append(Block(kind, s, e, level=level, headings=path.enter(level, extra["title"])))
         elif not extra:
-            block = Block(kind, s, e, headings=heads)
+            block = Block(kind, s, e, headings=path.titles)
             blocks.append(as_pipe_table(text, block) if kind == BlockKind.PARAGRAPH else block)
         else:
             blocks.append(as_pipe_table(text, Block(
                 kind, s, e,
-                headings=heads,
+                headings=path.titles,
                 language=extra.get("language", ""),
                 header=extra.get("header"),
                 rows=extra.get("rows", ()),

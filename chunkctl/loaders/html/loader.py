@@ -27,8 +27,7 @@ def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
     """
     parts: list[str] = []
     blocks = BlockList()
-    path = HeadingPath()
-    heads: tuple[str, ...] = ()  # the path in force, one tuple for the blocks under a heading
+    path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
     first_h1 = None
     pos = 0
     raw.reverse()
@@ -44,12 +43,11 @@ def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
             title = text.replace("\ufffd", "").strip()
             if level == 1 and first_h1 is None and title:
                 first_h1 = title
-            heads = path.enter(level, title)
-            blocks.append(Block(kind, start, end, level=level, headings=heads))
+            blocks.append(Block(kind, start, end, level=level, headings=path.enter(level, title)))
             continue
         blocks.append(Block(
             kind, start, end,
-            headings=heads,
+            headings=path.titles,
             language=language,
             header=(start + header[0], start + header[1]) if header is not None else None,
             rows=compact_spans((start + a, start + b) for a, b in rows),

@@ -418,7 +418,6 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     for pi, groups in enumerate(groups_by_page):
         if pi:
             w.new_page()
-        heads = path.titles
         gi = 0
         while gi < len(groups):
             g = groups[gi]

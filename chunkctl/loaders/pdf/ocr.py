@@ -8,11 +8,11 @@ inside the wheel, run by onnxruntime on the CPU. Nothing is downloaded at run ti
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from chunkctl.allocator import large_buffers_from_heap
+from chunkctl.cores import worker_share
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
 
 MODES = ("auto", "always", "never")
@@ -56,23 +56,14 @@ def no_text_layer(pdata: PageData) -> bool:
 
 
 def threads() -> int:
-    """Threads onnxruntime may use in this process: the cores it may run on, shared among the
-    worker processes of a run (`CHUNKCTL_WORKER_PROCESSES`, set by chunkctl's local engine in
-    each worker), at least 1.
+    """Threads onnxruntime may use in this process: its share of the cores among the worker
+    processes of a run (`chunkctl.cores.worker_share`), at least 1.
 
     Each of two workers on two cores running onnxruntime's default (a thread per core, which
     spin while they wait) made `--jobs 2` slower than `--jobs 1` on scanned PDFs (helper-47:
     21.6-23.7 s against 15.3-16.0 s for five of them).
     """
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    try:
-        workers = max(1, int(os.environ.get("CHUNKCTL_WORKER_PROCESSES", "1")))
-    except ValueError:
-        workers = 1
-    return max(1, cores // workers)
+    return worker_share()
 
 
 def _engine() -> Any:

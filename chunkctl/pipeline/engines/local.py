@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from chunkctl.allocator import return_freed_memory
+from chunkctl.cores import WORKERS_ENV
 from chunkctl.errors import ChunkctlError
 
 # NOTE: a worker is a plain fork of this process when it runs no other thread: it
@@ -57,11 +58,6 @@ def _die_with_parent() -> None:
             ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # 1 = PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
-
-
-WORKERS_ENV = "CHUNKCTL_WORKER_PROCESSES"
-"""Set in each worker process to the number of workers of its pool: a library that starts
-threads of its own (onnxruntime for OCR) takes its share of the cores, not all of them each."""
 
 
 def _serve(conn: Connection, fn: Callable[[Any], Any], init: Callable[[], None] | None, now: Any,
