@@ -108,7 +108,7 @@ class RunOptions:
         """Worker processes to start (`jobs`, or the usable cores for 0)."""
         if self.jobs:
             return self.jobs
-        from chunkctl.cores import cpu_count
+        from chunkctl.pipeline.engines import cpu_count
 
         return cpu_count()
 
@@ -719,7 +719,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
     """
     import contextlib
 
-    from chunkctl.cores import cpu_count
+    from chunkctl.pipeline.engines import cpu_count
     from chunkctl.tokenizers import get_tokenizer
 
     isolated = [it for it in items if limit and it.format in ISOLATED_FORMATS]
