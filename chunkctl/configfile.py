@@ -192,11 +192,6 @@ def load_config_file(path: str | os.PathLike | None = None, start: str | os.Path
             value = str((file.parent / os.path.expanduser(value)).resolve())
         if key in ("include", "exclude") and isinstance(value, str):
             value = [value]
-        if key == "max_file_size":
-            try:
-                parse_size(value)
-            except ConfigError as exc:
-                raise ConfigError(f"{label}: {str(exc).replace('--max-file-size', 'max-file-size', 1)}") from None
         values[key] = value
     return ConfigFile(file, label, values)
 

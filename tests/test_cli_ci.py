@@ -312,7 +312,11 @@ def test_command_line_only_options_are_refused_in_a_file_and_sizes_are_checked(t
     assert r.exit_code == 2 and "unknown key 'llm-dry-run'" in r.stderr
     (tmp_path / "chunkctl.toml").write_text('max-file-size = "10XB"\n')
     r = invoke("config")
-    assert r.exit_code == 2 and "chunkctl.toml: max-file-size '10XB': not a size" in r.stderr
+    # a bad value in the file is named like any other value set there (helper-47: it had a form of its own)
+    assert r.exit_code == 2 and "--max-file-size '10XB': not a size" in r.stderr
+    assert r.stderr.rstrip().endswith(f"(--max-file-size set in {tmp_path / 'chunkctl.toml'})"), r.stderr
+    r = invoke("chunk", tmp_path)
+    assert r.exit_code == 2 and r.stderr.rstrip().endswith(f"(--max-file-size set in {tmp_path / 'chunkctl.toml'})")
     (tmp_path / "chunkctl.toml").write_text('max-file-size = "1.5GiB"\nfollow-links = true\n')
     r = invoke("config", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["values"]["max_file_size"] == "1.5GiB"
@@ -475,6 +479,10 @@ def test_a_run_stopped_before_any_record_does_not_claim_records_went_to_standard
     assert p.returncode == 2 and p.stderr.decode() == (
         f"chunkctl: error: --llm-concurrency must be at least 1 (--llm-concurrency set in {tmp_path / 'chunkctl.toml'}); "
         "nothing was written to standard output\n")
+    (tmp_path / "chunkctl.toml").write_text("summary_min_tokens = -1\n")  # helper-47: named without "--", so no file
+    p = cli("chunk", doc, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.decode().startswith(
+        f"chunkctl: error: --summary-min-tokens must not be negative (--summary-min-tokens set in {tmp_path / 'chunkctl.toml'})")
 
 
 def test_max_file_size_on_the_command_line(tmp_path):

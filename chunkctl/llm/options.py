@@ -35,7 +35,7 @@ _KEYS: dict[str, tuple[str, type, str]] = {
     "cache_dir": ("cache_dir", str, "--cache"),
     "contextualize": ("contextualize", bool, "--contextualize"),
     "summaries": ("summaries", bool, "--summaries"),
-    "summary_min_tokens": ("summary_min_tokens", int, "summary_min_tokens"),
+    "summary_min_tokens": ("summary_min_tokens", int, "--summary-min-tokens"),
 }
 
 # Keys that change how a run talks to the model, never what the records say.
@@ -136,9 +136,9 @@ class LLMOptions:
         if not self.timeout > 0:
             raise ConfigError("--llm-timeout must be a positive number of seconds")
         if self.backoff < 0:
-            raise ConfigError("llm_backoff must not be negative")
+            raise ConfigError(f"{_flag('backoff')} must not be negative")
         if self.summary_min_tokens is not None and self.summary_min_tokens < 0:
-            raise ConfigError("summary_min_tokens must not be negative")
+            raise ConfigError(f"{_flag('summary_min_tokens')} must not be negative")
 
     @property
     def active(self) -> bool:
