@@ -1,7 +1,8 @@
-"""HTML loader: the document text and blocks assembled from rendered raw blocks, and `load_html`; never counts tokens."""
+"""HTML loader: the document text and blocks assembled from rendered raw blocks as they come, and `load_html`; never counts tokens."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chunkctl.errors import LoaderError, MissingExtraError
@@ -17,43 +18,48 @@ from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, BlockList, Document, compact_spans
 
 
-def assemble(raw: list[RawBlock]) -> tuple[str, BlockList, str | None]:
-    """Join raw blocks with blank lines into the document text and give each block its span and heading path.
+class Assembler:
+    """Joins raw blocks with blank lines into the document text, giving each block its span and
+    heading path, as they come (`add`); `finish` returns the result. A page of one-word
+    paragraphs holds no list of raw blocks: each becomes a `Block` (compact columns) at once."""
 
-    Returns:
-        (document text, blocks, text of the first h1 or None). `raw` is emptied as it is
-        read (a page of one-word paragraphs holds a raw block and a `Block` each briefly,
-        not both lists).
-    """
-    parts: list[str] = []
-    blocks = BlockList()
-    path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
-    first_h1 = None
-    pos = 0
-    raw.reverse()
-    while raw:
-        kind, text, level, language, header, rows, meta = raw.pop()
-        if parts:
-            parts.append("\n\n")
-            pos += 2
-        start, end = pos, pos + len(text)
-        parts.append(text)
-        pos = end
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.blocks = BlockList()
+        self.path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
+        self.first_h1: str | None = None
+        self.pos = 0  # characters of the document text so far
+
+    def add(self, raw: RawBlock) -> None:
+        """Append one raw block (its text after a blank line, unless it is the first)."""
+        kind, text, level, language, header, rows, meta = raw
+        if self.parts:
+            self.parts.append("\n\n")
+            self.pos += 2
+        start = self.pos
+        end = start + len(text)
+        self.parts.append(text)
+        self.pos = end
         if kind == BlockKind.HEADING:
             title = text.replace("\ufffd", "").strip()
-            if level == 1 and first_h1 is None and title:
-                first_h1 = title
-            blocks.append(Block(kind, start, end, level=level, headings=path.enter(level, title)))
-            continue
-        blocks.append(Block(
+            if level == 1 and self.first_h1 is None and title:
+                self.first_h1 = title
+            self.blocks.append(Block(kind, start, end, level=level, headings=self.path.enter(level, title)))
+            return
+        self.blocks.append(Block(
             kind, start, end,
-            headings=path.titles,
+            headings=self.path.titles,
             language=language,
             header=(start + header[0], start + header[1]) if header is not None else None,
             rows=compact_spans((start + a, start + b) for a, b in rows),
-            meta=meta,
+            meta=meta or {},
         ))
-    return "".join(parts), blocks, first_h1
+
+    def finish(self) -> tuple[str, BlockList, str | None]:
+        """(document text, blocks, text of the first h1 or None)."""
+        text = "".join(self.parts)
+        self.parts = []
+        return text, self.blocks, self.first_h1
 
 
 def _main_content_html(html: str) -> str:
@@ -67,9 +73,11 @@ def _main_content_html(html: str) -> str:
     return out or ""
 
 
-def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any]) -> list[RawBlock]:
-    """The raw blocks of a page (`render_html`), its `title` and `lang` set in `facts`. The
-    parser's tree (some 150 bytes a node: 40x a page of one-word paragraphs) lives only here."""
+def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any],
+            emit: Callable[[RawBlock], None]) -> None:
+    """Give the raw blocks of a page (`render_html`) to `emit`, its `title` and `lang` set in
+    `facts`. The parser's tree (some 150 bytes a node: 36x a page of one-word paragraphs)
+    lives only here."""
     tree = parse(html)
     title_node = tree.css_first("head title") or tree.css_first("title")
     if title_node is not None:
@@ -79,7 +87,7 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
         a = node_attrs(html_node)
         lang = (a.get("lang") or a.get("xml:lang") or "").strip()
         facts["lang"] = lang or None
-    renderer = Renderer(keep_boilerplate or main_content)
+    renderer = Renderer(keep_boilerplate or main_content, emit)
     root = None
     if main_content:
         tree = parse(_main_content_html(html))
@@ -92,8 +100,8 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
         if found.title is not None:
             renderer.render(found.title)
         root = found.root
-    raw = renderer.render(root) if root is not None else []
-    return raw
+    if root is not None:
+        renderer.render(root)
 
 
 def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False
@@ -120,9 +128,11 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
                         f"the rest of the page is read as plain paragraphs, without its structure")
         html = html[:cut]
     facts: dict[str, Any] = {"title": None, "lang": None}
-    raw = _render(html, keep_boilerplate, main_content, facts)  # (the parser's tree is gone on return)
-    raw.extend((BlockKind.PARAGRAPH, para, 0, "", None, (), {}) for para in rest)
-    text, blocks, first_h1 = assemble(raw)
+    out = Assembler()
+    _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
+    for para in rest:
+        out.add((BlockKind.PARAGRAPH, para, 0, "", None, (), None))
+    text, blocks, first_h1 = out.finish()
     facts["first_h1"] = first_h1
     return text, blocks, facts, warnings
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -19,10 +19,11 @@ from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furnit
 from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
 from chunkctl.model import BlockKind, compact_spans
 
-# A raw block: (kind, text, level, language, header span, row spans); spans relative to its text.
-RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "Sequence[tuple[int, int]]", dict]
+# A raw block: (kind, text, level, language, header span, row spans, meta or None); spans relative to its text.
+RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "Sequence[tuple[int, int]]", "dict | None"]
 
 _FLOW, _LINES, _CODE, _HEAD, _TABLE = range(5)
+_NODE, _END, _ROOT = range(3)  # walk steps: visit a node (then its next sibling), end an element, visit the root
 
 
 class _Frame:
@@ -67,9 +68,12 @@ class Renderer:
     below (a block of the document, or lines of an enclosing list).
     """
 
-    def __init__(self, keep_boilerplate: bool):
+    def __init__(self, keep_boilerplate: bool, emit: Callable[[RawBlock], None] | None = None):
+        """`emit` takes each raw block as it is made (default: `self.blocks.append`); the loader
+        hands them straight to its assembler, so a page's raw blocks are never all held."""
         self.keep = keep_boilerplate
         self.blocks: list[RawBlock] = []
+        self.emit = emit or self.blocks.append
         self.para = Lines()
         self.frames: list[_Frame] = [_Frame(_FLOW, lines=self.para)]
         self.raw_depth = 0
@@ -89,7 +93,7 @@ class Renderer:
             body = body[lead:]
             header = (max(0, header[0] - lead), header[1] - lead) if header is not None else None
             rows = compact_spans((max(0, a - lead), b - lead) for a, b in rows if b > lead)
-        self.blocks.append((kind, body, level, language, header, rows, meta or {}))
+        self.emit((kind, body, level, language, header, rows, meta))
 
     def _flush(self) -> None:
         if self.para.cur or self.para.lines:
@@ -105,21 +109,29 @@ class Renderer:
 
     # -- the walk
     def render(self, root) -> list[RawBlock]:
-        """Raw blocks of the content under `root` (root itself included); sectioning elements above `root`
-        count as open (a `header` inside a `section` stays the section's own)."""
+        """Raw blocks of the content under `root` (root itself included), given to `emit`; returns
+        `self.blocks` (those emitted so far when `emit` is the default, else empty). Sectioning
+        elements above `root` count as open (a `header` inside a `section` stays the section's own)."""
         p = root.parent
         while p is not None:
             if p.tag in SECTIONING:
                 self.scoped += 1
             p = p.parent
-        stack: list[tuple[Any, bool]] = [(root, False)]
+        # The stack holds, per open element, its end and the next sibling to visit: its size is
+        # the depth, not the number of children (a page of 400,000 paragraphs under one
+        # `body` held 400,000 node objects here at once).
+        stack: list[tuple[Any, int]] = [(root, _ROOT)]
         pop = stack.pop
         push = stack.append
         while stack:
-            node, closing = pop()
-            if closing:
+            node, step = pop()
+            if step == _END:
                 self._close(node)
                 continue
+            if step == _NODE:
+                sibling = node.next
+                if sibling is not None:
+                    push((sibling, _NODE))
             tag = node.tag
             if tag == "-text":
                 sink = self._sink()
@@ -145,11 +157,10 @@ class Renderer:
                 continue
             if not self._open(node, tag, attrs):
                 continue
-            push((node, True))
-            child = node.last_child
-            while child is not None:
-                push((child, False))
-                child = child.prev
+            push((node, _END))
+            child = node.child
+            if child is not None:
+                push((child, _NODE))
         while len(self.frames) > 1:  # frames left open by an unbalanced walk (never expected)
             self._close(self.frames[-1].node)
         self._flush()
