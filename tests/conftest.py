@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,12 +120,34 @@ def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
 
 
+class _IndexedText(str):
+    """A document text whose `count("\\f", 0, end)` looks its form feeds up (bisect) instead of
+    scanning from the start: the checker counts a record's page that way, once per record, so a
+    3 MB text of 12,000 records took 23 of a check's 35 s. Every answer is `str.count`'s."""
+
+    _form_feeds: list[int]
+
+    def count(self, sub, start=None, end=None):  # type: ignore[override]
+        if sub != "\f" or start != 0 or end is None or end < 0:
+            return super().count(sub, start, end)
+        if not hasattr(self, "_form_feeds"):
+            self._form_feeds = [m.start() for m in re.finditer("\f", self)]
+        return bisect.bisect_left(self._form_feeds, end)
+
+
 def _load_checker():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("shared_check_chunks", CHECKER)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    doc_text = mod.Checker.doc_text
+
+    def indexed_doc_text(self, rec):
+        text = doc_text(self, rec)
+        return _IndexedText(text) if text is not None else None
+
+    mod.Checker.doc_text = indexed_doc_text
     return mod
 
 

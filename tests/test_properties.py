@@ -89,3 +89,31 @@ def test_random_documents_keep_the_contract(doc, strategy, size, frac):
             extract = "sh -c " + shlex.quote(f'cat "{root}/doc.text"')
         report = check_records(recs, root, root, extract_cmd=extract)
         assert report.strip().splitlines()[-1].startswith("OK"), report
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="a\f\né", max_size=80), end=st.integers(-5, 90),
+       sub=st.sampled_from(["\f", "a", "\n"]), start=st.sampled_from([0, 1, None]))
+def test_the_checkers_indexed_text_counts_as_str_does(text, end, sub, start):
+    """The test harness hands the shared checker documents whose form-feed count is looked up
+    (tests/conftest.py `_IndexedText`, for speed): every count is `str.count`'s."""
+    from tests.conftest import _IndexedText
+
+    doc = _IndexedText(text)
+    assert doc.count(sub, start, end) == text.count(sub, start, end)
+    assert doc.count(sub, start, end) == text.count(sub, start, end)  # (again, from the index)
+    assert doc == text and doc[1:4] == text[1:4]
+
+
+@needs_shared()
+def test_the_checker_still_finds_a_wrong_page(tmp_path):
+    """With the indexed text in the harness, a record one page off still fails the check."""
+    import pytest
+
+    (tmp_path / "p.txt").write_text("Page one.\fPage two has text.\fPage three.\n")
+    records = chunkctl.chunk_text((tmp_path / "p.txt").read_text(), format="txt", source="p.txt", chunk_size=5)
+    assert [(r["page_start"], r["page_end"]) for r in records] == [(1, 1), (2, 2), (3, 3)]
+    check_records(records, tmp_path, tmp_path)  # as written: 0 violations
+    records[1]["page_start"] = 1
+    with pytest.raises(AssertionError, match="pages 1..2 but the body lies on pages 2..2"):
+        check_records(records, tmp_path, tmp_path)

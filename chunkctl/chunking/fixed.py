@@ -48,9 +48,10 @@ def chunk_fixed(doc, tokenizer, config, table) -> Chunked:
     if s >= len(text):
         return Chunked(out)
     chunk, e, room = w.window(s, cur)
+    ink_end = len(text.rstrip())  # (testing `text[e:].strip()` copied the rest at every window: quadratic)
     while True:
         out.append(chunk)
-        if not text[e:].strip():
+        if e >= ink_end:
             break
         if w.overlap:
             e = w.make_room(out, w.step(cur, room, e), e)

@@ -47,9 +47,11 @@ def test_a_run_of_headings_packed_as_it_comes_gives_the_records_of_the_whole_run
 
 
 def test_a_million_empty_headings_are_not_held_at_once():
-    """200,000 heading lines without a body: the packer holds a few thousand atoms (each
-    with its block: some 250 bytes), not the run (50 MB traced before `LEAD_CAP`)."""
-    text = "".join("#" * (i % 6 + 1) + "\n" for i in range(200_000))
+    """100,000 heading lines without a body: the packer holds a few thousand atoms (each
+    with its block: some 250 bytes), not the run. Traced peak over the text: 51x (of which
+    some 14x is a Markdown piece's parse, which does not grow with the file); with the run
+    held whole (`LEAD_CAP` unbounded) 124x. (200,000 lines told the same in 75-130 s.)"""
+    text = "".join("#" * (i % 6 + 1) + "\n" for i in range(100_000))
     chunkctl.chunk_text(text[:1000], format="md")  # imports and tables outside the measure
     tracemalloc.start()
     try:
@@ -57,5 +59,5 @@ def test_a_million_empty_headings_are_not_held_at_once():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert n > 300
-    assert peak < 30 * len(text)
+    assert n > 150
+    assert peak < 80 * len(text), f"{peak / len(text):.0f}x"
