@@ -120,6 +120,21 @@ def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
 
 
+def pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF of the given objects (numbered from 1; object 1 is the catalog), with its cross-reference
+    table: for the small PDFs tests write by hand."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
 class _IndexedText(str):
     """A document text whose `count("\\f", 0, end)` looks its form feeds up (bisect) instead of
     scanning from the start: the checker counts a record's page that way, once per record, so a

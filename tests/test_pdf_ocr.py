@@ -12,6 +12,7 @@ from chunkctl.errors import ConfigError, MissingExtraError
 from chunkctl.loaders.pdf import ocr
 from chunkctl.pipeline import chunk_records, load
 from chunkctl.pipeline.document import prepare
+from tests.conftest import pdf_file
 
 needs_ocr = pytest.mark.skipif(not ocr.available(), reason="the OCR extra is not installed: pip install 'chunkctl[ocr]'")
 
@@ -81,16 +82,7 @@ def text_pdf(text: str) -> bytes:
             b"/Contents 5 0 R >>",
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
             b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
+    return pdf_file(objs)
 
 
 @needs_ocr

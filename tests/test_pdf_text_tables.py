@@ -7,6 +7,7 @@ import pytest
 from chunkctl.config import ChunkConfig
 from chunkctl.model import BlockKind
 from chunkctl.pipeline import chunk_records, load
+from tests.conftest import pdf_file
 from tests.test_table_roundtrip import expected_rows, parsed_rows
 
 
@@ -26,16 +27,7 @@ def pdf_of(pages: list[list[tuple[float, float, str]]], size: float = 10.0) -> b
                     b"/Contents %d 0 R >>" % len(objs))
         kids.append(len(objs))
     objs[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
+    return pdf_file(objs)
 
 
 PROSE = ("Passenger numbers fell sharply in the second quarter as most international routes were suspended, "

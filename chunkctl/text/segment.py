@@ -171,6 +171,7 @@ _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
 _COPY_LIMIT = 1 << 16
 """Spans longer than this many characters are trimmed without copying them."""
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
+_QUOTE_MARKS = re.compile(r"(?:>[ \t]?)+")  # a block quote's marks at a line's start
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
 
 
@@ -234,8 +235,14 @@ def _soft_break(text: str, a: int, b: int, ps: int, pe: int, s: int, e: int, pre
     start), `wrap` the span's wrap width; `[a, b)` is the span.
     """
     prev_start = _line_start(text, ps, pe)
+    next_start = _line_start(text, a, s)
+    # Lines of a block quote ("> text") wrap as prose does: their words start after the marks.
+    quoted = _QUOTE_MARKS.match(text, s, e) if text[s] == ">" else None
+    prev_ink = _NON_WS.search(text, prev_start, pe) if quoted is not None else None
+    if quoted is not None and prev_ink is not None and text[prev_ink.start()] == ">":
+        s = next_start = quoted.end()
     if (_SENT_END.search(text, max(ps, pe - 8), pe) or _COLUMNS.search(text, prev_start, pe)
-            or _LIST_MARK.match(text, _line_start(text, a, s), min(b, s + 8))):
+            or s >= e or _LIST_MARK.match(text, next_start, min(b, s + 8))):
         return False
     m = _NON_WS_RUN.match(text, s, e)
     first_word = (m.end() - s) if m else e - s

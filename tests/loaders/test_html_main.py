@@ -86,6 +86,43 @@ def test_tail_heading_in_another_language_ends_the_post():
     assert headings_of(doc, "The council met") == ("游记",)
 
 
+def test_a_section_named_like_a_tail_keeps_its_text_when_the_article_goes_on_after_it():
+    # helper-48: the Rust book's chapter "Comments" (prose and code, then more chapters) was left out
+    html = (f"<body><main><h1>Variables</h1><p>{PARA}</p><h1>Comments</h1><p>All programmers strive to "
+            "make their code easy to understand.</p><p>Here is a simple comment:</p><pre>// hello</pre>"
+            f"<p>Idiomatic comments start with two slashes.</p><h1>Control flow</h1><p>{PARA}</p>"
+            f"<h2>Related articles</h2><ul><li><a href='/a'>Ferries and their timetables</a></li></ul>"
+            f"<p>{PARA}</p></main></body>")
+    text = load(html).text
+    for kept in ("Comments", "All programmers strive", "Here is a simple comment:", "// hello",
+                 "Idiomatic comments", "Control flow"):
+        assert kept in text, kept
+    # links under a tail heading go wherever they stand
+    assert "Related articles" not in text and "Ferries and their" not in text
+
+
+SECTION_TITLES = ["Comments", "Newsletter", "About the author", "Read more", "Installation", "Usage", "Notes"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(SECTION_TITLES), st.integers(1, 3)), min_size=1, max_size=6))
+def test_prose_under_a_tail_title_is_lost_only_after_the_articles_last_plain_section(sections):
+    """Each section: an h2 and paragraphs of prose (no links). What a tail title may take is
+    the prose after the last section whose title is not a tail's, and only in the page's
+    second half; every paragraph before it is kept."""
+    from chunkctl.loaders.html.main import _TAIL_HEADING
+
+    body = "".join(f"<h2>{title}</h2>" + "".join(f"<p>Section {k} paragraph {j}. {PARA}</p>" for j in range(n))
+                   for k, (title, n) in enumerate(sections))
+    text = load(f"<body><main><h1>Guide</h1><p>{PARA}</p>{body}</main></body>").text
+    plain = [k for k, (title, _n) in enumerate(sections) if not _TAIL_HEADING.match(title)]
+    last_plain = plain[-1] if plain else -1
+    for k, (_title, n) in enumerate(sections):
+        if k <= last_plain:
+            for j in range(n):
+                assert f"Section {k} paragraph {j}." in text, (k, j)
+
+
 DOC_PAGE = """<html><body>
 <nav><a href="/">Home</a> <a href="/guide">Guide</a></nav>
 <div class="sidebar"><ul>""" + "".join(f"<li><a href='/p{i}'>Page {i}</a></li>" for i in range(30)) + """</ul></div>

@@ -20,7 +20,7 @@ from chunkctl.loaders.pdf.loader import load_pdf
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
 from chunkctl.loaders.pdf.tables import Table
 from chunkctl.pipeline import load
-from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, run_checker, run_cli
+from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, pdf_file, run_checker, run_cli
 
 PDF = CORPUS / "pdf"
 
@@ -463,3 +463,42 @@ def test_a_page_left_open_at_exit_writes_nothing_to_stderr():
             "bases._warn_close(f'The following object was still open and will be closed now: {page}')\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def _lines_pdf(n: int, angle: int, rotate: int) -> bytes:
+    """A one-page PDF (600 x 800, /Rotate `rotate`) of n lines "Line k ..." drawn at `angle`
+    degrees in user space, each below the one before in the text's own direction."""
+    import math
+
+    c, s = round(math.cos(math.radians(angle))), round(math.sin(math.radians(angle)))
+    ops = []
+    for k in range(n):
+        # start 150 points back along the text, lines going "down" (the text's direction turned clockwise)
+        x = 300 - 150 * c + s * (16 * k - 80)
+        y = 400 - 150 * s - c * (16 * k - 80)
+        ops.append(f"BT /F1 12 Tf {c} {s} {-s} {c} {x} {y} Tm (Line {k + 1} of the page reads in order.) Tj ET")
+    stream = "\n".join(ops).encode("latin-1")
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Rotate %d /Resources << /Font << /F1 4 0 R >> >> "
+            b"/Contents 5 0 R >>" % rotate,
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"]
+    return pdf_file(objs)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 12), angle=st.sampled_from([0, 90, 180, 270]), rotate=st.sampled_from([0, 90, 180, 270]))
+def test_lines_read_in_order_whatever_the_pages_rotate(n, angle, rotate):
+    """helper-48: lines drawn across a page with /Rotate 90 came last first (pdfium orders text
+    as the page is shown). Upright lines read the same under any /Rotate; lines drawn turned
+    read in order where /Rotate shows them upright."""
+    def text(rot: int) -> str:
+        return load_pdf(_lines_pdf(n, angle, rot), "p.pdf", ChunkConfig(ocr="never")).text
+
+    got = text(rotate)
+    if angle == 0:
+        assert got == text(0)
+    if angle in (0, rotate):
+        at = [got.find(f"Line {k + 1} of") for k in range(n)]
+        assert -1 not in at and at == sorted(at), got

@@ -317,6 +317,22 @@ class MainContent:
             yield c
             c = end[c] + 1
 
+    def _text_before(self, i: int, root: int) -> int:
+        """Characters of the text under `root` in the elements before element `i` (its
+        ancestors' own text left out), in document order."""
+        total = 0
+        cur = i
+        while cur != root and cur >= 0:
+            up = self.parent[cur]
+            if up < 0:
+                break
+            c = up + 1  # its first element child
+            while c < cur:
+                total += self.chars[c]
+                c = self.end[c] + 1
+            cur = up
+        return total
+
     def _after(self, i: int) -> Iterator[int]:
         """The orders of the siblings after element `i` (none for the body)."""
         p = self.parent[i]
@@ -386,13 +402,20 @@ class MainContent:
         next heading (never code, tables or definition lists); their orders."""
         out: set[int] = set()
         tags, chars, link_chars, parent = self.tags, self.chars, self.link_chars, self.parent
+        tail = {}  # order -> the element's text reads as a tail's heading or label
+        last_plain = -1  # the last heading under root that does not (a tail's heading has none after it)
         for i in range(root + 1, self.end[root] + 1):
             tag = tags[i]
             heading = tag in _HEADINGS
-            if not (heading or tag in _LABELS and not self.blocks[i]) or chars[i] > 60:
+            if not (heading or tag in _LABELS and not self.blocks[i]):
                 continue
-            if not _TAIL_HEADING.match(" ".join(self.nodes[i].text(deep=True).split())):
+            tail[i] = chars[i] <= 60 and bool(_TAIL_HEADING.match(" ".join(self.nodes[i].text(deep=True).split())))
+            if heading and chars[i] and not tail[i]:
+                last_plain = i
+        for i, is_tail in tail.items():
+            if not is_tail:
                 continue
+            heading = tags[i] in _HEADINGS
             if not heading:  # a label in running text: it and the links right after it
                 out.add(i)
                 for s in self._after(i):
@@ -409,11 +432,19 @@ class MainContent:
                 if chars[up] != chars[i]:
                     break
                 cur = up
-            out.add(cur)
+            section = []
             for s in self._after(cur):
                 if self.keep[s] or tags[s] in _KEEP_TAGS or tags[s] in _HEADINGS or self.heads[s]:
                     break
-                out.add(s)
+                section.append(s)
+            text = sum(chars[s] for s in section)
+            if 2 * sum(link_chars[s] for s in section) < text and (
+                    i < last_plain or 2 * self._text_before(cur, root) < chars[root]):
+                # Text of its own, not after the article: a chapter named "Comments" in a book
+                # (helper-48: the Rust book lost one). Links (related stories) go wherever they are.
+                continue
+            out.add(cur)
+            out.update(section)
         return out
 
     def _order_of(self, node) -> int | None:

@@ -153,9 +153,19 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
         warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
         return PageData(i, Frame(0))
     try:
+        # pdfium orders a page's text as the page is shown, /Rotate applied: right where that turns
+        # the text upright (its direction is the rotation), but lines drawn across a page shown
+        # turned 90 degrees came last first (helper-48). Such a page's text is read again with the
+        # page unturned (lines and boxes are in user space either way); OCR sees it as shown.
+        rotation = page.get_rotation()
         tp = page.get_textpage()
         try:
             pdata = reader.read(page, tp, i)
+            if rotation and pdata.frame.angle != rotation:
+                tp.close()
+                page.set_rotation(0)
+                tp = page.get_textpage()
+                pdata = reader.read(page, tp, i)
             if pdata.ruled:
                 pdata.tables = find_tables(pdata, tp, pdata.text)
             pdata.tables += find_text_tables(pdata, tp, pdata.text)  # tables without ruling lines
@@ -163,6 +173,8 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
                 _drop_table_lines(pdata)
         finally:
             tp.close()
+            if rotation and page.get_rotation() != rotation:
+                page.set_rotation(rotation)
         if ocr_mode != "never":
             _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
     except pdfium.PdfiumError as exc:
