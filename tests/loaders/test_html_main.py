@@ -101,6 +101,17 @@ def test_a_section_named_like_a_tail_keeps_its_text_when_the_article_goes_on_aft
     assert "Related articles" not in text and "Ferries and their" not in text
 
 
+def test_a_list_of_links_the_text_introduces_stays():
+    # helper-48: "maintained by members of the vexide organization:" and its list of @user links lost the list
+    people = "".join(f"<li><a href='https://example.org/u{i}'>@user{i}</a></li>" for i in range(3))
+    html = (f"<body><main><h1>Target</h1><p>{PARA}</p><h2>Maintainers</h2>"
+            f"<p>This target is maintained by members of the organization:</p><ul>{people}</ul>"
+            f"<h2>Requirements</h2><p>{PARA}</p><ul>{people.replace('@user', '@other')}</ul></main></body>")
+    text = load(html).text
+    assert "organization:\n\n- @user0\n- @user1\n- @user2" in text
+    assert "@other" not in text  # a bare list of links after prose still goes
+
+
 SECTION_TITLES = ["Comments", "Newsletter", "About the author", "Read more", "Installation", "Usage", "Notes"]
 
 

@@ -317,6 +317,24 @@ class MainContent:
             yield c
             c = end[c] + 1
 
+    def _introduced(self, i: int) -> bool:
+        """True when element `i` is a list that the text right before it introduces: its previous
+        element sibling is a paragraph ending in a colon ("maintained by:" and a list of
+        people's links is the text's, helper-48)."""
+        if self.tags[i] not in ("ul", "ol"):
+            return False
+        p = self.parent[i]
+        if p < 0:
+            return False
+        prev = -1
+        for c in self.children(p):
+            if c == i:
+                break
+            prev = c
+        if prev < 0 or self.tags[prev] not in ("p", "div") or self.link_chars[prev] >= self.chars[prev] / 2:
+            return False
+        return bool(self._node(prev).text(deep=True).rstrip().endswith(":"))
+
     def _text_before(self, i: int, root: int) -> int:
         """Characters of the text under `root` in the elements before element `i` (its
         ancestors' own text left out), in document order."""
@@ -389,7 +407,8 @@ class MainContent:
             p = self.parent[i]
             limit = 0.95 if top is not None and p == top else 0.5
             nested = p >= 0 and tags[p] in ("li", "dd")  # a sub-list
-            if density > limit and tag != "p" and not self.heads[i] and c < 2000 and not nested:
+            if density > limit and tag != "p" and not self.heads[i] and c < 2000 and not nested and \
+                    not self._introduced(i):
                 left.append(i)
                 continue
             stack.extend(self.children(i))
