@@ -502,3 +502,32 @@ def test_lines_read_in_order_whatever_the_pages_rotate(n, angle, rotate):
     if angle in (0, rotate):
         at = [got.find(f"Line {k + 1} of") for k in range(n)]
         assert -1 not in at and at == sorted(at), got
+
+
+def test_a_pdf_pdfium_calls_damaged_is_read_by_pdfminer(monkeypatch):
+    """helper-48: pdfium refuses some files pdfminer reads (a data sheet of py-pdf/sample-files):
+    such a file's text comes from pdfminer, with a warning, instead of failing the file."""
+    import chunkctl.loaders.pdf.loader as pdf_loader
+    from chunkctl.errors import LoaderError as Refused
+
+    data = _lines_pdf(6, 0, 0)
+    whole = load_pdf(data, "p.pdf", ChunkConfig(ocr="never"))
+
+    def refuse(reason):
+        def _open(data, source, password):
+            raise Refused(source, reason)
+        return _open
+
+    monkeypatch.setattr(pdf_loader, "_open", refuse("unreadable PDF: damaged beyond repair (truncated or corrupt "
+                                                    "structure)"))
+    doc = load_pdf(data, "p.pdf", ChunkConfig(ocr="never"))
+    assert doc.text == whole.text and doc.meta["n_pages"] == 1
+    assert doc.warnings == ["pdfium cannot open it (damaged beyond repair (truncated or corrupt structure)); "
+                            "its text was read by pdfminer, without tables"]
+    # refused for another reason, or pdfminer finds no text either: the file fails as before
+    monkeypatch.setattr(pdf_loader, "_open", refuse("encrypted PDF: the password is wrong"))
+    with pytest.raises(LoaderError, match="password is wrong"):
+        load_pdf(data, "p.pdf", ChunkConfig(ocr="never"))
+    monkeypatch.setattr(pdf_loader, "_open", refuse("unreadable PDF: damaged beyond repair (truncated)"))
+    with pytest.raises(LoaderError, match="damaged beyond repair"):
+        load_pdf(data[: len(data) // 3], "p.pdf", ChunkConfig(ocr="never"))

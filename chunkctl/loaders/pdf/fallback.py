@@ -12,12 +12,15 @@ warning instead of passing as text.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text, font_style
 
@@ -181,8 +184,69 @@ def _pages(indices: list[int]) -> str:
     return ("page " if len(nums) == 1 else "pages ") + ", ".join(runs)
 
 
+MAX_PAGES = 100_000
+"""Pages a document read whole by pdfminer (`read_document`) may have."""
+
+
+def read_document(data: bytes, password: str | None) -> list[PageData] | None:
+    """Every page of a PDF that pdfium cannot open, read by pdfminer (lines only: no tables,
+    no outline), or None when pdfminer cannot open it either or finds no page. pdfminer
+    rebuilds a broken cross-reference table its own way and reads some files pdfium calls
+    damaged beyond repair (helper-48: a data sheet of py-pdf/sample-files)."""
+    pages: list[PageData] = []
+    try:
+        with _quiet_pdfminer(logging.CRITICAL):
+            for i, read in _pdfminer_pages(data, password):
+                if i >= MAX_PAGES:
+                    break
+                p = PageData(i, Frame(0))
+                try:
+                    r = read()
+                    p.lines, p.frame = r.lines, r.frame
+                    p.n_chars, p.bad_chars = r.good + r.bad, r.bad
+                except Exception:  # a page pdfminer cannot interpret stays empty (its form feed is kept)
+                    pass
+                pages.append(p)
+    except Exception:  # pdfminer cannot open it either
+        return None
+    return pages or None
+
+
 def _read_with_pdfminer(data: bytes, wanted: list[int], password: str | None) -> dict[int, _Read]:
     """pdfminer's lines of the wanted pages (0-based); pages it fails on are missing from the result."""
+    out: dict[int, _Read] = {}
+    todo = set(wanted)
+    try:
+        with _quiet_pdfminer(logging.ERROR):
+            for i, read in _pdfminer_pages(data, password):
+                if i > max(todo):
+                    break
+                if i not in todo:
+                    continue
+                try:
+                    out[i] = read()
+                except Exception:  # one page pdfminer cannot interpret: it keeps pdfium's text
+                    continue
+    except Exception:  # pdfminer cannot open the file at all: pdfium's text stands
+        return out
+    return out
+
+
+@contextlib.contextmanager
+def _quiet_pdfminer(level: int) -> Iterator[None]:
+    """pdfminer's log holds messages below `level` back inside the block."""
+    log = logging.getLogger("pdfminer")
+    before = log.level
+    log.setLevel(level)
+    try:
+        yield
+    finally:
+        log.setLevel(before)
+
+
+def _pdfminer_pages(data: bytes, password: str | None) -> Iterator[tuple[int, Callable[[], _Read]]]:
+    """(0-based index, a call that reads the page's lines) for each page pdfminer finds, in order.
+    Raises whatever pdfminer raises when it cannot open the file."""
     from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LAParams
     from pdfminer.pdfdocument import PDFDocument
@@ -190,31 +254,15 @@ def _read_with_pdfminer(data: bytes, wanted: list[int], password: str | None) ->
     from pdfminer.pdfpage import PDFPage
     from pdfminer.pdfparser import PDFParser
 
-    out: dict[int, _Read] = {}
-    todo = set(wanted)
-    quiet = logging.getLogger("pdfminer")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        doc = PDFDocument(PDFParser(io.BytesIO(data)), password=password or "")
-        rsrc = PDFResourceManager()
-        device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True))
-        interp = PDFPageInterpreter(rsrc, device)
-        for i, page in enumerate(PDFPage.create_pages(doc)):
-            if i > max(todo):
-                break
-            if i not in todo:
-                continue
-            try:
-                interp.process_page(page)
-                out[i] = _page_lines(device.get_result())
-            except Exception:  # one page pdfminer cannot interpret: it keeps pdfium's text
-                continue
-    except Exception:  # pdfminer cannot open the file at all: pdfium's text stands
-        return out
-    finally:
-        quiet.setLevel(level)
-    return out
+    doc = PDFDocument(PDFParser(io.BytesIO(data)), password=password or "")
+    rsrc = PDFResourceManager()
+    device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True))
+    interp = PDFPageInterpreter(rsrc, device)
+    for i, page in enumerate(PDFPage.create_pages(doc)):
+        def read(page: Any = page) -> _Read:
+            interp.process_page(page)
+            return _page_lines(device.get_result())
+        yield i, read
 
 
 def _page_lines(layout) -> _Read:

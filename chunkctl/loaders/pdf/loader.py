@@ -9,7 +9,7 @@ from typing import Any
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.pdf import ocr
-from chunkctl.loaders.pdf.fallback import recover_text
+from chunkctl.loaders.pdf.fallback import read_document, recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
@@ -53,7 +53,13 @@ def load_pdf(data: bytes, source: str, config) -> Document:
         LoaderError: empty, unrecoverably damaged or not a PDF ("unreadable PDF:
             ..."), encrypted without the right password, or without any page.
     """
-    pdf, protected = _open(data, source, getattr(config, "password", None))
+    try:
+        pdf, protected = _open(data, source, getattr(config, "password", None))
+    except LoaderError as exc:
+        doc = _read_by_pdfminer(data, source, exc)
+        if doc is None:
+            raise
+        return doc
     try:
         n = len(pdf)
         if n == 0:
@@ -83,6 +89,25 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     meta["ocr_confidence"] = ocr_conf  # per page: OCR confidence 0-1, None for a page read from its text layer
     return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings,
                     protected=protected)
+
+
+def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError) -> Document | None:
+    """The Document of a PDF pdfium refused as damaged (`refused`), read by pdfminer
+    (`fallback.read_document`: text lines only, no tables or outline), with a warning; None
+    when it was refused for another reason (encryption, not a PDF) or pdfminer cannot read
+    any text of it either."""
+    if not (refused.reason.startswith("unreadable PDF: damaged") or
+            refused.reason.startswith("unreadable PDF: no page that can be read")):
+        return None
+    pages = read_document(data, None)
+    if pages is None or not any(p.lines for p in pages):
+        return None
+    text, blocks, first_heading = assemble(pages, [])
+    warning = (f"pdfium cannot open it ({refused.reason.removeprefix('unreadable PDF: ')}); "
+               "its text was read by pdfminer, without tables")
+    meta: dict[str, Any] = {"title": first_heading, "encoding": "utf-8", "n_pages": len(pages),
+                            "ocr_confidence": [None] * len(pages)}
+    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=[warning])
 
 
 # -- opening ----------------------------------------------------------------------
