@@ -110,6 +110,8 @@ def test_a_list_of_links_the_text_introduces_stays():
     text = load(html).text
     assert "organization:\n\n- @user0\n- @user1\n- @user2" in text
     assert "@other" not in text  # a bare list of links after prose still goes
+    fullwidth = html.replace("organization:</p>", "organization\uff1a</p>")  # helper-49: a fullwidth colon
+    assert "\uff1a\n\n- @user0" in load(fullwidth).text
 
 
 SECTION_TITLES = ["Comments", "Newsletter", "About the author", "Read more", "Installation", "Usage", "Notes"]

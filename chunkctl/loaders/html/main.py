@@ -333,7 +333,7 @@ class MainContent:
             prev = c
         if prev < 0 or self.tags[prev] not in ("p", "div") or self.link_chars[prev] >= self.chars[prev] / 2:
             return False
-        return bool(self._node(prev).text(deep=True).rstrip().endswith(":"))
+        return bool(self._node(prev).text(deep=True).rstrip().endswith((":", "\uff1a")))  # (a fullwidth colon too)
 
     def _text_before(self, i: int, root: int) -> int:
         """Characters of the text under `root` in the elements before element `i` (its

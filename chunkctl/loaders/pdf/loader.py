@@ -56,7 +56,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     try:
         pdf, protected = _open(data, source, getattr(config, "password", None))
     except LoaderError as exc:
-        doc = _read_by_pdfminer(data, source, exc)
+        doc = _read_by_pdfminer(data, source, exc, getattr(config, "password", None))
         if doc is None:
             raise
         return doc
@@ -91,7 +91,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
                     protected=protected)
 
 
-def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError) -> Document | None:
+def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError, password: str | None) -> Document | None:
     """The Document of a PDF pdfium refused as damaged (`refused`), read by pdfminer
     (`fallback.read_document`: text lines only, no tables or outline), with a warning; None
     when it was refused for another reason (encryption, not a PDF) or pdfminer cannot read
@@ -99,7 +99,7 @@ def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError) -> Documen
     if not (refused.reason.startswith("unreadable PDF: damaged") or
             refused.reason.startswith("unreadable PDF: no page that can be read")):
         return None
-    pages = read_document(data, None)
+    pages = read_document(data, password)
     if pages is None or not any(p.lines for p in pages):
         return None
     text, blocks, first_heading = assemble(pages, [])
@@ -180,15 +180,17 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
     try:
         # pdfium orders a page's text as the page is shown, /Rotate applied: right where that turns
         # the text upright (its direction is the rotation), but lines drawn across a page shown
-        # turned 90 degrees came last first (helper-48). Such a page's text is read again with the
-        # page unturned (lines and boxes are in user space either way); OCR sees it as shown.
+        # turned 90 degrees came last first (helper-48), and text drawn at 270 degrees on a page
+        # shown as drawn too (helper-49). Such a page's text is read again with the page turned
+        # so that its text stands upright (lines and boxes are in user space either way); OCR
+        # sees it as shown.
         rotation = page.get_rotation()
         tp = page.get_textpage()
         try:
             pdata = reader.read(page, tp, i)
-            if rotation and pdata.frame.angle != rotation:
+            if pdata.frame.angle != rotation:
                 tp.close()
-                page.set_rotation(0)
+                page.set_rotation(pdata.frame.angle)
                 tp = page.get_textpage()
                 pdata = reader.read(page, tp, i)
             if pdata.ruled:
@@ -198,7 +200,7 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
                 _drop_table_lines(pdata)
         finally:
             tp.close()
-            if rotation and page.get_rotation() != rotation:
+            if page.get_rotation() != rotation:
                 page.set_rotation(rotation)
         if ocr_mode != "never":
             _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
