@@ -324,14 +324,12 @@ class MainContent:
         if self.tags[i] not in ("ul", "ol"):
             return False
         p = self.parent[i]
-        if p < 0:
+        if p < 0 or i - 1 == p:  # (no element before it under its parent)
             return False
-        prev = -1
-        for c in self.children(p):
-            if c == i:
-                break
-            prev = c
-        if prev < 0 or self.tags[prev] not in ("p", "div") or self.link_chars[prev] >= self.chars[prev] / 2:
+        prev = i - 1  # the element before it in document order: its previous sibling or inside it
+        while self.parent[prev] != p:
+            prev = self.parent[prev]
+        if self.tags[prev] not in ("p", "div") or self.link_chars[prev] >= self.chars[prev] / 2:
             return False
         return bool(self._node(prev).text(deep=True).rstrip().endswith((":", "\uff1a")))  # (a fullwidth colon too)
 

@@ -68,12 +68,11 @@ class Renderer:
     below (a block of the document, or lines of an enclosing list).
     """
 
-    def __init__(self, keep_boilerplate: bool, emit: Callable[[RawBlock], None] | None = None):
-        """`emit` takes each raw block as it is made (default: `self.blocks.append`); the loader
-        hands them straight to its assembler, so a page's raw blocks are never all held."""
+    def __init__(self, keep_boilerplate: bool, emit: Callable[[RawBlock], None]):
+        """`emit` takes each raw block as it is made (the loader's assembler), so a page's raw
+        blocks are never all held."""
         self.keep = keep_boilerplate
-        self.blocks: list[RawBlock] = []
-        self.emit = emit or self.blocks.append
+        self.emit = emit
         self.para = Lines()
         self.frames: list[_Frame] = [_Frame(_FLOW, lines=self.para)]
         self.raw_depth = 0
@@ -108,10 +107,10 @@ class Renderer:
         return f.lines
 
     # -- the walk
-    def render(self, root) -> list[RawBlock]:
-        """Raw blocks of the content under `root` (root itself included), given to `emit`; returns
-        `self.blocks` (those emitted so far when `emit` is the default, else empty). Sectioning
-        elements above `root` count as open (a `header` inside a `section` stays the section's own)."""
+    def render(self, root) -> None:
+        """Give the raw blocks of the content under `root` (root itself included) to `emit`.
+        Sectioning elements above `root` count as open (a `header` inside a `section` stays the
+        section's own)."""
         p = root.parent
         while p is not None:
             if p.tag in SECTIONING:
@@ -165,7 +164,6 @@ class Renderer:
             self._close(self.frames[-1].node)
         self._flush()
         self.scoped = 0
-        return self.blocks
 
     def _boundary(self) -> None:
         """A block boundary where an element was left out: end the paragraph, line or cell line in progress."""

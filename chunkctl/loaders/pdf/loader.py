@@ -96,8 +96,7 @@ def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError, password: 
     (`fallback.read_document`: text lines only, no tables or outline), with a warning; None
     when it was refused for another reason (encryption, not a PDF) or pdfminer cannot read
     any text of it either."""
-    if not (refused.reason.startswith("unreadable PDF: damaged") or
-            refused.reason.startswith("unreadable PDF: no page that can be read")):
+    if refused.reason not in (_DAMAGED, _NO_PAGE_TREE):
         return None
     pages = read_document(data, password)
     if pages is None or not any(p.lines for p in pages):
@@ -111,6 +110,10 @@ def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError, password: 
 
 
 # -- opening ----------------------------------------------------------------------
+
+# What `_open` says of a file pdfium cannot read at all (the cases pdfminer is tried on).
+_DAMAGED = "unreadable PDF: damaged beyond repair (truncated or corrupt structure)"
+_NO_PAGE_TREE = "unreadable PDF: no page that can be read (an empty or broken page tree)"
 
 def _quiet_exit() -> None:
     """Keep pypdfium2 from writing "The following object was still open and will be closed now"
@@ -159,10 +162,9 @@ def _open(data: bytes, source: str, password: str | None):
         if code == _ERR_SECURITY:
             raise LoaderError(source, "encrypted PDF: unsupported security handler") from None
         if code == _ERR_FORMAT:
-            raise LoaderError(source, "unreadable PDF: damaged beyond repair (truncated or corrupt structure)") from None
+            raise LoaderError(source, _DAMAGED) from None
         if code == 0:  # pdfium refused it without naming an error ("PDFium: Success"): a page tree it cannot use
-            raise LoaderError(source, "unreadable PDF: no page that can be read (an empty or broken page tree)") \
-                from None
+            raise LoaderError(source, _NO_PAGE_TREE) from None
         raise LoaderError(source, f"unreadable PDF: {exc}") from None
 
 
@@ -188,7 +190,7 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
         tp = page.get_textpage()
         try:
             pdata = reader.read(page, tp, i)
-            if pdata.frame.angle != rotation:
+            if pdata.lines and pdata.frame.angle != rotation:
                 tp.close()
                 page.set_rotation(pdata.frame.angle)
                 tp = page.get_textpage()
