@@ -327,21 +327,23 @@ def test_a_relative_folder_gives_the_same_bytes_as_one_local_job(cluster, tmp_pa
 @slow
 def test_a_file_too_big_for_its_workers_fails_alone_and_the_others_are_written(small_workers, tmp_path):
     docs = _docs(tmp_path)
-    # A 12 MB HTML table: its parse tree alone is about 28x the file (docs/performance.md), far over the
-    # 300 MB workers. (When that multiple falls, this file must grow to stay a file too big for them.)
-    rows = b"".join(b"<tr><td>%d</td><td>word</td><td>other</td><td>text</td></tr>\n" % i for i in range(220_000))
-    (docs / "huge.html").write_bytes(b"<html><body><h1>T</h1><table>\n" + rows + b"</table></body></html>\n")
+    # 160 MB of plain text: its bytes and its decoded text alone are over the 300 MB workers, whatever
+    # multiple of the file the chunking itself needs (memory is bounded to a multiple of the largest file).
+    line = b"All work and no play makes Jack a dull boy, said the line again.\n"
+    with open(docs / "huge.txt", "wb") as f:
+        for _ in range(160):
+            f.write(line * (1_000_000 // len(line)))
     dask = _cli("chunk", "docs", "--engine", "dask", "--scheduler", small_workers.address, "-o", "dask.jsonl",
                 "--errors", "errors.jsonl", cwd=tmp_path)
-    local = _cli("chunk", "docs", "--exclude", "huge.html", "--jobs", "1", "-o", "local.jsonl", cwd=tmp_path)
+    local = _cli("chunk", "docs", "--exclude", "huge.txt", "--jobs", "1", "-o", "local.jsonl", cwd=tmp_path)
     assert dask.returncode == 1 and local.returncode == 0
     lines = dask.stderr.decode().splitlines()
-    assert lines[0].startswith("chunkctl: error: huge.html: the worker process died (2 Dask workers died while "
+    assert lines[0].startswith("chunkctl: error: huge.txt: the worker process died (2 Dask workers died while "
                                f"running it, the last {small_workers.address.rsplit(':', 1)[0]}:"), lines
     assert len(lines) == 2 and lines[1].startswith("chunkctl: 3 files (")
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     error = json.loads((tmp_path / "errors.jsonl").read_text())
-    assert error["source"] == "huge.html" and error["error_type"] == "WorkerCrashed"
+    assert error["source"] == "huge.txt" and error["error_type"] == "WorkerCrashed"
 
 
 def _can_hide_folders() -> bool:

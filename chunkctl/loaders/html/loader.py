@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
+from chunkctl.loaders.html.pieces import PIECE_CHARS, PIECES_FROM, Cut, cut_page, is_piecewise_codec
 from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
@@ -21,10 +23,17 @@ from chunkctl.model import Block, BlockKind, BlockList, Document, compact_spans
 class Assembler:
     """Joins raw blocks with blank lines into the document text, giving each block its span and
     heading path, as they come (`add`); `finish` returns the result. A page of one-word
-    paragraphs holds no list of raw blocks: each becomes a `Block` (compact columns) at once."""
+    paragraphs holds no list of raw blocks: each becomes a `Block` (compact columns) at once.
+    The text gathers as UTF-8, `JOIN_EVERY` parts at a time (a part's string costs some 50
+    bytes beside its characters: 5x a page of one-word paragraphs, held as parts; and parts
+    joined as strings are held twice when the text is made, 4 bytes a character each time
+    once one emoji is in it)."""
+
+    JOIN_EVERY = 4096
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.parts: list[str] = []  # the latest parts of the document text
+        self.utf8 = bytearray()  # the parts before them
         self.blocks = BlockList()
         self.path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
         self.first_h1: str | None = None
@@ -33,9 +42,12 @@ class Assembler:
     def add(self, raw: RawBlock) -> None:
         """Append one raw block (its text after a blank line, unless it is the first)."""
         kind, text, level, language, header, rows, meta = raw
-        if self.parts:
+        if self.pos:
             self.parts.append("\n\n")
             self.pos += 2
+            if len(self.parts) >= self.JOIN_EVERY:
+                self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
+                self.parts = []
         start = self.pos
         end = start + len(text)
         self.parts.append(text)
@@ -57,8 +69,10 @@ class Assembler:
 
     def finish(self) -> tuple[str, BlockList, str | None]:
         """(document text, blocks, text of the first h1 or None)."""
-        text = "".join(self.parts)
+        self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
         self.parts = []
+        text = self.utf8.decode("utf-8", "surrogatepass")
+        self.utf8 = bytearray()
         return text, self.blocks, self.first_h1
 
 
@@ -73,12 +87,8 @@ def _main_content_html(html: str) -> str:
     return out or ""
 
 
-def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any],
-            emit: Callable[[RawBlock], None]) -> None:
-    """Give the raw blocks of a page (`render_html`) to `emit`, its `title` and `lang` set in
-    `facts`. The parser's tree (some 150 bytes a node: 36x a page of one-word paragraphs)
-    lives only here."""
-    tree = parse(html)
+def _page_facts(tree, facts: dict[str, Any]) -> None:
+    """Set the page's `title` (its `<title>` text) and `lang` in `facts`."""
     title_node = tree.css_first("head title") or tree.css_first("title")
     if title_node is not None:
         facts["title"] = collapse(title_node.text(deep=True)).strip() or None
@@ -87,6 +97,15 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
         a = node_attrs(html_node)
         lang = (a.get("lang") or a.get("xml:lang") or "").strip()
         facts["lang"] = lang or None
+
+
+def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any],
+            emit: Callable[[RawBlock], None]) -> None:
+    """Give the raw blocks of a page (`render_html`) to `emit`, its `title` and `lang` set in
+    `facts`. The parser's tree (some 150 bytes a node: 36x a page of one-word paragraphs)
+    lives only here."""
+    tree = parse(html)
+    _page_facts(tree, facts)
     renderer = Renderer(keep_boilerplate or main_content, emit)
     root = None
     if main_content:
@@ -104,7 +123,77 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
         renderer.render(root)
 
 
-def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False
+def _path(node, names: tuple[str, ...], first: bool) -> list:
+    """The elements below `node` along its first (`first`) or last element children, as long
+    as their tags follow `names`."""
+    out = []
+    for name in names:
+        child = node.child if first else node.last_child
+        while child is not None and (child.tag or "-")[0] in "-_!":  # text, comments
+            child = child.next if first else child.prev
+        if child is None or child.tag != name:
+            break
+        out.append(child)
+        node = child
+    return out
+
+
+def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: dict[str, Any],
+                   emit: Callable[[RawBlock], None], encoding: str | None = None) -> None:
+    """Give the raw blocks of a large page to `emit` one piece's tree at a time (`pieces.cut_page`),
+    so only one piece's tree is held; the page's `title` and `lang` set in `facts` from its head.
+    Without the main-content selection, which needs the whole tree: the page's `<main>` when
+    it has one, page furniture left out by element and role (`select.is_furniture`).
+    `html` is the page's text, or its bytes in `encoding` (each piece decoded alone)."""
+    _page_facts(parse(cut.head), facts)
+    renderer = Renderer(keep_boilerplate, emit)
+    for piece in cut.parts:
+        markup = html[piece.start:piece.end]
+        tree = parse(piece.prefix + (markup.decode(encoding or "utf-8") if isinstance(markup, bytes) else markup))
+        del markup
+        body = tree.body
+        if body is None:
+            continue
+        resume = _path(body, piece.open_names, first=True)
+        suspend = _path(body, piece.close_names, first=False)
+        renderer.render(body, resume, suspend)
+        del tree, body, resume, suspend
+
+
+def _pieces_warning(n_chars: int, cut: Cut) -> str:
+    where = "its <main> element, " if cut.main else ""
+    return (f"page of {n_chars:,} characters read in {len(cut.parts)} pieces, so that its memory stays bounded: "
+            f"{where}page furniture left out by element and role only, without the main-content selection")
+
+
+def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate: bool = False,
+                      piece_chars: int = PIECE_CHARS) -> tuple[str, BlockList, dict[str, Any], list[str]] | None:
+    """`render_html` of a large page read in pieces straight from its bytes, so the page is never
+    held as one string; None when no cut is found (read it whole then).
+
+    Args:
+        data: the page's bytes, a UTF-8 byte-order mark allowed.
+        encoding: their codec, one `pieces.is_piecewise_codec` accepts.
+        n_chars: the page's length in characters (for the warning).
+        keep_boilerplate: as in `render_html`.
+        piece_chars: bytes of markup a piece reaches before it is cut.
+    """
+    begin = 0
+    if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
+        begin, encoding = len(codecs.BOM_UTF8), "utf-8"
+    cut = cut_page(data, piece_chars, encoding, begin)
+    if len(cut.parts) < 2:
+        return None
+    facts: dict[str, Any] = {"title": None, "lang": None}
+    out = Assembler()
+    _render_pieces(data, cut, keep_boilerplate, facts, out.add, encoding)
+    text, blocks, first_h1 = out.finish()
+    facts["first_h1"] = first_h1
+    return text, blocks, facts, [_pieces_warning(n_chars, cut)]
+
+
+def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False,
+                pieces_from: int = PIECES_FROM, piece_chars: int = PIECE_CHARS,
                 ) -> tuple[str, BlockList, dict[str, Any], list[str]]:
     """Turn decoded HTML into the document text and its blocks.
 
@@ -112,6 +201,9 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         html: the page as text.
         keep_boilerplate: keep page furniture (scripts, styles and other non-text stay out).
         main_content: keep only the main article, found by trafilatura.
+        pieces_from, piece_chars: a page of at least `pieces_from` characters (after any cut for
+            deep nesting) is parsed in pieces of about `piece_chars` characters
+            (`_render_pieces`), unless `main_content`.
 
     Returns:
         (document text, blocks, page facts {"title": <title> text or None, "lang": ...}, warnings).
@@ -129,7 +221,12 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         html = html[:cut]
     facts: dict[str, Any] = {"title": None, "lang": None}
     out = Assembler()
-    _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
+    pieced = cut_page(html, piece_chars) if len(html) >= pieces_from and not main_content else None
+    if pieced is not None and len(pieced.parts) > 1:
+        _render_pieces(html, pieced, keep_boilerplate, facts, out.add)
+        warnings.append(_pieces_warning(len(html), pieced))
+    else:
+        _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
     for para in rest:
         out.add((BlockKind.PARAGRAPH, para, 0, "", None, (), None))
     text, blocks, first_h1 = out.finish()
@@ -162,9 +259,20 @@ def load_html(data: bytes, source: str, config) -> Document:
     """
     declared = declared_charsets(data) if not config.encoding else None
     decoded = decode_bytes(data, source, forced=config.encoding, declared=declared)
-    html, encoding = decoded.text, decoded.encoding
+    html, encoding, guessed = decoded.text, decoded.encoding, decoded.warning
+    del decoded
     try:
-        text, blocks, facts, warnings = render_html(html, config.keep_boilerplate, config.main_content)
+        rendered = None
+        if (len(html) >= PIECES_FROM and not config.main_content and is_piecewise_codec(encoding)
+                and nesting_cut(html) is None):
+            n_chars = len(html)
+            del html  # (a page with one emoji is 4 bytes a character as a string: read from its bytes)
+            rendered = render_html_bytes(data, encoding, n_chars, config.keep_boilerplate, PIECE_CHARS)
+            if rendered is None:
+                html = decode_bytes(data, source, forced=encoding).text
+        if rendered is None:
+            rendered = render_html(html, config.keep_boilerplate, config.main_content)
+        text, blocks, facts, warnings = rendered
     except RecursionError:
         raise LoaderError(source, "markup nested too deeply to read") from None
     meta: dict[str, Any] = {
@@ -174,7 +282,7 @@ def load_html(data: bytes, source: str, config) -> Document:
     if facts["lang"]:
         meta["lang"] = facts["lang"]
     doc = Document(source=source, format="html", text=text, blocks=blocks, meta=meta)
-    if decoded.warning:
-        doc.warnings.append(decoded.warning)
+    if guessed:
+        doc.warnings.append(guessed)
     doc.warnings.extend(warnings)
     return doc

@@ -51,6 +51,17 @@ class _Frame:
         self.last_item = ""  # tag of the last top-level item ("li", "dt", "dd")
 
 
+class _Held:
+    """An element left open at the end of a piece (`Renderer.render`'s `suspend`): its tag, and
+    whether the walk entered it (False: it was left out, and so is its rest)."""
+
+    __slots__ = ("tag", "entered")
+
+    def __init__(self, tag: str, entered: bool):
+        self.tag = tag
+        self.entered = entered
+
+
 def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
     v = attrs.get(name)
     if v is None:
@@ -78,6 +89,7 @@ class Renderer:
         self.raw_depth = 0
         self.scoped = 0  # open sectioning elements (article, aside, main, nav, section)
         self.excluded: set[int] = set()  # mem_ids of elements left out (main-content selection)
+        self.held: list[_Held] = []  # elements the last piece left open, outermost first
 
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
@@ -107,12 +119,28 @@ class Renderer:
         return f.lines
 
     # -- the walk
-    def render(self, root) -> None:
+    def render(self, root, resume: Sequence[Any] = (), suspend: Sequence[Any] = ()) -> None:
         """Give the raw blocks of the content under `root` (root itself included) to `emit`.
         Sectioning elements above `root` count as open (a `header` inside a `section` stays the
-        section's own)."""
+        section's own).
+
+        A page read in pieces (`pieces.pieces`) is rendered one piece's tree at a time:
+        `suspend` names the elements of this tree (outermost first) that the next piece
+        continues: their end is not handled, so an open table, list or code block goes on
+        in the next piece; `resume` names the elements of this tree (outermost first) that
+        continue those the last piece left open: they are not opened again (left out again
+        when they were left out). Held elements that `resume` does not continue are closed
+        first. The result is the whole page's when the pieces build the same elements.
+        """
+        held, self.held = self.held, []
+        for h in reversed(held[len(resume):]):  # left open, but the parser did not continue them
+            if h.entered:
+                self._close(h)
+        reopened = {node.mem_id: h for node, h in zip(resume, held)}
+        suspended = {node.mem_id: i for i, node in enumerate(suspend)}
+        entered = [False] * len(suspend)
         p = root.parent
-        while p is not None:
+        while p is not None and not held:
             if p.tag in SECTIONING:
                 self.scoped += 1
             p = p.parent
@@ -125,7 +153,8 @@ class Renderer:
         while stack:
             node, step = pop()
             if step == _END:
-                self._close(node)
+                if not suspended or node.mem_id not in suspended:
+                    self._close(node)
                 continue
             if step == _NODE:
                 sibling = node.next
@@ -147,19 +176,36 @@ class Renderer:
                 continue
             if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED:  # None: a processing instruction
                 continue
-            attrs = node_attrs(node)
-            if (attrs and is_decoration(node, tag, attrs)) or (not self.keep and is_furniture(
-                    node, tag, attrs, self.scoped)) or (
-                    self.excluded and node.mem_id in self.excluded):
-                if tag in BLOCK_TAGS:  # a block left out still ends the line ("a<nav>x</nav>b" is not "ab")
-                    self._boundary()
-                continue
-            if not self._open(node, tag, attrs):
-                continue
+            if reopened and node.mem_id in reopened:
+                h = reopened[node.mem_id]
+                if not h.entered:
+                    continue
+                for f in self.frames:  # its frame now ends at this tree's end of it
+                    if f.node is h:
+                        f.node = node
+            else:
+                attrs = node_attrs(node)
+                if (attrs and is_decoration(node, tag, attrs)) or (not self.keep and is_furniture(
+                        node, tag, attrs, self.scoped)) or (
+                        self.excluded and node.mem_id in self.excluded):
+                    if tag in BLOCK_TAGS:  # a block left out still ends the line ("a<nav>x</nav>b" is not "ab")
+                        self._boundary()
+                    continue
+                if not self._open(node, tag, attrs):
+                    continue
+            if suspended and node.mem_id in suspended:
+                entered[suspended[node.mem_id]] = True
             push((node, _END))
             child = node.child
             if child is not None:
                 push((child, _NODE))
+        if suspend:
+            self.held = [_Held(node.tag, entered[i]) for i, node in enumerate(suspend)]
+            for f in self.frames:
+                i = suspended.get(getattr(f.node, "mem_id", -1), -1)
+                if i >= 0:
+                    f.node = self.held[i]  # this tree goes; the frame waits for the next piece's element
+            return
         while len(self.frames) > 1:  # frames left open by an unbalanced walk (never expected)
             self._close(self.frames[-1].node)
         self._flush()

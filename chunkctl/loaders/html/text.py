@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import cast
+from typing import Any, cast
 
 from chunkctl.model import compact_spans
 
@@ -201,8 +201,9 @@ class TableGrid:
     __slots__ = ("rows", "head", "th_only", "th_first", "group", "foot", "groups", "spanned")
 
     def __init__(self) -> None:
-        # a cell: its text, or (text, rowspan, colspan) when it spans (most cells do not: no tuple each)
-        self.rows: list[list[str | tuple[str, int, int]]] = []
+        # a cell: its text, or (text, rowspan, colspan) when it spans (most cells do not: no tuple each);
+        # a finished row of two or more plain cells is packed into one string (`_pack`)
+        self.rows: list[list[str | tuple[str, int, int]] | str] = []
         self.head: list[bool] = []
         self.th_only: list[bool] = []
         self.th_first: list[bool] = []
@@ -215,8 +216,20 @@ class TableGrid:
         """Start a row group (a `thead`, `tbody` or `tfoot`): rowspans stop at its end."""
         self.groups += 1
 
+    def _pack(self) -> None:
+        """Pack the last row, when it is two or more plain cells, into their texts joined by
+        `_SEP`: a list and a string per cell cost some 60 bytes a cell beside the text
+        (3-4x a table of short cells, held until the table ends)."""
+        if self.rows:
+            row = self.rows[-1]
+            if isinstance(row, list) and len(row) > 1 and all(type(c) is str for c in row):
+                packed = _SEP.join(cast(list[str], row))
+                if packed.count(_SEP) == len(row) - 1:
+                    self.rows[-1] = packed
+
     def new_row(self, in_head: bool, in_foot: bool = False) -> None:
         """Start a row (`in_head`: it belongs to `<thead>`; `in_foot`: to `<tfoot>`)."""
+        self._pack()
         self.rows.append([])
         self.head.append(in_head)
         self.th_only.append(True)
@@ -235,13 +248,15 @@ class TableGrid:
         """
         if not self.rows:
             self.new_row(False)
-        if not self.rows[-1]:
+        row = self.rows[-1]
+        assert isinstance(row, list)  # (only finished rows are packed)
+        if not row:
             self.th_first[-1] = is_th
         colspan = max(1, min(colspan, MAX_COLS))
         if rowspan == 1 and colspan == 1:
-            self.rows[-1].append(text)
+            row.append(text)
         else:
-            self.rows[-1].append((text, rowspan, colspan))
+            row.append((text, rowspan, colspan))
             self.spanned = True
         if not is_th:
             self.th_only[-1] = False
@@ -259,6 +274,9 @@ class TableGrid:
         total = 0
         for r, cells in enumerate(self.rows):
             left = group_end[r] - r
+            if isinstance(cells, str):
+                total += _width(cells)
+                continue
             for cell in cells:
                 if isinstance(cell, str):
                     total += 1
@@ -274,9 +292,9 @@ class TableGrid:
         A cell's own text is always kept; its copies stop at MAX_COLS columns.
         """
         if not self.spanned:
-            return cast(list[list[str]], self.rows)  # (every cell is its text already)
+            return cast(list[list[str]], self.rows)  # (every cell is its text already; rows may be packed)
         if group_end is None:
-            return [[cell if isinstance(cell, str) else cell[0] for cell in cells] for cells in self.rows]
+            return [[cell if isinstance(cell, str) else cell[0] for cell in _cells(cells)] for cells in self.rows]
         carry: dict[tuple[int, int], str] = {}
         grid = []
         for r, cells in enumerate(self.rows):
@@ -287,7 +305,7 @@ class TableGrid:
                     row.append(carry.pop((r, len(row))))
 
             left = group_end[r] - r
-            for cell in cells:
+            for cell in _cells(cells):
                 take_carried()
                 text, rowspan, colspan = (cell, 1, 1) if isinstance(cell, str) else cell
                 rows_down = left if rowspan <= 0 else min(rowspan, left)
@@ -323,7 +341,8 @@ class TableGrid:
             (lines, number of header lines (header row + delimiter row), header cell texts);
             ([], 0, []) for a table without cells.
         """
-        cells = sum(len(r) for r in self.rows)
+        self._pack()
+        cells = sum(_width(r) for r in self.rows)
         room = max(MAX_CELLS, 4 * cells)
         group_end = self._group_ends() if self.spanned else None
         grid = self._grid(group_end if group_end is not None and self._spread(group_end) <= room else None)
@@ -337,7 +356,7 @@ class TableGrid:
         head = [self.head[i] for i in keep]
         th_only = [self.th_only[i] for i in keep]
         row_headers = 2 * sum(self.th_first[i] for i in keep) >= len(keep)
-        width = max(len(r) for r in rows)
+        width = max(_width(r) for r in rows)
         pad = len(rows) * width <= room
         n_head = 0
         if any(head):
@@ -350,6 +369,8 @@ class TableGrid:
             rows.insert(0, [])
         n_head = max(1, n_head)
         header = []
+        for k in range(n_head):
+            rows[k] = _cells(rows[k])
         for c in range(width if pad else max(1, *(len(r) for r in rows[:n_head]))):
             parts: list[str] = []
             for r in rows[:n_head]:
@@ -359,11 +380,24 @@ class TableGrid:
             header.append(" / ".join(parts))
         lines = [_pipe_row(header), "| " + " | ".join(["---"] * len(header)) + " |"]
         for k in range(n_head, len(rows)):
-            r = rows[k]
+            r = _cells(rows[k])
             rows[k] = []  # its cells go as its line is made (a huge table is not held twice)
             if any(r):
                 lines.append(_pipe_row(r + [""] * (width - len(r)) if pad else r))
         return lines, 2, header
+
+
+_SEP = "\x1f"  # between the cells of a packed row (a row is packed only when no cell holds it)
+
+
+def _cells(row: Any) -> list:
+    """The cells of a row, packed or not."""
+    return row.split(_SEP) if isinstance(row, str) else row
+
+
+def _width(row: Any) -> int:
+    """The number of cells of a row, packed or not."""
+    return row.count(_SEP) + 1 if isinstance(row, str) else len(row)
 
 
 def _pipe_row(cells: list[str]) -> str:

@@ -1,0 +1,332 @@
+"""HTML pieces: where a large page's markup can be cut so each piece is parsed alone, found by one
+regex scan with an approximate stack of open elements; no tree, no text.
+
+lexbor's tree costs some 140 bytes a node (18-36x the markup of a page of small elements), so a
+page is parsed whole only below `PIECES_FROM` characters. Above that, the markup is cut into
+pieces of about `PIECE_CHARS` characters, each cut just before the start tag of a block (a
+paragraph, a list item, a table row...) or, inside a `<pre>`, just after a line break, where
+every element still open is a plain container (a `div`, a list, a table and its row group, a
+quote, a `pre`...). Each piece is parsed after the start tags of the elements open at its cut
+(`Piece.prefix`), so it builds the same elements the whole page would; the renderer carries
+their state (an open table, list or code block) from one piece to the next
+(`render.Renderer.render`: `resume`, `suspend`).
+
+The stack follows the HTML parsing rules that matter at such cuts (void elements, an open
+`p`, `li`, `dt`/`dd`, table row or cell closed by the next one, a row group lexbor adds
+around rows); where it still disagrees with the parser, the loader checks the open elements
+by name on each piece's tree and carries only the agreeing ones (a mismatch costs structure,
+never text: the pieces partition the markup and a prefix holds no text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
+PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut at the next safe point
+
+_TOKEN_PATTERN = (
+    r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?"
+    r"|</([A-Za-z][^\s/>]*)[^>]*>?"
+    r"|<([A-Za-z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_TOKEN = re.compile(_TOKEN_PATTERN, re.S)
+_TOKEN_BYTES = re.compile(_TOKEN_PATTERN.encode(), re.S)
+# Elements whose content is text up to their end tag (never cut inside, never scanned for tags).
+_RAW = frozenset("script style textarea title xmp iframe noembed noframes".split())
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr keygen basefont "
+                  "bgsound frame image".split())
+_IGNORED = frozenset("html head body".split())
+_FOREIGN = frozenset("svg math".split())
+# Elements that may be open at a cut: containers whose children are blocks (or a pre's lines).
+_SAFE = frozenset("div section article main aside header footer nav center blockquote ul ol menu dir dl li dd "
+                  "dt table tbody thead tfoot figure details form fieldset pre listing code search hgroup "
+                  "address".split())
+_PRE = frozenset("pre listing".split())
+# Start tags a piece may begin with.
+_CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
+                        "section article aside header footer nav main figure details hr address center form "
+                        "fieldset hgroup menu dir search listing".split())
+# Start tags that close an open `p` (in button scope), and the elements that bound that scope.
+_CLOSES_P = _CUT_BEFORE - {"tbody", "thead", "tfoot", "tr", "li", "dt", "dd"} | {"li", "dt", "dd", "plaintext"}
+_SCOPE = frozenset("table td th caption button object marquee applet template html".split())
+# Elements that stop the search for an open `li` (or `dt`/`dd`) to close: "special" ones but address, div, p.
+_ITEM_STOP = _SCOPE | frozenset("ul ol dl menu dir blockquote section article aside nav header footer main "
+                                "figure details fieldset form pre listing h1 h2 h3 h4 h5 h6 tr tbody thead "
+                                "tfoot".split())
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_ROW_GROUPS = frozenset("tbody thead tfoot".split())
+_TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
+
+
+_Open = tuple[str, Any, int]  # an open element: name, start tag as written (str or bytes), offset of its start tag
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of a page's markup: `html[start:end]` (character offsets) parsed after `prefix`,
+    the start tags of the elements open at `start`; `open_names` (outermost first) are the
+    names of those prefix elements, `close_names` those of the elements still open at `end`
+    (the next piece's `open_names`)."""
+
+    start: int
+    end: int
+    prefix: str
+    open_names: tuple[str, ...]
+    close_names: tuple[str, ...]
+
+
+def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[str]) -> int:
+    """Index of the innermost open element named in `names`, searching outwards until an element
+    of `stop`; -1 when none."""
+    for i in range(len(stack) - 1, -1, -1):
+        name = stack[i][0]
+        if name in names:
+            return i
+        if name in stop:
+            return -1
+    return -1
+
+
+def _start(stack: list[_Open], name: str, tag: Any, at: int) -> bool:
+    """Apply a start tag's implied end tags, then open it; False when it opens nothing (a void
+    element, a table part outside a table)."""
+    if name in _CLOSES_P:
+        i = _find(stack, {"p"}, _SCOPE)
+        if i >= 0:
+            del stack[i:]
+    if name == "li":
+        i = _find(stack, {"li"}, _ITEM_STOP)
+        if i >= 0:
+            del stack[i:]
+    elif name in ("dt", "dd"):
+        i = _find(stack, {"dt", "dd"}, _ITEM_STOP)
+        if i >= 0:
+            del stack[i:]
+    elif name in _HEADINGS:
+        if stack and stack[-1][0] in _HEADINGS:
+            stack.pop()
+    elif name in _TABLE_PARTS:
+        t = _find(stack, {"table"}, frozenset())
+        if t < 0:
+            return False  # outside a table the parser ignores these start tags
+        keep = {"table"} if name in _ROW_GROUPS else {"table", *_ROW_GROUPS} if name == "tr" else \
+            {"table", "tr", *_ROW_GROUPS}
+        while stack[-1][0] not in keep:
+            stack.pop()
+        if name not in _ROW_GROUPS and stack[-1][0] == "table":
+            stack.append(("tbody", "<tbody>", at))  # rows always stand in a row group
+        if name in ("td", "th") and stack[-1][0] != "tr":
+            stack.append(("tr", "<tr>", at))
+    if name in _VOID:
+        return False
+    stack.append((name, tag, at))
+    return True
+
+
+def _end(stack: list[_Open], name: str) -> None:
+    """Close the innermost open element of that name, unless a table boundary stands between."""
+    stop = frozenset() if name in _SCOPE else _SCOPE
+    i = _find(stack, {name}, stop)
+    if i >= 0:
+        del stack[i:]
+
+
+def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int]) -> bool:
+    """True when a piece may end at `cut`: every open element is a plain container, and each
+    opened in this piece (from `start`) opened at least `settle` characters before the cut, a
+    table with at least two rows (tests that read the whole element, such as whether a table
+    holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset."""
+    for i, (name, _, at) in enumerate(stack):
+        if name not in _SAFE or (at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
+            return False
+        if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
+            return False
+    return True
+
+
+@cache
+def _raw_end(name: str, as_bytes: bool) -> re.Pattern:
+    pattern = r"</" + re.escape(name) + r"[\s/>]"
+    return re.compile(pattern.encode() if as_bytes else pattern, re.I)
+
+
+def _tags(stack: list[_Open], encoding: str | None) -> str:
+    """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare)."""
+    if encoding is None:
+        return "".join(o[1] for o in stack)
+    return b"".join(o[1] if isinstance(o[1], bytes) else o[1].encode() for o in stack).decode(encoding)
+
+
+def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None) -> Piece:
+    return Piece(start, end, _tags(before, encoding), tuple(o[0] for o in before), tuple(o[0] for o in after))
+
+
+def is_piecewise_codec(encoding: str) -> bool:
+    """True when markup in `encoding` can be scanned and cut as bytes (`pieces` of bytes): the
+    codec is stateless and a byte of `<`, `>`, a quote or a line break is always that character
+    (UTF-8, single-byte pages, and the CJK multi-byte pages, whose second bytes are 0x40 and
+    up; not UTF-16/32 or ISO-2022)."""
+    name = encoding.lower().replace("-", "_")
+    if name.startswith(("utf_16", "utf_32", "iso2022", "utf_7", "hz")):
+        return False
+    try:
+        return b"<>\"'\n/ =!".decode(encoding) == "<>\"'\n/ =!"
+    except (LookupError, UnicodeDecodeError):
+        return False
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A large page cut into pieces (`cut_page`).
+
+    Attributes:
+        parts: the pieces, in order.
+        head: the page's `<html>` start tag and `<title>` as markup (for its title and language).
+        main: True when the pieces cover only the page's first `<main>` (or `role="main"`)
+            element: the element the page names as its content, as `select.semantic_root`
+            takes it (its rule for a single `<article>` needs the whole tree, and is not applied).
+    """
+
+    parts: list[Piece]
+    head: str
+    main: bool
+
+
+_ROLE_MAIN = re.compile(r"""\brole\s*=\s*["']?\s*main\b""", re.I)
+_ROLE_MAIN_BYTES = re.compile(_ROLE_MAIN.pattern.encode(), re.I)
+
+
+def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | None = None,
+             begin: int = 0) -> Cut:
+    """`pieces` of the page's first `<main>` element (its start and end tags left out, the
+    elements around it opened again in the first piece's prefix), or of the whole page when
+    it has none; with the markup of its head (`Cut`). Two scans when the page has a main."""
+    parts, head, region = _scan(html, piece_chars, encoding, begin, None, [])
+    if region is None:
+        return Cut(parts, head, False)
+    start, end, stack = region
+    parts, _, _ = _scan(html, piece_chars, encoding, start, end, stack)
+    return Cut(parts, head, True)
+
+
+def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | None = None,
+           begin: int = 0) -> list[Piece]:
+    """Cut `html` into pieces of at least `piece_chars` characters (the last may be shorter), at
+    the first safe point after that many (see the module doc); one piece (the whole page) when
+    there is no such point. An element opened in a piece is not cut before it is
+    `piece_chars // 2` characters long. Time linear in the markup (one regex search per tag).
+
+    `html` may be the page's bytes in `encoding` (`is_piecewise_codec`), from offset `begin`
+    (after a byte-order mark): offsets are then bytes, prefixes decoded text, and the page is
+    never held as one string (4 bytes a character when one emoji is in it)."""
+    return _scan(html, piece_chars, encoding, begin, None, [])[0]
+
+
+def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: int | None,
+          stack: list[_Open]) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None]:
+    """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `stack` open at `begin`; with the head's markup
+    (`Cut.head`) and the first main element's (start, end, elements open around it), or None."""
+    as_bytes = isinstance(html, bytes)
+    if as_bytes and encoding is None:
+        raise ValueError("pieces of bytes need their encoding")
+    enc = encoding if as_bytes else None
+    nl: Any = b"\n" if as_bytes else "\n"
+    gt: Any = b">" if as_bytes else ">"
+    slash: Any = b"/" if as_bytes else "/"
+    settle = piece_chars // 2
+    rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag
+    out: list[Piece] = []
+    stack = list(stack)  # (name, start tag as written, offset) of each open element, outermost first
+    before: list[_Open] = list(stack)
+    start = pos = begin
+    foreign = 0
+    n = len(html) if end is None else end
+    html_tag: Any = b"" if as_bytes else ""
+    title: Any = None
+    role_main = (_ROLE_MAIN_BYTES if as_bytes else _ROLE_MAIN).search
+    region: tuple[int, int, list[_Open]] | None = None
+    main_at = main_depth = -1
+    main_stack: list[_Open] = []
+    search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
+    while pos < n:
+        m = search(html, pos, n)
+        if m is None:
+            break
+        if (m.start() - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code")
+                and _cuttable(stack, m.start(), start, settle, rows)):
+            br = html.rfind(nl, pos, m.start())
+            if br >= 0 and br + 1 - start >= piece_chars and _cuttable(stack, br + 1, start, settle, rows):
+                out.append(_piece(start, br + 1, before, stack, enc))
+                before, start = list(stack), br + 1
+        pos = m.end()
+        end_name, name = m.group(1), m.group(2)
+        if as_bytes:
+            end_name = end_name and end_name.decode("latin-1")
+            name = name and name.decode("latin-1")
+        if end_name is not None:
+            end_name = end_name.lower()
+            if end_name in _IGNORED:
+                continue
+            if foreign and end_name in _FOREIGN:
+                foreign -= 1
+            _end(stack, end_name)
+            if len(stack) < main_depth and region is None:
+                region = (main_at, m.start(), main_stack)
+            continue
+        if name is None:  # a comment, doctype or processing instruction
+            continue
+        name = name.lower()
+        if name in _IGNORED:
+            if name == "html" and not html_tag:
+                html_tag = m.group(0)
+            continue
+        if foreign:
+            if name in _FOREIGN:
+                foreign += 1
+            if not m.group(3).rstrip().endswith(slash):
+                stack.append((name, m.group(0), m.start()))
+            elif name in _FOREIGN:
+                foreign -= 1
+            continue
+        if name == "plaintext":
+            break  # the rest of the page is text: no cut after it
+        if name in _RAW:
+            close = _raw_end(name, as_bytes).search(html, pos, n)
+            if close is None:
+                break
+            if name == "title" and title is None:
+                title = html[pos:close.start()]
+            pos = html.find(gt, close.end() - 1) + 1 or n
+            continue
+        if name in _FOREIGN:
+            if not m.group(3).rstrip().endswith(slash):
+                foreign += 1
+                stack.append((name, m.group(0), m.start()))
+            continue
+        if name in _CUT_BEFORE and m.start() - start >= piece_chars:
+            trial = list(stack)
+            if _start(trial, name, m.group(0), m.start()):
+                trial.pop()  # the element about to open belongs to the next piece
+            if _cuttable(trial, m.start(), start, settle, rows):
+                out.append(_piece(start, m.start(), before, trial, enc))
+                before, start = trial, m.start()
+                stack = list(trial)
+        if _start(stack, name, m.group(0), m.start()):
+            if main_at < 0 and (name == "main" or role_main(m.group(3))):
+                main_at, main_depth, main_stack = m.end(), len(stack), list(stack)
+        if len(stack) < main_depth and region is None:
+            region = (main_at, m.start(), main_stack)
+        if name == "tr":
+            t = _find(stack, {"table"}, frozenset())
+            if t >= 0:
+                rows[stack[t][2]] = rows.get(stack[t][2], 0) + 1
+    out.append(_piece(start, n, before, [], enc))
+    if main_at >= 0 and region is None:
+        region = (main_at, n, main_stack)  # a main never closed runs to the end
+    head = html_tag + (b"<title>" + title + b"</title>" if as_bytes else "<title>" + title + "</title>") \
+        if title is not None else html_tag
+    return out, (head.decode(encoding) if as_bytes else head), region

@@ -1,0 +1,162 @@
+"""HTML pieces: where a large page is cut (exact offsets on small pages), and that a page read in
+pieces gives the blocks of the page read whole (generated pages, both from text and bytes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders import load_bytes
+from chunkctl.loaders.html import loader as html_loader
+from chunkctl.loaders.html.loader import Assembler, _render_pieces
+from chunkctl.loaders.html.pieces import cut_page, is_piecewise_codec, pieces
+
+
+def rendered(html: str | bytes, piece_chars: int, keep: bool, encoding: str | None = None):
+    """(document text, [(kind, start, end, headings)], title, number of pieces) of `html` rendered
+    from its pieces."""
+    out = Assembler()
+    facts: dict[str, Any] = {"title": None, "lang": None}
+    cut = cut_page(html, piece_chars, encoding)
+    _render_pieces(html, cut, keep, facts, out.add, encoding)
+    text, blocks, _ = out.finish()
+    return text, [(b.kind, b.start, b.end, b.headings) for b in blocks], facts["title"], len(cut.parts)
+
+
+# -- where the cuts fall ------------------------------------------------------------------------
+
+def test_a_table_is_cut_before_a_row_and_the_next_piece_reopens_its_elements():
+    rows = "".join(f"<tr><td>{i}</td><td>w{i}</td></tr>" for i in range(6))
+    html = f'<div class="a"><table id="t"><thead><tr><th>n</th><th>w</th></tr></thead><tbody>{rows}</tbody></table></div>'
+    parts = pieces(html, 60)
+    starts = [html[p.start:p.start + 8] for p in parts]
+    assert starts[0] == '<div cla' and all(s == "<tr><td>" for s in starts[1:])
+    assert parts[1].prefix == '<div class="a"><table id="t"><tbody>'
+    assert parts[1].open_names == ("div", "table", "tbody") == parts[0].close_names
+    assert parts[-1].close_names == ()
+    assert "".join(html[p.start:p.end] for p in parts) == html
+
+
+def test_rows_without_end_tags_or_row_group_are_closed_as_the_parser_closes_them():
+    html = "<table><tr><td>a<td>b" + "".join(f"<tr><td>{i}<td>x" for i in range(8)) + "</table><p>after</p>"
+    parts = pieces(html, 30)
+    assert len(parts) > 2
+    assert {p.open_names for p in parts[1:-1]} == {("table", "tbody")}  # the tbody lexbor adds
+    assert rendered(html, 30, True)[:2] == rendered(html, 10**9, True)[:2]
+
+
+def test_a_pre_is_cut_after_a_line_break_only():
+    code = "".join(f'<span class="k">let</span> x{i} = {i};\n' for i in range(12))
+    html = f'<pre class="language-rust"><code>{code}</code></pre>'
+    parts = pieces(html, 80)
+    assert len(parts) > 3
+    for p in parts[1:]:
+        assert html[p.start - 1] == "\n" and p.prefix == '<pre class="language-rust"><code>'
+    assert rendered(html, 80, True)[:2] == rendered(html, 10**9, True)[:2]
+
+
+def test_no_cut_inside_a_paragraph_script_or_inline_element():
+    words = " ".join(f"<b>w{i}</b>" for i in range(40))
+    fake = "<div>" * 30
+    html = f"<p>{words}</p><script>var s = '{fake}';</script><p>one, long enough</p><p>two</p><span><div>x</div><div>y</div></span>"
+    parts = pieces(html, 20)
+    cuts = [p.start for p in parts[1:]]
+    assert cuts == [html.index("<p>one"), html.index("<p>two")]  # never in the script, the p or the span
+
+
+def test_an_element_opened_in_a_piece_is_not_cut_before_half_a_piece():
+    html = "<ul>" + "".join(f"<li>item {i}</li>" for i in range(40)) + "</ul>"
+    parts = pieces(html, 100)
+    for p in parts[1:]:
+        assert p.open_names == ("ul",)
+    assert html.index("<li>", parts[1].start) - 0 >= 50  # the ul opened at 0: first cut at 50 or later
+
+
+def test_codecs_that_can_be_cut_as_bytes():
+    assert all(is_piecewise_codec(c) for c in ("utf-8", "cp1252", "latin-1", "gb18030", "cp932", "big5", "koi8-r"))
+    assert not any(is_piecewise_codec(c) for c in ("utf-16", "utf-16-le", "utf-32", "iso2022_jp", "utf-7", "nope"))
+
+
+# -- pieces give the page read whole ---------------------------------------------------------------
+
+_WORD = st.sampled_from(["alpha", "beta", "gamma", "delta", "é", "naïve", "x&amp;y", "1 &lt; 2", "🦀", "漢字"])
+
+
+def _text(draw) -> str:
+    return " ".join(draw(st.lists(_WORD, min_size=1, max_size=6)))
+
+
+@st.composite
+def _blocks(draw, depth: int = 0) -> str:
+    out = []
+    for _ in range(draw(st.integers(1, 5 if depth else 8))):
+        kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
+                                     "hidden", "script", "comment"] if depth < 3 else ["p", "h", "pre"]))
+        close = draw(st.booleans())  # end tags the parser may imply, written or not
+        if kind == "p":
+            out.append(f"<p>{_text(draw)}" + ("</p>" if close else ""))
+        elif kind == "h":
+            level = draw(st.integers(1, 4))
+            out.append(f"<h{level}>{_text(draw)}</h{level}>")
+        elif kind == "pre":
+            lines = [_text(draw) for _ in range(draw(st.integers(1, 8)))]
+            body = "\n".join(f'<span class="t">{ln}</span>' if draw(st.booleans()) else ln for ln in lines)
+            out.append(f'<pre class="language-py"><code>{body}\n</code></pre>')
+        elif kind in ("ul", "ol"):
+            items = "".join(f"<li>{_text(draw)}" + (draw(_blocks(depth + 1)) if draw(st.booleans()) else "")
+                            + ("</li>" if close else "") for _ in range(draw(st.integers(1, 6))))
+            out.append(f"<{kind}>{items}</{kind}>")
+        elif kind == "table":
+            cols = draw(st.integers(2, 4))
+            head = "<thead><tr>" + "".join(f"<th>{_text(draw)}</th>" for _ in range(cols)) + "</tr></thead>" \
+                if draw(st.booleans()) else ""
+            rows = "".join("<tr>" + "".join(f"<td>{_text(draw)}" + ("</td>" if close else "") for _ in range(cols))
+                           + ("</tr>" if close else "") for _ in range(draw(st.integers(2, 8))))
+            out.append(f"<table>{head}{'<tbody>' if close else ''}{rows}</table>")
+        elif kind in ("div", "section"):
+            out.append(f"<{kind}>{draw(_blocks(depth + 1))}</{kind}>")
+        elif kind == "quote":
+            out.append(f"<blockquote>{draw(_blocks(depth + 1))}</blockquote>")
+        elif kind == "nav":
+            out.append(f"<nav><ul><li>{_text(draw)}</li><li>{_text(draw)}</li></ul></nav>")
+        elif kind == "hidden":
+            out.append(f'<div hidden>{draw(_blocks(depth + 1))}</div>')
+        elif kind == "script":
+            out.append("<script>var t = '<div><p>not text</p>';</script>")
+        else:
+            out.append("<!-- <div><table> -->")
+        out.append(draw(st.sampled_from(["", "\n", "\n  "])))
+    return "".join(out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(body=_blocks(), title=st.booleans(), piece_chars=st.integers(20, 400), keep=st.booleans())
+def test_a_page_read_in_pieces_gives_the_blocks_of_the_page_read_whole(body, title, piece_chars, keep):
+    head = "<head><title>The page</title></head>" if title else ""
+    html = f"<!DOCTYPE html><html lang=\"en\">{head}<body>{body}</body></html>"
+    whole = rendered(html, 10**9, keep)
+    assert whole[3] == 1
+    assert rendered(html, piece_chars, keep)[:3] == whole[:3]
+    data = html.encode("utf-8")
+    assert rendered(data, piece_chars, keep, "utf-8")[:3] == whole[:3]
+
+
+def test_the_loader_reads_a_large_page_in_pieces_from_its_bytes(monkeypatch):
+    rows = "".join(f"<tr><td>{i}</td><td>row {i} 🦀</td></tr>\n" for i in range(400))
+    html = f"<html><head><title>T</title></head><body><h1>Big</h1><table><tr><th>n</th><th>text</th></tr>\n{rows}</table></body></html>"
+    data = "\ufeff".encode() + html.encode("utf-8")
+    whole = load_bytes(data, "big.html", "html", ChunkConfig(keep_boilerplate=True))
+    monkeypatch.setattr(html_loader, "PIECES_FROM", 1000)
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 2000)
+    seen = []
+    real = html_loader._render_pieces
+    monkeypatch.setattr(html_loader, "_render_pieces", lambda markup, parts, *a: (seen.append((type(markup), len(parts.parts))),
+                                                                                  real(markup, parts, *a))[1])
+    doc = load_bytes(data, "big.html", "html", ChunkConfig(keep_boilerplate=True))
+    assert seen and seen[0][0] is bytes and seen[0][1] > 3
+    assert doc.text == whole.text and list(doc.blocks) == list(whole.blocks)
+    assert doc.meta["title"] == "T" and doc.text.startswith("Big\n\n| n | text |")
+    assert any("read in" in w and "pieces" in w for w in doc.warnings)
