@@ -131,6 +131,24 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                                              f"<td>{' '.join(words[i % 5000:i % 5000 + 6])}</td></tr>\n",
                           head="<html><body><h1>Table</h1><table>\n<tr><th>n</th><th>word</th><th>other</th>"
                                "<th>text</th></tr>\n", tail="</table></body></html>\n"))
+    add("tiny-paragraphs-html", "tiny-paragraphs.html", "HTML: a word per <p>, a line each",
+        lambda p: _repeat(p, size, lambda i: "".join(f"<p>{w}</p>\n" for w in
+                                                     plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000]),
+                          head="<html><body><h1>Words</h1>\n", tail="</body></html>\n"))
+    add("code-html", "code.html", "HTML: one <pre><code> of highlighted Python (a <span> per token)",
+        lambda p: _repeat(p, size, lambda i: f'<span class="kw">def</span> <span class="fn">function_{i}</span>'
+                                             f'(item, offset):\n' + "".join(
+                                                 f'    <span class="n">value_{k}</span> <span class="o">=</span> '
+                                                 f'<span class="n">compute</span>(item, <span class="m">{k}</span>)\n'
+                                                 for k in range(i % 40 + 5)) + "\n",
+                          head='<html><body><h1>Code</h1><pre><code class="language-python">',
+                          tail="</code></pre></body></html>\n"))
+    add("prose-html", "prose.html", "HTML: prose in sections (h2, p, a list), as an article page",
+        lambda p: _repeat(p, size, lambda i: f"<section><h2>Part {i}</h2>\n<p>{paras[i % len(paras)]}</p>\n"
+                                             f"<ul><li>{' '.join(plain[i % 5000:i % 5000 + 5])}</li>"
+                                             f"<li>{' '.join(plain[i % 3000:i % 3000 + 7])}</li></ul>\n</section>\n",
+                          head="<html><head><title>Prose</title></head><body><main><h1>Prose</h1>\n",
+                          tail="</main></body></html>\n"))
     return shapes
 
 
