@@ -58,6 +58,18 @@ def test_a_pre_is_cut_after_a_line_break_only():
     assert rendered(html, 80, True)[:2] == rendered(html, 10**9, True)[:2]
 
 
+def test_the_plain_text_of_a_pre_is_cut_a_piece_apart_and_never_before_a_line_break():
+    # One text node of 30 lines, with blank lines: a piece starting with a line break would lose
+    # it (the parser drops a line break right after <pre>).
+    code = "".join(f"line {i:02}\n" if i % 3 else "\n" for i in range(30))
+    html = f"<pre>{code}</pre><p>after</p>"
+    parts = pieces(html, 20)
+    assert [p.start for p in parts] == [0, 23, 48, 74, 99, 125, 150, 175]
+    for p in parts[1:]:
+        assert html[p.start - 1] == "\n" and html[p.start] != "\n" and p.prefix == "<pre>"
+    assert rendered(html, 20, True)[:2] == rendered(html, 10**9, True)[:2]
+
+
 def test_no_cut_inside_a_paragraph_script_or_inline_element():
     words = " ".join(f"<b>w{i}</b>" for i in range(40))
     fake = "<div>" * 30
@@ -102,9 +114,12 @@ def _blocks(draw, depth: int = 0) -> str:
             level = draw(st.integers(1, 4))
             out.append(f"<h{level}>{_text(draw)}</h{level}>")
         elif kind == "pre":
-            lines = [_text(draw) for _ in range(draw(st.integers(1, 8)))]
-            body = "\n".join(f'<span class="t">{ln}</span>' if draw(st.booleans()) else ln for ln in lines)
-            out.append(f'<pre class="language-py"><code>{body}\n</code></pre>')
+            lines = [_text(draw) if draw(st.integers(0, 3)) else "" for _ in range(draw(st.integers(1, 8)))]
+            body = "\n".join(f'<span class="t">{ln}</span>' if ln and draw(st.booleans()) else ln for ln in lines)
+            if draw(st.booleans()):
+                out.append(f'<pre class="language-py"><code>{body}\n</code></pre>')
+            else:  # plain text only: cut between tags
+                out.append(f"<pre>{chr(10).join(lines)}\n</pre>")
         elif kind in ("ul", "ol"):
             items = "".join(f"<li>{_text(draw)}" + (draw(_blocks(depth + 1)) if draw(st.booleans()) else "")
                             + ("</li>" if close else "") for _ in range(draw(st.integers(1, 6))))
@@ -160,3 +175,18 @@ def test_the_loader_reads_a_large_page_in_pieces_from_its_bytes(monkeypatch):
     assert doc.text == whole.text and list(doc.blocks) == list(whole.blocks)
     assert doc.meta["title"] == "T" and doc.text.startswith("Big\n\n| n | text |")
     assert any("read in" in w and "pieces" in w for w in doc.warnings)
+
+
+def test_a_shorter_page_of_many_tags_is_read_in_pieces_too(monkeypatch):
+    # 3,000 one-word paragraphs (6,004 "<"), far under PIECES_FROM characters: at a limit of 6,004
+    # tags, pieces; under it, whole (the tree costs some 350 bytes a tag, whatever the page's length).
+    html = "<html><body>" + "".join(f"<p>w{i}</p>\n" for i in range(3000)) + "</body></html>"
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 4000)
+    counts = []
+    for tags_from, expected in ((6_004, True), (6_005, False)):
+        monkeypatch.setattr(html_loader, "PIECES_FROM_TAGS", tags_from)
+        doc = load_bytes(html.encode(), "p.html", "html", ChunkConfig())
+        assert any("pieces" in w for w in doc.warnings) is expected
+        assert doc.text.startswith("w0\n\nw1\n\n") and doc.text.endswith("w2999")
+        counts.append((doc.text, list(doc.blocks)))
+    assert counts[0] == counts[1]

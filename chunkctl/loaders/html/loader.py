@@ -12,7 +12,15 @@ from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
-from chunkctl.loaders.html.pieces import PIECE_CHARS, PIECES_FROM, Cut, cut_page, is_piecewise_codec
+from chunkctl.loaders.html.pieces import (
+    PIECE_CHARS,
+    PIECES_FROM,
+    PIECES_FROM_TAGS,
+    Cut,
+    cut_page,
+    is_piecewise_codec,
+    read_in_pieces,
+)
 from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
@@ -193,7 +201,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
 
 
 def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False,
-                pieces_from: int = PIECES_FROM, piece_chars: int = PIECE_CHARS,
+                pieces_from: int = PIECES_FROM, piece_chars: int = PIECE_CHARS, tags_from: int = PIECES_FROM_TAGS,
                 ) -> tuple[str, BlockList, dict[str, Any], list[str]]:
     """Turn decoded HTML into the document text and its blocks.
 
@@ -201,9 +209,10 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         html: the page as text.
         keep_boilerplate: keep page furniture (scripts, styles and other non-text stay out).
         main_content: keep only the main article, found by trafilatura.
-        pieces_from, piece_chars: a page of at least `pieces_from` characters (after any cut for
-            deep nesting) is parsed in pieces of about `piece_chars` characters
-            (`_render_pieces`), unless `main_content`.
+        pieces_from, piece_chars, tags_from: a page of at least `pieces_from` characters or
+            `tags_from` `<` characters (after any cut for deep nesting; `pieces.read_in_pieces`)
+            is parsed in pieces of about `piece_chars` characters (`_render_pieces`), unless
+            `main_content`.
 
     Returns:
         (document text, blocks, page facts {"title": <title> text or None, "lang": ...}, warnings).
@@ -221,7 +230,8 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         html = html[:cut]
     facts: dict[str, Any] = {"title": None, "lang": None}
     out = Assembler()
-    pieced = cut_page(html, piece_chars) if len(html) >= pieces_from and not main_content else None
+    pieced = cut_page(html, piece_chars) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
+        else None
     if pieced is not None and len(pieced.parts) > 1:
         _render_pieces(html, pieced, keep_boilerplate, facts, out.add)
         warnings.append(_pieces_warning(len(html), pieced))
@@ -263,15 +273,16 @@ def load_html(data: bytes, source: str, config) -> Document:
     del decoded
     try:
         rendered = None
-        if (len(html) >= PIECES_FROM and not config.main_content and is_piecewise_codec(encoding)
-                and nesting_cut(html) is None):
+        if (not config.main_content and read_in_pieces(html, PIECES_FROM, PIECES_FROM_TAGS)
+                and is_piecewise_codec(encoding) and nesting_cut(html) is None):
             n_chars = len(html)
             del html  # (a page with one emoji is 4 bytes a character as a string: read from its bytes)
             rendered = render_html_bytes(data, encoding, n_chars, config.keep_boilerplate, PIECE_CHARS)
             if rendered is None:
                 html = decode_bytes(data, source, forced=encoding).text
         if rendered is None:
-            rendered = render_html(html, config.keep_boilerplate, config.main_content)
+            rendered = render_html(html, config.keep_boilerplate, config.main_content, PIECES_FROM, PIECE_CHARS,
+                                   PIECES_FROM_TAGS)
         text, blocks, facts, warnings = rendered
     except RecursionError:
         raise LoaderError(source, "markup nested too deeply to read") from None

@@ -4,7 +4,9 @@ regex scan with an approximate stack of open elements; no tree, no text.
 lexbor's tree costs some 140 bytes a node (18-36x the markup of a page of small elements), so a
 page is parsed whole only below `PIECES_FROM` characters. Above that, the markup is cut into
 pieces of about `PIECE_CHARS` characters, each cut just before the start tag of a block (a
-paragraph, a list item, a table row...) or, inside a `<pre>`, just after a line break, where
+paragraph, a list item, a table row...) or, inside a `<pre>`, just after a line break (one
+every piece's worth of its text, never before another line break, which the parser would drop
+right after the `<pre>` start tag of the next piece's prefix), where
 every element still open is a plain container (a `div`, a list, a table and its row group, a
 quote, a `pre`...). Each piece is parsed after the start tags of the elements open at its cut
 (`Piece.prefix`), so it builds the same elements the whole page would; the renderer carries
@@ -27,6 +29,13 @@ from functools import cache
 from typing import Any
 
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
+PIECES_FROM_TAGS = 64_000
+"""`<` characters (about one a tag) from which a shorter page is read in pieces too: lexbor's tree,
+the main-content scores and the renderer's state take 350-750 bytes a tag (3.96 M characters of
+one-word paragraphs, 660,000 tags: 234 MB over the start-up read whole; 3.45 MB of a rustdoc
+source page, 100,000 tags: 76 MB), so a page is held whole only up to some 50 MB; real pages
+have some 26-35 characters a tag (a 1.9 MB print page of a book: 49,500), and keep the
+main-content selection up to about 1.7-2.2 MB."""
 PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut at the next safe point
 
 _TOKEN_PATTERN = (
@@ -179,6 +188,16 @@ def is_piecewise_codec(encoding: str) -> bool:
         return False
 
 
+def read_in_pieces(html: str | bytes, chars_from: int = PIECES_FROM, tags_from: int = PIECES_FROM_TAGS) -> bool:
+    """True when a page (its text, or its bytes) is to be read in pieces: at least `chars_from`
+    characters (bytes) long, or with at least `tags_from` `<` characters (one count, no parse)."""
+    if len(html) >= chars_from:
+        return True
+    if len(html) < tags_from:
+        return False
+    return (html.count(b"<") if isinstance(html, bytes) else html.count("<")) >= tags_from
+
+
 @dataclass(frozen=True)
 class Cut:
     """A large page cut into pieces (`cut_page`).
@@ -235,6 +254,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         raise ValueError("pieces of bytes need their encoding")
     enc = encoding if as_bytes else None
     nl: Any = b"\n" if as_bytes else "\n"
+    line_breaks: Any = (b"\n", b"\r") if as_bytes else ("\n", "\r")
     gt: Any = b">" if as_bytes else ">"
     slash: Any = b"/" if as_bytes else "/"
     settle = piece_chars // 2
@@ -254,14 +274,20 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
     while pos < n:
         m = search(html, pos, n)
+        text_end = n if m is None else m.start()
+        if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
+            # Text of a code block: cut after line breaks, a piece's worth apart, never before
+            # another line break (the parser drops one right after a <pre> start tag).
+            at = max(pos, start + piece_chars - 1)
+            while (br := html.find(nl, at, text_end)) >= 0:
+                at = br + 1
+                if html[at:at + 1] in line_breaks or not _cuttable(stack, at, start, settle, rows):
+                    continue
+                out.append(_piece(start, at, before, stack, enc))
+                before, start = list(stack), at
+                at = start + piece_chars - 1
         if m is None:
             break
-        if (m.start() - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code")
-                and _cuttable(stack, m.start(), start, settle, rows)):
-            br = html.rfind(nl, pos, m.start())
-            if br >= 0 and br + 1 - start >= piece_chars and _cuttable(stack, br + 1, start, settle, rows):
-                out.append(_piece(start, br + 1, before, stack, enc))
-                before, start = list(stack), br + 1
         pos = m.end()
         end_name, name = m.group(1), m.group(2)
         if as_bytes:
