@@ -10,6 +10,7 @@ from chunkctl.errors import LoaderError, MissingExtraError
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
+from chunkctl.loaders.html.elements import SECTIONING
 from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.pieces import (
@@ -22,7 +23,7 @@ from chunkctl.loaders.html.pieces import (
     read_in_pieces,
 )
 from chunkctl.loaders.html.render import RawBlock, Renderer
-from chunkctl.loaders.html.select import node_attrs, parse, semantic_root
+from chunkctl.loaders.html.select import is_furniture, node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
 from chunkctl.loaders.registry import register
 from chunkctl.model import Block, BlockKind, BlockList, Document, compact_spans
@@ -146,6 +147,28 @@ def _path(node, names: tuple[str, ...], first: bool) -> list:
     return out
 
 
+def _furniture_around_main(cut: Cut, keep_boilerplate: bool) -> bool:
+    """True when the main element of a `cut` stands inside page furniture (`<nav><main>`): the
+    renderer would leave the pieces out with it, where the whole page's reading renders from
+    the main itself; such a page is read whole."""
+    if not cut.main or keep_boilerplate or not cut.parts[0].open_names:
+        return False
+    node = parse(cut.parts[0].prefix).body
+    scoped = 0
+    for name in cut.parts[0].open_names:
+        node = node.child if node is not None else None
+        while node is not None and (node.tag or "-")[0] in "-_!":
+            node = node.next
+        if node is None or node.tag != name:
+            return True  # not as scanned: the whole reading decides
+        if name == "main":
+            return False
+        if is_furniture(node, name, node_attrs(node), scoped):
+            return True
+        scoped += name in SECTIONING
+    return False
+
+
 def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: dict[str, Any],
                    emit: Callable[[RawBlock], None], encoding: str | None = None) -> None:
     """Give the raw blocks of a large page to `emit` one piece's tree at a time (`pieces.cut_page`),
@@ -190,7 +213,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
     if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         begin, encoding = len(codecs.BOM_UTF8), "utf-8"
     cut = cut_page(data, piece_chars, encoding, begin)
-    if len(cut.parts) < 2:
+    if len(cut.parts) < 2 or _furniture_around_main(cut, keep_boilerplate):
         return None
     facts: dict[str, Any] = {"title": None, "lang": None}
     out = Assembler()
@@ -232,7 +255,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     out = Assembler()
     pieced = cut_page(html, piece_chars) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
         else None
-    if pieced is not None and len(pieced.parts) > 1:
+    if pieced is not None and len(pieced.parts) > 1 and not _furniture_around_main(pieced, keep_boilerplate):
         _render_pieces(html, pieced, keep_boilerplate, facts, out.add)
         warnings.append(_pieces_warning(len(html), pieced))
     else:

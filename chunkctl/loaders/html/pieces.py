@@ -22,9 +22,10 @@ never text: the pieces partition the markup and a prefix holds no text).
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -41,7 +42,9 @@ PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut a
 _TOKEN_PATTERN = (
     r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?"
     r"|</([A-Za-z][^\s/>]*)[^>]*>?"
-    r"|<([A-Za-z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+    r"|<([A-Za-z][^\s/>]*)((?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*)>"
+    # a start tag whose quoted attribute value never ends: the rest of the page is in it
+    r"|(<[A-Za-z][^\s/>]*(?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*=\s*[\"'])")
 _TOKEN = re.compile(_TOKEN_PATTERN, re.S)
 _TOKEN_BYTES = re.compile(_TOKEN_PATTERN.encode(), re.S)
 # Elements whose content is text up to their end tag (never cut inside, never scanned for tags).
@@ -69,6 +72,13 @@ _ITEM_STOP = _SCOPE | frozenset("ul ol dl menu dir blockquote section article as
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
+# Open elements whose children the parser moves before the table ("foster parenting") unless they
+# are one of `_IN_TABLE`; text other than white space moves too.
+_TABLE_CONTEXT = frozenset("table tbody thead tfoot tr".split())
+_IN_TABLE = frozenset("caption colgroup col tbody thead tfoot tr td th table style script template".split())
+_TEXT = re.compile(r"[^ \t\n\r\f]")
+_TEXT_BYTES = re.compile(_TEXT.pattern.encode())
+_DEEPEST = 200  # open elements past which a page is not cut (read whole): the scan walks its stack
 
 
 _Open = tuple[str, Any, int]  # an open element: name, start tag as written (str or bytes), offset of its start tag
@@ -100,10 +110,10 @@ def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[
     return -1
 
 
-def _start(stack: list[_Open], name: str, tag: Any, at: int) -> bool:
+def _start(stack: list[_Open], name: str, tag: Any, at: int, quirks: bool = False) -> bool:
     """Apply a start tag's implied end tags, then open it; False when it opens nothing (a void
-    element, a table part outside a table)."""
-    if name in _CLOSES_P:
+    element, a table part outside a table). In `quirks` mode a `<table>` leaves a `<p>` open."""
+    if name in _CLOSES_P and not (quirks and name == "table"):
         i = _find(stack, {"p"}, _SCOPE)
         if i >= 0:
             del stack[i:]
@@ -136,6 +146,18 @@ def _start(stack: list[_Open], name: str, tag: Any, at: int) -> bool:
     return True
 
 
+_HTML_DOCTYPE = re.compile(r"<!doctype\s+html(?=[\s>])", re.I)
+_QUIRKY_IDS = re.compile(r'public\s*["\'](?:-//w3c//dtd html (?:4\.0 |3|2)|-//ietf//|-//w3o//|-//w3c//dtd w3 html'
+                         r'|[^"\']*//dtd html 4\.01 (?:transitional|frameset)//[^"\']*["\']\s*>)', re.I)
+
+
+def is_quirks(doctype: str) -> bool:
+    """True when a page of this doctype ("" for none) is parsed in quirks mode, as far as a
+    cut needs: no doctype, one not named html, and the common legacy public ids (HTML 2, 3.2,
+    4.0, and 4.01 Transitional or Frameset without a system id; the HTML standard's list is longer)."""
+    return not _HTML_DOCTYPE.match(doctype) or _QUIRKY_IDS.search(doctype) is not None
+
+
 def _end(stack: list[_Open], name: str) -> None:
     """Close the innermost open element of that name, unless a table boundary stands between."""
     stop = frozenset() if name in _SCOPE else _SCOPE
@@ -148,9 +170,11 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
     """True when a piece may end at `cut`: every open element is a plain container, and each
     opened in this piece (from `start`) opened at least `settle` characters before the cut, a
     table with at least two rows (tests that read the whole element, such as whether a table
-    holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset."""
+    holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset
+    (negative: a table the parser moves content out of, never cut)."""
     for i, (name, _, at) in enumerate(stack):
-        if name not in _SAFE or (at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
+        if name not in _SAFE or (name == "table" and rows.get(at, 0) < 0) or (
+                at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
             return False
@@ -174,18 +198,34 @@ def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encodi
     return Piece(start, end, _tags(before, encoding), tuple(o[0] for o in before), tuple(o[0] for o in after))
 
 
+@cache
 def is_piecewise_codec(encoding: str) -> bool:
     """True when markup in `encoding` can be scanned and cut as bytes (`pieces` of bytes): the
-    codec is stateless and a byte of `<`, `>`, a quote or a line break is always that character
-    (UTF-8, single-byte pages, and the CJK multi-byte pages, whose second bytes are 0x40 and
-    up; not UTF-16/32 or ISO-2022)."""
-    name = encoding.lower().replace("-", "_")
+    codec is stateless and a byte of `<`, `>`, `&`, a quote, `/`, `=`, `!`, a space or a line
+    break is always that character, never the second byte of another (UTF-8, single-byte pages,
+    and the CJK multi-byte pages whose second bytes are 0x40 and up: Shift-JIS, GBK, GB18030,
+    Big5, EUC; not UTF-16/32, ISO-2022, or Johab, whose second bytes start at 0x31: helper-50).
+    Checked on the codec itself: each such byte after each byte from 0x80 up."""
+    try:
+        name = codecs.lookup(encoding).name.replace("-", "_")
+    except LookupError:
+        return False
     if name.startswith(("utf_16", "utf_32", "iso2022", "utf_7", "hz")):
         return False
+    special = b"<>&\"'\n\r/ =!"
     try:
-        return b"<>\"'\n/ =!".decode(encoding) == "<>\"'\n/ =!"
-    except (LookupError, UnicodeDecodeError):
+        if special.decode(encoding) != special.decode("ascii"):
+            return False
+        for lead in range(0x80, 0x100):
+            for byte in special:
+                try:
+                    if len(bytes((lead, byte)).decode(encoding)) < 2:
+                        return False
+                except UnicodeDecodeError:
+                    pass
+    except Exception:  # not a text encoding (a bytes-to-bytes codec)
         return False
+    return True
 
 
 def read_in_pieces(html: str | bytes, chars_from: int = PIECES_FROM, tags_from: int = PIECES_FROM_TAGS) -> bool:
@@ -215,8 +255,9 @@ class Cut:
     main: bool
 
 
-_ROLE_MAIN = re.compile(r"""\brole\s*=\s*["']?\s*main\b""", re.I)
-_ROLE_MAIN_BYTES = re.compile(_ROLE_MAIN.pattern.encode(), re.I)
+# role="main" exactly, as `select.semantic_root`'s `[role="main"]` (not data-role, not "main-menu")
+_ROLE_MAIN = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=\s*(?:"main"|'main'|main(?=[\s/>]|$))""")
+_ROLE_MAIN_BYTES = re.compile(_ROLE_MAIN.pattern.encode())
 
 
 def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | None = None,
@@ -224,12 +265,12 @@ def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | 
     """`pieces` of the page's first `<main>` element (its start and end tags left out, the
     elements around it opened again in the first piece's prefix), or of the whole page when
     it has none; with the markup of its head (`Cut`). Two scans when the page has a main."""
-    parts, head, region = _scan(html, piece_chars, encoding, begin, None, [])
+    parts, head, region, doctype = _scan(html, piece_chars, encoding, begin, None, [])
     if region is None:
         return Cut(parts, head, False)
     start, end, stack = region
-    parts, _, _ = _scan(html, piece_chars, encoding, start, end, stack)
-    return Cut(parts, head, True)
+    parts = _scan(html, piece_chars, encoding, start, end, stack, is_quirks(doctype))[0]
+    return Cut([replace(p, prefix=doctype + p.prefix) for p in parts] if doctype else parts, head, True)
 
 
 def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | None = None,
@@ -246,9 +287,12 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
 
 
 def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: int | None,
-          stack: list[_Open]) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None]:
+          stack: list[_Open], quirks: bool | None = None) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None, str]:
     """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `stack` open at `begin`; with the head's markup
-    (`Cut.head`) and the first main element's (start, end, elements open around it), or None."""
+    (`Cut.head`), the first main element's (start, end, elements open around it) or None, and
+    the page's doctype ("" for none), which the pieces after it begin with (without it the
+    parser reads a piece in quirks mode, where a `<table>` does not close an open `<p>`).
+    `quirks`: the page's mode (`is_quirks`); None: from its doctype, read at `begin`."""
     as_bytes = isinstance(html, bytes)
     if as_bytes and encoding is None:
         raise ValueError("pieces of bytes need their encoding")
@@ -258,23 +302,60 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     gt: Any = b">" if as_bytes else ">"
     slash: Any = b"/" if as_bytes else "/"
     settle = piece_chars // 2
-    rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag
+    rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag (-1: fostering)
     out: list[Piece] = []
+    befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
     stack = list(stack)  # (name, start tag as written, offset) of each open element, outermost first
-    before: list[_Open] = list(stack)
+    first_stack = before = list(stack)
     start = pos = begin
     foreign = 0
     n = len(html) if end is None else end
     html_tag: Any = b"" if as_bytes else ""
     title: Any = None
     role_main = (_ROLE_MAIN_BYTES if as_bytes else _ROLE_MAIN).search
-    region: tuple[int, int, list[_Open]] | None = None
-    main_at = main_depth = -1
-    main_stack: list[_Open] = []
+    has_text = (_TEXT_BYTES if as_bytes else _TEXT).search
+    # The first <main> and the first role="main" element: [content start, depth, open elements,
+    # (start, end) once closed]; the region is the main's, else the role's (`select.semantic_root`).
+    mains: dict[str, list[Any]] = {}
+    whole = False  # a page the scan cannot follow: read whole
+    doctype: Any = None  # the doctype, when it comes before any element or text, and where it ends
+    doctype_end = -1
+    opening = quirks is None  # nothing but comments and white space yet
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
+
+    def cut(at: int, after: list[_Open]) -> None:
+        nonlocal before, start
+        out.append(_piece(start, at, before, after, enc))
+        befores.append(before)
+        before, start = list(after), at
+
+    def foster() -> None:
+        """The innermost open table has content the parser moves before it, which a piece that
+        reopens the table would lose: no cut inside it, and the cuts made inside it undone."""
+        nonlocal before, start
+        t = _find(stack, {"table"}, frozenset())
+        if t < 0:
+            return
+        at = stack[t][2]
+        rows[at] = -1
+        while out and start >= at:  # the current piece began at or inside the table: join it to the last
+            start, before = out.pop().start, befores.pop()
+
+    def closed(at: int) -> None:
+        for found in mains.values():
+            if found[3] is None and len(stack) < found[1]:
+                found[3] = (found[0], at)
+
     while pos < n:
         m = search(html, pos, n)
         text_end = n if m is None else m.start()
+        if stack and stack[-1][0] in _TABLE_CONTEXT and not foreign and has_text(html, pos, text_end):
+            foster()
+        if opening and (m is None or m.group(1) is not None or m.group(2) is not None or has_text(html, pos, text_end)):
+            opening = False
+            quirks = is_quirks("" if doctype is None else doctype.decode(encoding) if as_bytes else doctype)
+        elif opening and doctype is None and m.group(0)[:9].lower() in ("<!doctype", b"<!doctype"):
+            doctype, doctype_end = m.group(0), m.end()
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
             # Text of a code block: cut after line breaks, a piece's worth apart, never before
             # another line break (the parser drops one right after a <pre> start tag).
@@ -283,10 +364,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 at = br + 1
                 if html[at:at + 1] in line_breaks or not _cuttable(stack, at, start, settle, rows):
                     continue
-                out.append(_piece(start, at, before, stack, enc))
-                before, start = list(stack), at
+                cut(at, stack)
                 at = start + piece_chars - 1
         if m is None:
+            break
+        if m.group(4) is not None:
+            whole = True
             break
         pos = m.end()
         end_name, name = m.group(1), m.group(2)
@@ -300,8 +383,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if foreign and end_name in _FOREIGN:
                 foreign -= 1
             _end(stack, end_name)
-            if len(stack) < main_depth and region is None:
-                region = (main_at, m.start(), main_stack)
+            closed(m.start())
             continue
         if name is None:  # a comment, doctype or processing instruction
             continue
@@ -310,6 +392,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if name == "html" and not html_tag:
                 html_tag = m.group(0)
             continue
+        if not foreign and stack and stack[-1][0] in _TABLE_CONTEXT and name not in _IN_TABLE:
+            foster()
         if foreign:
             if name in _FOREIGN:
                 foreign += 1
@@ -320,6 +404,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             continue
         if name == "plaintext":
             break  # the rest of the page is text: no cut after it
+        if name == "frameset":
+            whole = True  # the parser ignores the body of a frameset page, or the frameset
+            break
         if name in _RAW:
             close = _raw_end(name, as_bytes).search(html, pos, n)
             if close is None:
@@ -335,24 +422,36 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             continue
         if name in _CUT_BEFORE and m.start() - start >= piece_chars:
             trial = list(stack)
-            if _start(trial, name, m.group(0), m.start()):
+            if _start(trial, name, m.group(0), m.start(), bool(quirks)):
                 trial.pop()  # the element about to open belongs to the next piece
             if _cuttable(trial, m.start(), start, settle, rows):
-                out.append(_piece(start, m.start(), before, trial, enc))
-                before, start = trial, m.start()
+                cut(m.start(), trial)
                 stack = list(trial)
-        if _start(stack, name, m.group(0), m.start()):
-            if main_at < 0 and (name == "main" or role_main(m.group(3))):
-                main_at, main_depth, main_stack = m.end(), len(stack), list(stack)
-        if len(stack) < main_depth and region is None:
-            region = (main_at, m.start(), main_stack)
+        if _start(stack, name, m.group(0), m.start(), bool(quirks)):
+            kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
+            if kind is not None and kind not in mains:
+                mains[kind] = [m.end(), len(stack), list(stack), None]
+            if len(stack) > _DEEPEST:
+                whole = True
+                break
+        closed(m.start())
         if name == "tr":
             t = _find(stack, {"table"}, frozenset())
-            if t >= 0:
+            if t >= 0 and rows.get(stack[t][2], 0) >= 0:
                 rows[stack[t][2]] = rows.get(stack[t][2], 0) + 1
-    out.append(_piece(start, n, before, [], enc))
-    if main_at >= 0 and region is None:
-        region = (main_at, n, main_stack)  # a main never closed runs to the end
+    region: tuple[int, int, list[_Open]] | None = None
+    if whole:
+        out = [_piece(begin, n, first_stack, [], enc)]
+    else:
+        out.append(_piece(start, n, before, [], enc))
+        for kind in ("main", "role"):
+            if kind in mains:
+                at, _depth, around, span = mains[kind]
+                region = (at, n if span is None else span[1], around)  # a main never closed runs to the end
+                break
     head = html_tag + (b"<title>" + title + b"</title>" if as_bytes else "<title>" + title + "</title>") \
         if title is not None else html_tag
-    return out, (head.decode(encoding) if as_bytes else head), region
+    doctype_text = "" if doctype is None else doctype.decode(encoding) if as_bytes else doctype
+    if doctype_text:
+        out = [replace(p, prefix=doctype_text + p.prefix) if p.start >= doctype_end else p for p in out]
+    return out, (head.decode(encoding) if as_bytes else head), region, doctype_text
