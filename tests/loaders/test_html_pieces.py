@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -243,3 +244,52 @@ def test_only_role_main_exactly_names_the_main_and_a_main_inside_furniture_is_re
     doc = load_bytes(html.encode(), "m.html", "html", ChunkConfig())
     monkeypatch_free = html_loader.render_html(html, False, False, pieces_from=0, piece_chars=100)
     assert monkeypatch_free[0] == doc.text and doc.text.startswith("para 0") and not monkeypatch_free[3]
+
+
+def _paras(n: int, word: str = "word") -> str:
+    return "".join(f"<p>{word} {i} lorem ipsum dolor</p>\n" for i in range(n))
+
+
+# helper-51: parsing rules the scan must follow, or a later piece starts with the wrong elements
+# open (text lost when they are furniture, or text of furniture kept).
+_RULES = {
+    "nested form": "<form><form><p>inner</p></form>" + _paras(60) + "</form>" + _paras(5),
+    "stale form pointer": "<div><form>" + _paras(3) + "</div><form>" + _paras(60) + "</form>",
+    "form end keeps its children open": "<form><nav><p>menu</p></form>" + _paras(60),
+    "end tag of an inline element over a block": "<span><nav>menu</span>" + _paras(60),
+    "formatting end tag over a block": "<a><nav>menu</a>" + _paras(60),
+    "formatting end tag in a list": "<b><ul>" + "".join(f"<li>item {i}</b> tail</li>" for i in range(60)) + "</ul>",
+    "end tag inside a button": "<nav><button>menu</nav></button>" + _paras(60),
+    "li end with a nested list open": "<ul><li>a<ul>" + "".join(f"<li>in {i}</li></li>" for i in range(40))
+                                      + "</ul></li></ul>",
+    "script hiding its end tag": "<script><!--\ndocument.write('<script></script><nav>');\n//--></script>" + _paras(60),
+    "hidden body": "",  # (below: its <body> tag)
+    "select left open": "<div><select><option>a</div>" + _paras(60),
+    "line break as a reference in pre": "<pre>" + "".join(f"line {i}\n&#10;" if i % 3 else f"line {i}\n"
+                                                          for i in range(200)) + "</pre>",
+    "CDATA outside foreign content": "<![CDATA[ a > b <blockquote> ]]>" + _paras(60),
+    "comment ending --!>": "<blockquote>" + _paras(20) + "<!-- a --!></blockquote>" + _paras(5) + "<!-- b -->"
+                           + _paras(60),
+    "form heading after a piece": "<form>" + _paras(40) + "<h2>Form heading</h2>" + _paras(5) + "</form>",
+    "consent banner heading after a piece": '<div class="cookie-consent">' + _paras(40) + "<h1>Title</h1></div>",
+}
+
+
+# No safe cut: the parser keeps an inline element or a select open, a form's or banner's furniture test
+# reads it whole, or the form's end leaves elements open in it (read whole).
+_ONE_PIECE = {"consent banner heading after a piece", "form heading after a piece", "form end keeps its children open",
+              "end tag of an inline element over a block", "select left open"}
+
+
+@pytest.mark.parametrize("case", sorted(_RULES))
+@pytest.mark.parametrize("keep", [False, True])
+def test_parser_rules_the_scan_follows(case, keep):
+    body = '<body style="display:none">' if case == "hidden body" else "<body>"
+    content = _RULES[case] or _paras(60)
+    if not keep and case != "hidden body":  # in a <main>: the whole reading keeps it without main-content scoring
+        content = f"<main>{content}</main>"
+    html = f"<!DOCTYPE html><html><head><title>T</title></head>{body}{content}</body></html>"
+    whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, keep, False, pieces_from=0, piece_chars=300)
+    assert (len(cut_page(html, 300).parts) == 1) is (case in _ONE_PIECE)
+    assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1])

@@ -40,7 +40,7 @@ main-content selection up to about 1.7-2.2 MB."""
 PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut at the next safe point
 
 _TOKEN_PATTERN = (
-    r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?"
+    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?"
     r"|</([A-Za-z][^\s/>]*)[^>]*>?"
     r"|<([A-Za-z][^\s/>]*)((?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*)>"
     # a start tag whose quoted attribute value never ends: the rest of the page is in it
@@ -69,6 +69,18 @@ _SCOPE = frozenset("table td th caption button object marquee applet template ht
 _ITEM_STOP = _SCOPE | frozenset("ul ol dl menu dir blockquote section article aside nav header footer main "
                                 "figure details fieldset form pre listing h1 h2 h3 h4 h5 h6 tr tbody thead "
                                 "tfoot".split())
+_DEFAULT_SCOPE = _SCOPE - {"button"}
+_P_SCOPE = _SCOPE
+_LI_SCOPE = _DEFAULT_SCOPE | {"ul", "ol"}
+_IMPLIED_END = frozenset("p li dt dd option optgroup rb rp rt rtc".split())
+_FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
+# The HTML standard's "special" elements (of those the scan keeps; foreign ones aside)
+_SPECIAL = frozenset("address applet area article aside base basefont bgsound blockquote body br button caption "
+                     "center col colgroup dd details dir div dl dt embed fieldset figcaption figure footer form "
+                     "frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html iframe img input keygen li link "
+                     "listing main marquee menu meta nav noembed noframes noscript object ol p param plaintext pre "
+                     "script search section select source style summary table tbody td template textarea tfoot th "
+                     "thead title tr track ul wbr xmp".split())
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
@@ -158,9 +170,67 @@ def is_quirks(doctype: str) -> bool:
     return not _HTML_DOCTYPE.match(doctype) or _QUIRKY_IDS.search(doctype) is not None
 
 
+def _lead(lead: list[tuple[int, Any]], at: int, encoding: str | None) -> str:
+    """The doctype and `<body>` tags of `lead` that end by `at`, as text."""
+    tags = [t for end, t in lead if end <= at]
+    if not tags:
+        return ""
+    return b"".join(tags).decode(encoding or "utf-8") if isinstance(tags[0], bytes) else "".join(tags)
+
+
+_SCRIPT_MARKS = re.compile(r"<!--|-->|<(/?)script[\s/>]", re.I)
+_SCRIPT_MARKS_BYTES = re.compile(_SCRIPT_MARKS.pattern.encode(), re.I)
+
+
+def _script_end(html: Any, pos: int, n: int, as_bytes: bool) -> Any:
+    """The match of the `</script` that ends a script whose text starts at `pos`, or None: the
+    tokenizer's script states, where after `<!--` a `<script` hides the next `</script` (until
+    `-->`), as in `document.write("<!--<script>...</script>-->")`."""
+    marks = _SCRIPT_MARKS_BYTES if as_bytes else _SCRIPT_MARKS
+    state = 0  # 0: data, 1: escaped (after "<!--"), 2: double escaped (after "<!--" and "<script")
+    for m in marks.finditer(html, pos, n):
+        mark = m.group(0)[:4].lower()
+        if mark in ("<!--", b"<!--"):
+            state = state or 1
+        elif mark in ("-->", b"-->"):
+            state = 0
+        elif m.group(1):  # </script
+            if state < 2:
+                return m
+            state = 1
+        elif state == 1:
+            state = 2
+    return None
+_SELECT = re.compile(r"</?select[\s/>]", re.I)
+_SELECT_BYTES = re.compile(_SELECT.pattern.encode(), re.I)
+# Attributes that may mark a consent banner (`elements.CONSENT`, which reads id and class): a hint is enough
+_CONSENT = re.compile(r"cookie|consent|gdpr|cmp|onetrust", re.I)
+_CONSENT_BYTES = re.compile(_CONSENT.pattern.encode(), re.I)
+
+
 def _end(stack: list[_Open], name: str) -> None:
-    """Close the innermost open element of that name, unless a table boundary stands between."""
-    stop = frozenset() if name in _SCOPE else _SCOPE
+    """Apply an end tag as the parser's tree construction does, as far as a cut needs: a special
+    element (a block) closes with what is open inside it when it is in scope (a `p` in button
+    scope, an `li` in list-item scope); a formatting element (`b`, `a`...) with a block open
+    inside it leaves that block open (the adoption agency moves the block out of it); another
+    element closes only when no special element stands above it."""
+    if name in _FORMATTING:
+        i = _find(stack, {name}, frozenset())
+        if i >= 0:
+            if any(o[0] in _SPECIAL for o in stack[i + 1:]):
+                del stack[i]
+            else:
+                del stack[i:]
+        return
+    if name not in _SPECIAL:
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == name:
+                del stack[i:]
+                return
+            if stack[i][0] in _SPECIAL:
+                return
+        return
+    stop = frozenset() if name in _SCOPE else _P_SCOPE if name == "p" else _LI_SCOPE if name == "li" else _DEFAULT_SCOPE
     i = _find(stack, {name}, stop)
     if i >= 0:
         del stack[i:]
@@ -171,9 +241,10 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
     opened in this piece (from `start`) opened at least `settle` characters before the cut, a
     table with at least two rows (tests that read the whole element, such as whether a table
     holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset
-    (negative: a table the parser moves content out of, never cut)."""
+    (negative, for any element: one never cut inside: a table the parser moves content out of,
+    a form, a consent banner, whose tests read the whole element)."""
     for i, (name, _, at) in enumerate(stack):
-        if name not in _SAFE or (name == "table" and rows.get(at, 0) < 0) or (
+        if name not in _SAFE or rows.get(at, 0) < 0 or (
                 at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
@@ -270,6 +341,7 @@ def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | 
         return Cut(parts, head, False)
     start, end, stack = region
     parts = _scan(html, piece_chars, encoding, start, end, stack, is_quirks(doctype))[0]
+    # (its pieces begin with the doctype, not the <body> tags: the whole reading renders the main itself)
     return Cut([replace(p, prefix=doctype + p.prefix) for p in parts] if doctype else parts, head, True)
 
 
@@ -287,18 +359,22 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
 
 
 def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: int | None,
-          stack: list[_Open], quirks: bool | None = None) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None, str]:
+          stack: list[_Open], quirks: bool | None = None,
+          ) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None, str]:
     """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `stack` open at `begin`; with the head's markup
     (`Cut.head`), the first main element's (start, end, elements open around it) or None, and
     the page's doctype ("" for none), which the pieces after it begin with (without it the
     parser reads a piece in quirks mode, where a `<table>` does not close an open `<p>`).
-    `quirks`: the page's mode (`is_quirks`); None: from its doctype, read at `begin`."""
+    `quirks`: the page's mode (`is_quirks`); None: from its doctype, read at `begin`. Pieces
+    after the `<body>` tags begin with them too (their attributes may make the page furniture)."""
     as_bytes = isinstance(html, bytes)
     if as_bytes and encoding is None:
         raise ValueError("pieces of bytes need their encoding")
     enc = encoding if as_bytes else None
     nl: Any = b"\n" if as_bytes else "\n"
     line_breaks: Any = (b"\n", b"\r") if as_bytes else ("\n", "\r")
+    cdata = (b"<![CDATA[", "<![CDATA[")
+    amp: Any = b"&" if as_bytes else "&"  # (nor before a reference, which may be a line break)
     gt: Any = b">" if as_bytes else ">"
     slash: Any = b"/" if as_bytes else "/"
     settle = piece_chars // 2
@@ -318,9 +394,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # (start, end) once closed]; the region is the main's, else the role's (`select.semantic_root`).
     mains: dict[str, list[Any]] = {}
     whole = False  # a page the scan cannot follow: read whole
-    doctype: Any = None  # the doctype, when it comes before any element or text, and where it ends
-    doctype_end = -1
+    doctype: Any = None  # the doctype, when it comes before any element or text
     opening = quirks is None  # nothing but comments and white space yet
+    lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
+    form_open = False  # the parser's form pointer
+    select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
+    consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
 
     def cut(at: int, after: list[_Open]) -> None:
@@ -355,14 +434,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             opening = False
             quirks = is_quirks("" if doctype is None else doctype.decode(encoding) if as_bytes else doctype)
         elif opening and doctype is None and m.group(0)[:9].lower() in ("<!doctype", b"<!doctype"):
-            doctype, doctype_end = m.group(0), m.end()
+            doctype = m.group(0)
+            lead.append((m.end(), m.group(0)))
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
             # Text of a code block: cut after line breaks, a piece's worth apart, never before
             # another line break (the parser drops one right after a <pre> start tag).
             at = max(pos, start + piece_chars - 1)
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
-                if html[at:at + 1] in line_breaks or not _cuttable(stack, at, start, settle, rows):
+                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or not _cuttable(stack, at, start, settle, rows):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
@@ -371,6 +451,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if m.group(4) is not None:
             whole = True
             break
+        if not foreign and m.group(0)[:9] in cdata:  # outside SVG and MathML, a comment to the first ">"
+            pos = html.find(gt, m.start()) + 1 or n
+            continue
         pos = m.end()
         end_name, name = m.group(1), m.group(2)
         if as_bytes:
@@ -382,6 +465,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 continue
             if foreign and end_name in _FOREIGN:
                 foreign -= 1
+            if end_name == "form" and not foreign:
+                form_open = False
+                f = _find(stack, {"form"}, _DEFAULT_SCOPE)
+                if f >= 0 and any(o[0] not in _IMPLIED_END for o in stack[f + 1:]):
+                    whole = True  # the elements open in the form stay open, and in it
+                    break
             _end(stack, end_name)
             closed(m.start())
             continue
@@ -391,6 +480,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if name in _IGNORED:
             if name == "html" and not html_tag:
                 html_tag = m.group(0)
+            elif name == "body":  # its attributes (hidden, a role...) count for every piece
+                lead.append((m.end(), m.group(0)))
             continue
         if not foreign and stack and stack[-1][0] in _TABLE_CONTEXT and name not in _IN_TABLE:
             foster()
@@ -408,7 +499,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             whole = True  # the parser ignores the body of a frameset page, or the frameset
             break
         if name in _RAW:
-            close = _raw_end(name, as_bytes).search(html, pos, n)
+            close = _raw_end(name, as_bytes).search(html, pos, n) if name != "script" else \
+                _script_end(html, pos, n, as_bytes)
             if close is None:
                 break
             if name == "title" and title is None:
@@ -420,6 +512,17 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 foreign += 1
                 stack.append((name, m.group(0), m.start()))
             continue
+        if name == "form" and not foreign:
+            if form_open:
+                continue  # the parser ignores a form inside a form (its form pointer is set)
+            form_open = True
+        if name == "select":
+            # The parser ignores most tags inside a select: read on from its end (or the next select).
+            close = select_tag(html, pos, n)
+            if close is None:
+                whole = True
+                break
+            pos = close.start()
         if name in _CUT_BEFORE and m.start() - start >= piece_chars:
             trial = list(stack)
             if _start(trial, name, m.group(0), m.start(), bool(quirks)):
@@ -428,6 +531,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 cut(m.start(), trial)
                 stack = list(trial)
         if _start(stack, name, m.group(0), m.start(), bool(quirks)):
+            if name == "form" or consent(m.group(3)):
+                rows[m.start()] = -1  # never cut inside: its furniture test reads the whole element
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
                 mains[kind] = [m.end(), len(stack), list(stack), None]
@@ -452,6 +557,6 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     head = html_tag + (b"<title>" + title + b"</title>" if as_bytes else "<title>" + title + "</title>") \
         if title is not None else html_tag
     doctype_text = "" if doctype is None else doctype.decode(encoding) if as_bytes else doctype
-    if doctype_text:
-        out = [replace(p, prefix=doctype_text + p.prefix) if p.start >= doctype_end else p for p in out]
+    if lead:
+        out = [replace(p, prefix=_lead(lead, p.start, encoding) + p.prefix) for p in out]
     return out, (head.decode(encoding) if as_bytes else head), region, doctype_text
