@@ -451,9 +451,6 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if m.group(4) is not None:
             whole = True
             break
-        if not foreign and m.group(0)[:9] in cdata:  # outside SVG and MathML, a comment to the first ">"
-            pos = html.find(gt, m.start()) + 1 or n
-            continue
         pos = m.end()
         end_name, name = m.group(1), m.group(2)
         if as_bytes:
@@ -472,9 +469,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     whole = True  # the elements open in the form stay open, and in it
                     break
             _end(stack, end_name)
-            closed(m.start())
+            if mains:
+                closed(m.start())
             continue
         if name is None:  # a comment, doctype or processing instruction
+            if not foreign and m.group(0)[:9] in cdata:  # outside SVG and MathML, a comment to the first ">"
+                pos = html.find(gt, m.start()) + 1 or n
             continue
         name = name.lower()
         if name in _IGNORED:
@@ -531,7 +531,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 cut(m.start(), trial)
                 stack = list(trial)
         if _start(stack, name, m.group(0), m.start(), bool(quirks)):
-            if name == "form" or consent(m.group(3)):
+            if name == "form" or (m.group(3) and consent(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture test reads the whole element
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
@@ -539,7 +539,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if len(stack) > _DEEPEST:
                 whole = True
                 break
-        closed(m.start())
+        if mains:
+            closed(m.start())
         if name == "tr":
             t = _find(stack, {"table"}, frozenset())
             if t >= 0 and rows.get(stack[t][2], 0) >= 0:
