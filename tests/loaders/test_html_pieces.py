@@ -272,13 +272,22 @@ _RULES = {
                            + _paras(60),
     "form heading after a piece": "<form>" + _paras(40) + "<h2>Form heading</h2>" + _paras(5) + "</form>",
     "consent banner heading after a piece": '<div class="cookie-consent">' + _paras(40) + "<h1>Title</h1></div>",
+    # helper-52, real pages: an end tag the parser ignores (noscript under a block), formatting elements
+    # closed by a heading's end and opened again at the next text, a <tr> outside any table
+    "noscript end under a block": "<noscript><div></noscript><div>" + _paras(60) + "</div>",
+    "formatting element left open in a heading": '<h2><a name="todo">TODO</h2>\n<ul>\n'
+                                                 + "".join(f"<li>item {i}\n" for i in range(60)) + "</ul>",
+    "formatting element closed by a block": "<p><code><div> <ul>" + "".join(f"<a>link {i}</a><li>x {i}"
+                                                                           for i in range(60)) + "</ul></div>",
+    "row outside a table": "".join(f"<a>code {i}</a>\n<tr>\n<a>.tld {i}</a> words" for i in range(60)),
 }
 
 
 # No safe cut: the parser keeps an inline element or a select open, a form's or banner's furniture test
 # reads it whole, or the form's end leaves elements open in it (read whole).
 _ONE_PIECE = {"consent banner heading after a piece", "form heading after a piece", "form end keeps its children open",
-              "end tag of an inline element over a block", "select left open"}
+              "end tag of an inline element over a block", "select left open", "noscript end under a block",
+              "formatting element left open in a heading", "formatting element closed by a block", "row outside a table"}
 
 
 @pytest.mark.parametrize("case", sorted(_RULES))
@@ -293,3 +302,28 @@ def test_parser_rules_the_scan_follows(case, keep):
     pieced = html_loader.render_html(html, keep, False, pieces_from=0, piece_chars=300)
     assert (len(cut_page(html, 300).parts) == 1) is (case in _ONE_PIECE)
     assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1])
+
+
+@pytest.mark.parametrize("html", [
+    '<H2><a name="todo">TODO</H2>\n<ul>\n<li>More on stunnel in a chroot<li>More on debugging / testing',
+    "<p><code><div> <ul><a>Bearded Collie Welpen</a><li><a>Bichon à poil frisé Welpen",
+    "<a>NZ</a>\n                                    <tr>\n                                    <a>.nz",
+])
+@pytest.mark.parametrize("piece_chars", [30, 40])
+def test_real_page_fragments_read_in_tiny_pieces(html, piece_chars):
+    # helper-52's reductions of real pages (netbits.us, welpenkaufen24.de, Wikipedia), which the
+    # pieced reading split into two lists or paragraphs: formatting elements the parser opens again
+    # at the next text, a <tr> it ignores
+    whole = html_loader.render_html(html, True, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, True, False, pieces_from=0, piece_chars=piece_chars)
+    assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1])
+
+
+def test_with_boilerplate_kept_a_page_with_a_main_is_read_whole_in_pieces():
+    # helper-52: the pieced reading kept only the <main> even with keep_boilerplate, the whole reading the body
+    html = ("<!DOCTYPE html><html><body><nav>" + _paras(20, "menu") + "</nav><main>" + _paras(40) + "</main><footer>"
+            + _paras(20, "foot") + "</footer></body></html>")
+    whole = html_loader.render_html(html, True, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, True, False, pieces_from=0, piece_chars=300)
+    assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1]) and "foot 19" in pieced[0]
+    assert cut_page(html, 300).main and not cut_page(html, 300, main=False).main

@@ -212,7 +212,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
     begin = 0
     if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         begin, encoding = len(codecs.BOM_UTF8), "utf-8"
-    cut = cut_page(data, piece_chars, encoding, begin)
+    cut = cut_page(data, piece_chars, encoding, begin, main=not keep_boilerplate)
     if len(cut.parts) < 2 or _furniture_around_main(cut, keep_boilerplate):
         return None
     facts: dict[str, Any] = {"title": None, "lang": None}
@@ -253,7 +253,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         html = html[:cut]
     facts: dict[str, Any] = {"title": None, "lang": None}
     out = Assembler()
-    pieced = cut_page(html, piece_chars) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
+    pieced = cut_page(html, piece_chars, main=not keep_boilerplate) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
         else None
     if pieced is not None and len(pieced.parts) > 1 and not _furniture_around_main(pieced, keep_boilerplate):
         _render_pieces(html, pieced, keep_boilerplate, facts, out.add)

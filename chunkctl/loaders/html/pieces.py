@@ -72,6 +72,7 @@ _ITEM_STOP = _SCOPE | frozenset("ul ol dl menu dir blockquote section article as
 _DEFAULT_SCOPE = _SCOPE - {"button"}
 _P_SCOPE = _SCOPE
 _LI_SCOPE = _DEFAULT_SCOPE | {"ul", "ol"}
+_MARKERS = frozenset("td th caption applet marquee object template".split())
 _IMPLIED_END = frozenset("p li dt dd option optgroup rb rp rt rtc".split())
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
 # The HTML standard's "special" elements (of those the scan keeps; foreign ones aside)
@@ -82,6 +83,12 @@ _SPECIAL = frozenset("address applet area article aside base basefont bgsound bl
                      "script search section select source style summary table tbody td template textarea tfoot th "
                      "thead title tr track ul wbr xmp".split())
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+# End tags the tree builder closes by scope (with what is open inside); any other walks down from
+# the current element and stops at a special one.
+_SCOPED_END = frozenset("address article aside blockquote button center details dialog dir div dl fieldset "
+                        "figcaption figure footer header hgroup listing main menu nav ol pre search section "
+                        "summary ul form p li dd dt applet marquee object table tbody thead tfoot tr td th "
+                        "caption template html".split())
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
@@ -222,7 +229,12 @@ def _end(stack: list[_Open], name: str) -> None:
             else:
                 del stack[i:]
         return
-    if name not in _SPECIAL:
+    if name in _HEADINGS:  # closes whichever heading is open in scope
+        i = _find(stack, _HEADINGS, _DEFAULT_SCOPE)
+        if i >= 0:
+            del stack[i:]
+        return
+    if name not in _SCOPED_END:  # "any other end tag" (noscript too: a block above it stops it)
         for i in range(len(stack) - 1, -1, -1):
             if stack[i][0] == name:
                 del stack[i:]
@@ -332,12 +344,13 @@ _ROLE_MAIN_BYTES = re.compile(_ROLE_MAIN.pattern.encode())
 
 
 def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | None = None,
-             begin: int = 0) -> Cut:
+             begin: int = 0, main: bool = True) -> Cut:
     """`pieces` of the page's first `<main>` element (its start and end tags left out, the
     elements around it opened again in the first piece's prefix), or of the whole page when
-    it has none; with the markup of its head (`Cut`). Two scans when the page has a main."""
+    it has none or not `main` (page furniture kept: the whole body, as the whole reading);
+    with the markup of its head (`Cut`). Two scans when the page has a main."""
     parts, head, region, doctype = _scan(html, piece_chars, encoding, begin, None, [])
-    if region is None:
+    if region is None or not main:
         return Cut(parts, head, False)
     start, end, stack = region
     parts = _scan(html, piece_chars, encoding, start, end, stack, is_quirks(doctype))[0]
@@ -398,6 +411,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     form_open = False  # the parser's form pointer
+    # Formatting elements open (offset -> (name, cells open around it)), and those closed by
+    # another element's end tag, which the parser opens again at the next text (no cut then).
+    fmt_open: dict[int, tuple[str, int]] = {}
+    pending: dict[int, tuple[str, int]] = {}
     select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
     consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
@@ -419,6 +436,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         rows[at] = -1
         while out and start >= at:  # the current piece began at or inside the table: join it to the last
             start, before = out.pop().start, befores.pop()
+
+    def formatting_closed() -> None:
+        """Formatting elements closed by another element's end stay on the parser's list and are
+        opened again at the next text (inside what follows): no cut while one is pending."""
+        live = {o[2] for o in stack}
+        markers = sum(o[0] in _MARKERS for o in stack)
+        for at in [at for at in fmt_open if at not in live]:
+            pending[at] = fmt_open.pop(at)
+        for at in [at for at, (_, k) in pending.items() if k > markers]:
+            del pending[at]  # (a closed cell or caption clears the formatting opened in it)
 
     def closed(at: int) -> None:
         for found in mains.values():
@@ -442,7 +469,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             at = max(pos, start + piece_chars - 1)
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
-                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or not _cuttable(stack, at, start, settle, rows):
+                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending \
+                        or not _cuttable(stack, at, start, settle, rows):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
@@ -468,7 +496,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 if f >= 0 and any(o[0] not in _IMPLIED_END for o in stack[f + 1:]):
                     whole = True  # the elements open in the form stay open, and in it
                     break
+            depth = len(stack)
+            own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
+            own_at = stack[own][2] if own >= 0 else -1
             _end(stack, end_name)
+            fmt_open.pop(own_at, None)
+            if end_name in _FORMATTING:
+                for at in [at for at, (nm, _) in pending.items() if nm == end_name]:
+                    del pending[at]  # (its end tag takes it off the parser's list of formatting elements)
+            if len(stack) < depth and (fmt_open or pending):
+                formatting_closed()
             if mains:
                 closed(m.start())
             continue
@@ -523,14 +560,21 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 whole = True
                 break
             pos = close.start()
-        if name in _CUT_BEFORE and m.start() - start >= piece_chars:
+        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending:
             trial = list(stack)
-            if _start(trial, name, m.group(0), m.start(), bool(quirks)):
+            opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
+            if opens:
                 trial.pop()  # the element about to open belongs to the next piece
-            if _cuttable(trial, m.start(), start, settle, rows):
+            if (opens or name not in _TABLE_PARTS) and _cuttable(trial, m.start(), start, settle, rows):
                 cut(m.start(), trial)
                 stack = list(trial)
-        if _start(stack, name, m.group(0), m.start(), bool(quirks)):
+        depth = len(stack)
+        opened = _start(stack, name, m.group(0), m.start(), bool(quirks))
+        if (fmt_open or pending) and len(stack) - opened < depth:
+            formatting_closed()
+        if opened:
+            if name in _FORMATTING and not foreign:
+                fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
             if name == "form" or (m.group(3) and consent(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture test reads the whole element
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
