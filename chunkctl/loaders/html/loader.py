@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -151,16 +152,15 @@ def _furniture_around_main(cut: Cut, keep_boilerplate: bool) -> bool:
     """True when the main element of a `cut` stands inside page furniture (`<nav><main>`): the
     renderer would leave the pieces out with it, where the whole page's reading renders from
     the main itself; such a page is read whole."""
-    if not cut.main or keep_boilerplate or not cut.parts[0].open_names:
+    first = cut.parts[0]
+    if not cut.main or keep_boilerplate or not first.open_names:
         return False
-    node = parse(cut.parts[0].prefix).body
+    body = parse(first.prefix).body
+    path = _path(body, first.open_names, first=True) if body is not None else []
+    if len(path) < len(first.open_names):
+        return True  # not as scanned: the whole reading decides
     scoped = 0
-    for name in cut.parts[0].open_names:
-        node = node.child if node is not None else None
-        while node is not None and (node.tag or "-")[0] in "-_!":
-            node = node.next
-        if node is None or node.tag != name:
-            return True  # not as scanned: the whole reading decides
+    for node, name in zip(path, first.open_names):
         if name == "main":
             return False
         if is_furniture(node, name, node_attrs(node), scoped):
@@ -301,8 +301,10 @@ def load_html(data: bytes, source: str, config) -> Document:
             n_chars = len(html)
             del html  # (a page with one emoji is 4 bytes a character as a string: read from its bytes)
             rendered = render_html_bytes(data, encoding, n_chars, config.keep_boilerplate, PIECE_CHARS)
-            if rendered is None:
+            if rendered is None:  # no cut found in the bytes: none in the text either, read it whole
                 html = decode_bytes(data, source, forced=encoding).text
+                rendered = render_html(html, config.keep_boilerplate, config.main_content, sys.maxsize,
+                                       PIECE_CHARS, sys.maxsize)
         if rendered is None:
             rendered = render_html(html, config.keep_boilerplate, config.main_content, PIECES_FROM, PIECE_CHARS,
                                    PIECES_FROM_TAGS)
