@@ -143,6 +143,12 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                                                  for k in range(i % 40 + 5)) + "\n",
                           head='<html><body><h1>Code</h1><pre><code class="language-python">',
                           tail="</code></pre></body></html>\n"))
+    add("paragraph-html", "paragraph.html", "HTML: one <p> of prose (no block to cut before: cut in its text)",
+        lambda p: _repeat(p, size, lambda i: paras[i % len(paras)] + " ", head="<html><body><h1>One paragraph</h1><p>",
+                          tail="</p></body></html>\n"))
+    add("br-lines-html", "br-lines.html", "HTML: lines of text right in the body, joined by <br>",
+        lambda p: _repeat(p, size, lambda i: " ".join(plain[i % 5000:i % 5000 + 9]) + "<br>\n",
+                          head="<html><body>\n", tail="</body></html>\n"))
     add("prose-html", "prose.html", "HTML: prose in sections (h2, p, a list), as an article page",
         lambda p: _repeat(p, size, lambda i: f"<section><h2>Part {i}</h2>\n<p>{paras[i % len(paras)]}</p>\n"
                                              f"<ul><li>{' '.join(plain[i % 5000:i % 5000 + 5])}</li>"

@@ -3,6 +3,7 @@ pieces gives the blocks of the page read whole (generated pages, both from text 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -71,13 +72,58 @@ def test_the_plain_text_of_a_pre_is_cut_a_piece_apart_and_never_before_a_line_br
     assert rendered(html, 20, True)[:2] == rendered(html, 10**9, True)[:2]
 
 
-def test_no_cut_inside_a_paragraph_script_or_inline_element():
+def test_no_cut_inside_a_script_nor_in_an_element_opened_less_than_half_a_piece_before():
     words = " ".join(f"<b>w{i}</b>" for i in range(40))
     fake = "<div>" * 30
     html = f"<p>{words}</p><script>var s = '{fake}';</script><p>one, long enough</p><p>two</p><span><div>x</div><div>y</div></span>"
     parts = pieces(html, 20)
     cuts = [p.start for p in parts[1:]]
     assert cuts == [html.index("<p>one"), html.index("<p>two")]  # never in the script, the p or the span
+
+
+def test_long_text_is_cut_after_white_space_where_no_block_starts():
+    # A paragraph, then text right in the body: cut after a space (never before another, nor
+    # before a reference), a piece and a quarter apart; the paragraph goes on in the next piece.
+    words = " ".join(f"w{i:02}" for i in range(40))
+    html = f"<body><p>{words}</p>{words} &amp;{words}"
+    parts = pieces(html, 40)
+    assert [p.start for p in parts] == [0, 53, 105, 157, 208, 260, 312, 365, 417, 469]
+    assert [p.prefix for p in parts[1:]] == ["<body><p>"] * 3 + ["<body>"] * 6
+    for p in parts[1:]:
+        assert html[p.start - 1] == " " and html[p.start] not in " &"
+    assert rendered(html, 40, True)[:2] == rendered(html, 10**9, True)[:2]
+
+
+def test_a_word_longer_than_a_piece_is_cut_between_characters_outside_a_reference():
+    word = "ab&amp;cd&#x1F980;é🦀" * 30
+    html = f"<p>{word}</p>"
+    for page, encoding in ((html, None), (html.encode(), "utf-8")):
+        parts = pieces(page, 40, encoding)
+        assert len(parts) > 5
+        for p in parts[1:]:
+            text = page[p.start - 12:p.start]
+            text = text.decode("utf-8", "ignore") if encoding else text
+            assert not re.search(r"&[#\w]*$", text)  # never inside a reference
+            if encoding:
+                assert not 0x80 <= page[p.start] < 0xC0  # nor inside a character
+        assert rendered(page, 40, True, encoding)[:2] == rendered(html, 10**9, True)[:2]
+    # In other multi-byte codecs a byte may be the second of a character: only after white space
+    sjis = ("<p>" + "日本語のテキスト " * 40 + "終わり</p>").encode("shift_jis")
+    parts = pieces(sjis, 40, "shift_jis")
+    assert len(parts) > 5 and {sjis[p.start - 1:p.start] for p in parts[1:]} == {b" "}
+    long_word = ("<p>" + "日本語のテキスト" * 40 + " 終わり</p>").encode("shift_jis")
+    assert len(pieces(long_word, 40, "shift_jis")) == 1
+
+
+def test_markup_the_scan_does_not_read_as_a_tag_is_never_cut_in_text():
+    # `</!-->` is a comment (an end tag name must start with a letter); an unclosed `<div` at the
+    # end is not text: no text cut after it.
+    text = " ".join(f"w{i:02}" for i in range(30))
+    html = f"<p>{text}</!--> {text}</p><div class='x y {text}"
+    parts = pieces(html, 40)
+    assert all(p.start < html.index("<div class") for p in parts)
+    assert not any(html.index("</!-->") < p.start < html.index("</!-->") + 6 for p in parts)
+    assert rendered(html, 40, True)[:2] == rendered(html, 10**9, True)[:2]
 
 
 def test_an_element_opened_in_a_piece_is_not_cut_before_half_a_piece():
@@ -106,12 +152,31 @@ def _text(draw) -> str:
     return " ".join(draw(st.lists(_WORD, min_size=1, max_size=6)))
 
 
+_JOIN = st.sampled_from([" ", " ", "\n", "  \t", "", "<br>", " <br>\n", "&nbsp;", "\xa0", "&#32;", "\r\n"])
+_INLINE = st.sampled_from(["b", "i", "em", "strong", "span", "font", "a", "code", "small"])
+
+
+def _prose(draw) -> str:
+    """Long inline text, cut in its text: words joined by white space, line breaks, references (or
+    nothing: one long word), some in inline elements left open or closed."""
+    out = []
+    for _ in range(draw(st.integers(3, 30))):
+        word = draw(st.sampled_from(["alpha", "naïve", "x&amp;y", "🦀🦀", "漢字漢字", "&eacute;t&eacute;", "long" * 12,
+                                     "a&lt;b", "&amp", "&#x1F980;"]))
+        if draw(st.integers(0, 5)) == 0:
+            tag = draw(_INLINE)
+            word = f"<{tag}>{word}" + (f"</{tag}>" if draw(st.integers(0, 4)) else "")
+        out.append(word + draw(_JOIN))
+    return "".join(out)
+
+
 @st.composite
 def _blocks(draw, depth: int = 0) -> str:
     out = []
     for _ in range(draw(st.integers(1, 5 if depth else 8))):
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
-                                     "hidden", "script", "comment", "foster", "attrs"] if depth < 3 else ["p", "h", "pre"]))
+                                     "hidden", "script", "comment", "foster", "attrs", "prose", "loose"]
+                                    if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
             out.append(f"<p>{_text(draw)}" + ("</p>" if close else ""))
@@ -154,6 +219,11 @@ def _blocks(draw, depth: int = 0) -> str:
             out.append(f"<p {attr}>{_text(draw)}</p><script>var s = 'SECRET</p><p>';</script><p>{_text(draw)}</p>")
         elif kind == "script":
             out.append("<script>var t = '<div><p>not text</p>';</script>")
+        elif kind == "prose":  # a long paragraph, or a long heading
+            out.append(draw(st.sampled_from(["<p>", "<p>", "<h3>", "<p><font>"])) + _prose(draw)
+                       + ("</p>" if close else ""))
+        elif kind == "loose":  # text right in the body, a div or a list
+            out.append(_prose(draw))
         else:
             out.append("<!-- <div><table> -->")
         out.append(draw(st.sampled_from(["", "\n", "\n  "])))
@@ -287,7 +357,7 @@ _RULES = {
 # reads it whole, or the form's end leaves elements open in it (read whole).
 _ONE_PIECE = {"consent banner heading after a piece", "form heading after a piece", "form end keeps its children open",
               "end tag of an inline element over a block", "select left open", "noscript end under a block",
-              "formatting element left open in a heading", "formatting element closed by a block", "row outside a table"}
+              "formatting element left open in a heading", "formatting element closed by a block"}
 
 
 @pytest.mark.parametrize("case", sorted(_RULES))

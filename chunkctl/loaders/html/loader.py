@@ -178,7 +178,7 @@ def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: d
     `html` is the page's text, or its bytes in `encoding` (each piece decoded alone)."""
     _page_facts(parse(cut.head), facts)
     renderer = Renderer(keep_boilerplate, emit)
-    for piece in cut.parts:
+    for i, piece in enumerate(cut.parts):
         markup = html[piece.start:piece.end]
         tree = parse(piece.prefix + (markup.decode(encoding or "utf-8") if isinstance(markup, bytes) else markup))
         del markup
@@ -187,8 +187,10 @@ def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: d
             continue
         resume = _path(body, piece.open_names, first=True)
         suspend = _path(body, piece.close_names, first=False)
-        renderer.render(body, resume, suspend)
+        renderer.render(body, resume, suspend, more=i + 1 < len(cut.parts))
         del tree, body, resume, suspend
+    if renderer.going:  # the last piece had no body: end what the pieces left open
+        renderer.render(parse("").body)
 
 
 def _pieces_warning(n_chars: int, cut: Cut) -> str:

@@ -40,7 +40,7 @@ main-content selection up to about 1.7-2.2 MB."""
 PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut at the next safe point
 
 _TOKEN_PATTERN = (
-    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?"
+    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?|</[^A-Za-z][^>]*>?"  # (</!--> is a comment)
     r"|</([A-Za-z][^\s/>]*)[^>]*>?"
     r"|<([A-Za-z][^\s/>]*)((?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*)>"
     # a start tag whose quoted attribute value never ends: the rest of the page is in it
@@ -58,6 +58,9 @@ _SAFE = frozenset("div section article main aside header footer nav center block
                   "dt table tbody thead tfoot figure details form fieldset pre listing code search hgroup "
                   "address".split())
 _PRE = frozenset("pre listing".split())
+# Elements that may be open at a cut inside text too: a paragraph, a span, and formatting elements
+# the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
+_SAFE_TEXT = _SAFE | frozenset("p span b big em font i s small strike strong tt u".split())
 # Start tags a piece may begin with.
 _CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
                         "section article aside header footer nav main figure details hr address center form "
@@ -97,6 +100,20 @@ _TABLE_CONTEXT = frozenset("table tbody thead tfoot tr".split())
 _IN_TABLE = frozenset("caption colgroup col tbody thead tfoot tr td th table style script template".split())
 _TEXT = re.compile(r"[^ \t\n\r\f]")
 _TEXT_BYTES = re.compile(_TEXT.pattern.encode())
+# A cut in text: after white space, before a character that is neither white space nor a reference's
+# `&` (white space at a piece's start is dropped where the parser has not opened the body yet).
+_WORD_START = re.compile(r"[ \t\n\r\f][^ \t\n\r\f&<]")
+_WORD_START_BYTES = re.compile(_WORD_START.pattern.encode())
+# Else any character but those (in UTF-8 bytes: not a continuation byte), outside a reference.
+_CHAR = re.compile(r"[^ \t\n\r\f&<]")
+_CHAR_BYTES = re.compile(_CHAR.pattern.encode())
+_CHAR_UTF8 = re.compile(rb"[^ \t\n\r\f&<\x80-\xbf]")
+_NOT_REF = re.compile(r"[^#0-9A-Za-z]")
+_NOT_REF_BYTES = re.compile(_NOT_REF.pattern.encode())
+_REF_CHARS = 256  # characters back from a cut in which a reference's `&` is looked for
+# Markup the tokens above should have taken (a tag they do not read): text is cut only before it.
+_MARKUP = re.compile(r"<[A-Za-z!/?]")
+_MARKUP_BYTES = re.compile(_MARKUP.pattern.encode())
 _DEEPEST = 200  # open elements past which a page is not cut (read whole): the scan walks its stack
 
 
@@ -248,15 +265,16 @@ def _end(stack: list[_Open], name: str) -> None:
         del stack[i:]
 
 
-def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int]) -> bool:
-    """True when a piece may end at `cut`: every open element is a plain container, and each
+def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int],
+              safe: frozenset[str] = _SAFE) -> bool:
+    """True when a piece may end at `cut`: every open element is a plain container (of `safe`), and each
     opened in this piece (from `start`) opened at least `settle` characters before the cut, a
     table with at least two rows (tests that read the whole element, such as whether a table
     holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset
     (negative, for any element: one never cut inside: a table the parser moves content out of,
     a form, a consent banner, whose tests read the whole element)."""
     for i, (name, _, at) in enumerate(stack):
-        if name not in _SAFE or rows.get(at, 0) < 0 or (
+        if name not in safe or rows.get(at, 0) < 0 or (
                 at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
@@ -391,6 +409,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     gt: Any = b">" if as_bytes else ">"
     slash: Any = b"/" if as_bytes else "/"
     settle = piece_chars // 2
+    text_chars = piece_chars + piece_chars // 4  # a piece's length from which it may be cut in text
     rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag (-1: fostering)
     out: list[Piece] = []
     befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
@@ -403,6 +422,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     title: Any = None
     role_main = (_ROLE_MAIN_BYTES if as_bytes else _ROLE_MAIN).search
     has_text = (_TEXT_BYTES if as_bytes else _TEXT).search
+    word_start = (_WORD_START_BYTES if as_bytes else _WORD_START).search
+    first_char = (_CHAR_BYTES if as_bytes else _CHAR).match
+    # any character: in text, or UTF-8 bytes (elsewhere a byte may be the second of a character)
+    any_char = _CHAR.search if not as_bytes else _CHAR_UTF8.search \
+        if codecs.lookup(encoding or "").name == "utf-8" else None
+    not_ref = (_NOT_REF_BYTES if as_bytes else _NOT_REF).search
+    markup = (_MARKUP_BYTES if as_bytes else _MARKUP).search
+    window = max(piece_chars // 4, 64)
     # The first <main> and the first role="main" element: [content start, depth, open elements,
     # (start, end) once closed]; the region is the main's, else the role's (`select.semantic_root`).
     mains: dict[str, list[Any]] = {}
@@ -447,6 +474,24 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         for at in [at for at, (_, k) in pending.items() if k > markers]:
             del pending[at]  # (a closed cell or caption clears the formatting opened in it)
 
+    def text_cut(at: int, run: int, run_end: int) -> int:
+        """Where the text `html[run:run_end]` may be cut at or after `at` (within `window`): at its
+        start, after white space, else at any character outside a reference; -1 when nowhere."""
+        if at == run and first_char(html, at):
+            return at
+        stop = min(run_end, at + window)
+        m = word_start(html, max(at - 1, run), stop)
+        if m is not None:
+            return m.start() + 1
+        q = at
+        while any_char is not None and (m := any_char(html, q, stop)) is not None:
+            q = m.start()
+            k = html.rfind(amp, max(run, q - _REF_CHARS), q)
+            if k < 0 or not_ref(html, k + 1, q):
+                return q
+            q += 1
+        return -1
+
     def closed(at: int) -> None:
         for found in mains.values():
             if found[3] is None and len(stack) < found[1]:
@@ -474,6 +519,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
+        elif text_end - start >= text_chars and not foreign and not pending and has_text(html, pos, text_end):
+            # Text of a paragraph, or of the body itself, where no block began for a quarter piece
+            # more: the renderer goes on with its line.
+            at = max([pos, start + text_chars] + [o[2] + settle for o in stack if o[2] >= start])
+            odd = markup(html, pos, text_end)  # (markup the tokens did not take: no cut after it)
+            run_end = text_end if odd is None else odd.start()
+            while at < run_end and (at := text_cut(at, pos, run_end)) >= 0 \
+                    and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT):
+                cut(at, stack)
+                at = start + text_chars
         if m is None:
             break
         if m.group(4) is not None:
@@ -501,9 +556,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             own_at = stack[own][2] if own >= 0 else -1
             _end(stack, end_name)
             fmt_open.pop(own_at, None)
-            if end_name in _FORMATTING:
-                for at in [at for at, (nm, _) in pending.items() if nm == end_name]:
-                    del pending[at]  # (its end tag takes it off the parser's list of formatting elements)
+            if end_name in _FORMATTING and own < 0:
+                # (its end tag takes the last one off the parser's list of formatting elements; one
+                # open of that name is the one it closes, and the one pending stays on the list)
+                named = [at for at, (nm, _) in pending.items() if nm == end_name]
+                if named:
+                    del pending[max(named)]
             if len(stack) < depth and (fmt_open or pending):
                 formatting_closed()
             if mains:

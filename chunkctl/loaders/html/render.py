@@ -90,6 +90,7 @@ class Renderer:
         self.scoped = 0  # open sectioning elements (article, aside, main, nav, section)
         self.excluded: set[int] = set()  # mem_ids of elements left out (main-content selection)
         self.held: list[_Held] = []  # elements the last piece left open, outermost first
+        self.going = False  # the page of the last `render` goes on in the next piece
 
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
@@ -119,7 +120,7 @@ class Renderer:
         return f.lines
 
     # -- the walk
-    def render(self, root, resume: Sequence[Any] = (), suspend: Sequence[Any] = ()) -> None:
+    def render(self, root, resume: Sequence[Any] = (), suspend: Sequence[Any] = (), more: bool = False) -> None:
         """Give the raw blocks of the content under `root` (root itself included) to `emit`.
         Sectioning elements above `root` count as open (a `header` inside a `section` stays the
         section's own).
@@ -130,9 +131,12 @@ class Renderer:
         in the next piece; `resume` names the elements of this tree (outermost first) that
         continue those the last piece left open: they are not opened again (left out again
         when they were left out). Held elements that `resume` does not continue are closed
-        first. The result is the whole page's when the pieces build the same elements.
+        first. `more`: the page goes on in the next piece (the end of `root` is not handled:
+        a paragraph cut in its text goes on). The result is the whole page's when the pieces
+        build the same elements.
         """
         held, self.held = self.held, []
+        going, self.going = self.going, False
         for h in reversed(held[len(resume):]):  # left open, but the parser did not continue them
             if h.entered:
                 self._close(h)
@@ -140,7 +144,7 @@ class Renderer:
         suspended = {node.mem_id: i for i, node in enumerate(suspend)}
         entered = [False] * len(suspend)
         p = root.parent
-        while p is not None and not held:
+        while p is not None and not going:
             if p.tag in SECTIONING:
                 self.scoped += 1
             p = p.parent
@@ -153,7 +157,7 @@ class Renderer:
         while stack:
             node, step = pop()
             if step == _END:
-                if not suspended or node.mem_id not in suspended:
+                if (not suspended or node.mem_id not in suspended) and not (more and node is root):
                     self._close(node)
                 continue
             if step == _NODE:
@@ -191,15 +195,16 @@ class Renderer:
                     if tag in BLOCK_TAGS:  # a block left out still ends the line ("a<nav>x</nav>b" is not "ab")
                         self._boundary()
                     continue
-                if not self._open(node, tag, attrs):
-                    continue
+                if not (going and node is root) and not self._open(node, tag, attrs):
+                    continue  # (the root goes on from the last piece: its start not handled again)
             if suspended and node.mem_id in suspended:
                 entered[suspended[node.mem_id]] = True
             push((node, _END))
             child = node.child
             if child is not None:
                 push((child, _NODE))
-        if suspend:
+        if suspend or more:
+            self.going = True
             self.held = [_Held(node.tag, entered[i]) for i, node in enumerate(suspend)]
             for f in self.frames:
                 i = suspended.get(getattr(f.node, "mem_id", -1), -1)
