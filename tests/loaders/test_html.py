@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError, MissingExtraError
@@ -10,6 +12,7 @@ from chunkctl.loaders import format_for, load_bytes
 from chunkctl.loaders.decode import codec_for_label, decode
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
+from chunkctl.loaders.html.text import PackedLines
 from chunkctl.model import BlockKind
 
 
@@ -398,3 +401,36 @@ def test_signs_and_line_number_classes_that_are_content_stay():
     assert "Tags #rust here; see section § 3; written # in music." in text
     assert "| Name | Alice |" in text and "| Age | 30 |" in text
     assert "Important note in a linenos div" in text
+
+
+class _FewPacked(PackedLines):
+    PACK = 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=st.lists(st.one_of(st.none(), st.sampled_from(["", "a", "bc", "  ", "héllo 🦀", "x\ny"])), max_size=40),
+       first=st.integers(0, 40))
+def test_packed_lines_behave_as_a_list_of_lines(ops, first):
+    # Lines packed 4 at a time here (4,096 in use): appends, pops (None), reads, joins
+    ref: list[str] = []
+    packed = _FewPacked()
+    for op in ops:
+        if op is None:
+            if ref:
+                assert packed.pop() == ref.pop()
+        else:
+            ref.append(op)
+            packed.append(op)
+        assert len(packed) == len(ref) and bool(packed) == bool(ref) and list(packed) == ref
+        assert [packed[i] for i in range(-len(ref), len(ref))] == ref + ref
+    assert packed.join(min(first, len(ref))) == "\n".join(ref[first:])
+
+
+def test_a_list_of_many_items_gives_its_lines_and_item_spans():
+    # 10,000 items: lines packed in strings of 4,096; the item spans are those of the joined text
+    html = "<ul>" + "".join(f"<li>item {i}</li>" for i in range(10_000)) + "</ul>"
+    doc = load_bytes(html.encode(), "list.html", "html", ChunkConfig())
+    (block,) = doc.blocks
+    body = doc.text[block.start:block.end]
+    assert body.split("\n") == [f"- item {i}" for i in range(10_000)]
+    assert [body[a:b] for a, b in block.rows][4094:4098] == ["- item 4094", "- item 4095", "- item 4096", "- item 4097"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,7 +41,7 @@ class _Frame:
         self.language = ""
         self.block_kind = BlockKind.PARAGRAPH
         self.lists: list[list] = []      # open lists: [tag, next number, indent, reversed]
-        self.row_starts: list[int] = []  # line index of each top-level item
+        self.row_starts = array("q")  # line index of each top-level item (8 bytes each, not an int object)
         self.grid: TableGrid | None = None
         self.cell: Lines | None = None
         self.cell_th = False
@@ -426,7 +427,7 @@ class Renderer:
             assert f.lines is not None
             lines = f.lines.finish()
             rows = line_spans(lines, f.row_starts) if f.block_kind == BlockKind.LIST else ()
-            self._emit(f.block_kind, "\n".join(lines), rows=rows)
+            self._emit(f.block_kind, lines.join(), rows=rows)
             return
         if f.kind == _TABLE:
             assert f.grid is not None  # a table frame has its grid
