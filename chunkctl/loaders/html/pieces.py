@@ -29,6 +29,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from chunkctl.loaders.html.elements import LINE_NUMBER_CLASSES
+
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
 PIECES_FROM_TAGS = 64_000
 """`<` characters (about one a tag) from which a shorter page is read in pieces too: lexbor's tree,
@@ -60,18 +62,17 @@ _SAFE = frozenset("div section article main aside header footer nav center block
 _PRE = frozenset("pre listing".split())
 # Elements that may be open at a cut inside text too: a paragraph, a span, and formatting elements
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
-_SAFE_TEXT = _SAFE | frozenset("p span b big em font i s small strike strong tt u".split())
+_INLINE = frozenset("span b big em font i s small strike strong tt u".split())
+_SAFE_TEXT = _SAFE | _INLINE | {"p"}
 # Start tags a piece may begin with.
 _CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
                         "section article aside header footer nav main figure details hr address center form "
                         "fieldset hgroup menu dir search listing".split())
 # Start tags that close an open `p` (in button scope), and the elements that bound that scope.
-_CLOSES_P = _CUT_BEFORE - {"tbody", "thead", "tfoot", "tr", "li", "dt", "dd"} | {"li", "dt", "dd", "plaintext"}
+_CLOSES_P = _CUT_BEFORE - {"tbody", "thead", "tfoot", "tr", "li", "dt", "dd"} | {
+    "li", "dt", "dd", "plaintext", "xmp", "dialog", "figcaption", "summary"}  # (helper-53: the last four)
 _SCOPE = frozenset("table td th caption button object marquee applet template html".split())
 # Elements that stop the search for an open `li` (or `dt`/`dd`) to close: "special" ones but address, div, p.
-_ITEM_STOP = _SCOPE | frozenset("ul ol dl menu dir blockquote section article aside nav header footer main "
-                                "figure details fieldset form pre listing h1 h2 h3 h4 h5 h6 tr tbody thead "
-                                "tfoot".split())
 _DEFAULT_SCOPE = _SCOPE - {"button"}
 _P_SCOPE = _SCOPE
 _LI_SCOPE = _DEFAULT_SCOPE | {"ul", "ol"}
@@ -86,6 +87,9 @@ _SPECIAL = frozenset("address applet area article aside base basefont bgsound bl
                      "script search section select source style summary table tbody td template textarea tfoot th "
                      "thead title tr track ul wbr xmp".split())
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+# Elements that stop the search for an open `li` (or `dt`/`dd`) to close: special ones but address, div, p
+# (helper-53: `<li><center>a<li>` nests the new item in the center).
+_ITEM_STOP = _SPECIAL - {"address", "div", "p"}
 # End tags the tree builder closes by scope (with what is open inside); any other walks down from
 # the current element and stops at a special one.
 _SCOPED_END = frozenset("address article aside blockquote button center details dialog dir div dl fieldset "
@@ -104,13 +108,24 @@ _TEXT_BYTES = re.compile(_TEXT.pattern.encode())
 # `&` (white space at a piece's start is dropped where the parser has not opened the body yet).
 _WORD_START = re.compile(r"[ \t\n\r\f][^ \t\n\r\f&<]")
 _WORD_START_BYTES = re.compile(_WORD_START.pattern.encode())
-# Else any character but those (in UTF-8 bytes: not a continuation byte), outside a reference.
 _CHAR = re.compile(r"[^ \t\n\r\f&<]")
 _CHAR_BYTES = re.compile(_CHAR.pattern.encode())
-_CHAR_UTF8 = re.compile(rb"[^ \t\n\r\f&<\x80-\xbf]")
-_NOT_REF = re.compile(r"[^#0-9A-Za-z]")
-_NOT_REF_BYTES = re.compile(_NOT_REF.pattern.encode())
-_REF_CHARS = 256  # characters back from a cut in which a reference's `&` is looked for
+# Else the first character but those (in UTF-8 bytes: not a continuation byte) after any references
+# (each taken whole, as far as it could reach: atomic, so a match never ends inside one).
+_OUTSIDE = re.compile(r"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f<])*+([^ \t\n\r\f&<])")
+_OUTSIDE_UTF8 = re.compile(rb"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f<\x80-\xbf])*+([^ \t\n\r\f&<\x80-\xbf])")
+# The most a character reference can take from its `&` (a numeric one has any number of digits).
+_REF = re.compile(r"&[#0-9A-Za-z]*;?")
+_REF_BYTES = re.compile(_REF.pattern.encode())
+# Text Python calls white space (a text node of only such characters is a space to the renderer:
+# a piece's part of a text run must hold a character of another kind).
+# References (a numeric one may stand for a space: `&#8201;`) and white space, skipped before a character
+# that may be visible.
+_INVISIBLE = re.compile(r"(?>&[#0-9A-Za-z]*;?|\s)*+")
+_INVISIBLE_BYTES = re.compile(rb"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f\x0b\x1c-\x1f])*+")
+# Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
+_DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
+_DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
 # Markup the tokens above should have taken (a tag they do not read): text is cut only before it.
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
 _MARKUP_BYTES = re.compile(_MARKUP.pattern.encode())
@@ -265,6 +280,19 @@ def _end(stack: list[_Open], name: str) -> None:
         del stack[i:]
 
 
+def _adopted(stack: list[_Open]) -> bool:
+    """True when a formatting element has a block open inside it: its end tag, in a later piece,
+    would move the block out of it (the adoption agency), which that piece cannot do (helper-53:
+    `<b><p>a b</b>` cut between "a" and "b")."""
+    formatting = False
+    for name, _, _ in stack:
+        if name in _FORMATTING:
+            formatting = True
+        elif formatting and name in _SPECIAL:
+            return True
+    return False
+
+
 def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int],
               safe: frozenset[str] = _SAFE) -> bool:
     """True when a piece may end at `cut`: every open element is a plain container (of `safe`), and each
@@ -274,8 +302,8 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
     (negative, for any element: one never cut inside: a table the parser moves content out of,
     a form, a consent banner, whose tests read the whole element)."""
     for i, (name, _, at) in enumerate(stack):
-        if name not in safe or rows.get(at, 0) < 0 or (
-                at >= start and (cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
+        if name not in safe or rows.get(at, 0) < 0 or (at >= start and name in _SAFE and (
+                cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
             return False
@@ -425,9 +453,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     word_start = (_WORD_START_BYTES if as_bytes else _WORD_START).search
     first_char = (_CHAR_BYTES if as_bytes else _CHAR).match
     # any character: in text, or UTF-8 bytes (elsewhere a byte may be the second of a character)
-    any_char = _CHAR.search if not as_bytes else _CHAR_UTF8.search \
+    outside = _OUTSIDE.match if not as_bytes else _OUTSIDE_UTF8.match \
         if codecs.lookup(encoding or "").name == "utf-8" else None
-    not_ref = (_NOT_REF_BYTES if as_bytes else _NOT_REF).search
+    ref = (_REF_BYTES if as_bytes else _REF).match
+    decoration = (_DECORATION_BYTES if as_bytes else _DECORATION).search
+    skip = (_INVISIBLE_BYTES if as_bytes else _INVISIBLE).match
     markup = (_MARKUP_BYTES if as_bytes else _MARKUP).search
     window = max(piece_chars // 4, 64)
     # The first <main> and the first role="main" element: [content start, depth, open elements,
@@ -442,6 +472,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # another element's end tag, which the parser opens again at the next text (no cut then).
     fmt_open: dict[int, tuple[str, int]] = {}
     pending: dict[int, tuple[str, int]] = {}
+    # After a formatting element's end tag with a block open inside it (the adoption agency: the parser
+    # moves the block out, drops inline elements between, and puts a copy of the formatting element
+    # between the block and its children), the elements above its place are not the scan's: no cut
+    # until they are closed (helper-53's pages: `<b><span><p>a</b>b`, `<b><ul><li>a</b>`).
+    fragile = -1  # that place (a stack depth), or -1
     select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
     consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
@@ -474,20 +509,46 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         for at in [at for at, (_, k) in pending.items() if k > markers]:
             del pending[at]  # (a closed cell or caption clears the formatting opened in it)
 
-    def text_cut(at: int, run: int, run_end: int) -> int:
+    def char_at(q: int) -> str:
+        return html[q] if not as_bytes else html[q:q + 4].decode(enc, "ignore")[:1]
+
+    def first_visible(run: int, run_end: int) -> int:
+        """Offset of the first character of `html[run:run_end]` that Python does not call white
+        space and no reference stands for (the renderer takes a text node of only such characters
+        for a space: helper-53, `&#8201;` and U+3000), or `run_end`."""
+        q = run
+        while q < run_end:
+            q = skip(html, q, run_end).end()  # type: ignore[union-attr]  # (it matches "" at least)
+            if q >= run_end:
+                break
+            ch = char_at(q)
+            if not ch.isspace():
+                return q
+            q += len(ch.encode(encoding or "utf-8")) if as_bytes else 1
+        return run_end
+
+    def text_cut(at: int, run: int, run_end: int, visible: int) -> int:
         """Where the text `html[run:run_end]` may be cut at or after `at` (within `window`): at its
-        start, after white space, else at any character outside a reference; -1 when nowhere."""
+        start, after white space, else at any character outside a reference; each part of the run
+        with a `visible` character (`first_visible`); -1 when nowhere in the window."""
         if at == run and first_char(html, at):
             return at
+        at = max(at, visible + 1)
         stop = min(run_end, at + window)
-        m = word_start(html, max(at - 1, run), stop)
-        if m is not None:
-            return m.start() + 1
+        q = max(at - 1, run)
+        while (m := word_start(html, q, stop)) is not None:
+            q = m.start() + 1
+            if not char_at(q).isspace():
+                return q
+        if outside is None:
+            return -1
         q = at
-        while any_char is not None and (m := any_char(html, q, stop)) is not None:
-            q = m.start()
-            k = html.rfind(amp, max(run, q - _REF_CHARS), q)
-            if k < 0 or not_ref(html, k + 1, q):
+        k = html.rfind(amp, run, q)
+        if k >= 0:  # a reference that may reach `at`
+            q = max(q, ref(html, k).end())  # type: ignore[union-attr]  # (the pattern matches "&" at least)
+        while q < stop and (m := outside(html, q, stop)) is not None:
+            q = m.start(1)
+            if not char_at(q).isspace():
                 return q
             q += 1
         return -1
@@ -514,20 +575,30 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             at = max(pos, start + piece_chars - 1)
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
-                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending \
+                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
                         or not _cuttable(stack, at, start, settle, rows):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
-        elif text_end - start >= text_chars and not foreign and not pending and has_text(html, pos, text_end):
+        elif text_end - start >= text_chars and not foreign and not pending and fragile < 0 \
+                and has_text(html, pos, text_end):
             # Text of a paragraph, or of the body itself, where no block began for a quarter piece
             # more: the renderer goes on with its line.
-            at = max([pos, start + text_chars] + [o[2] + settle for o in stack if o[2] >= start])
+            at = max([pos, start + text_chars] + [o[2] + settle for o in stack
+                                                  if o[2] >= start and o[0] not in _SAFE_TEXT - _SAFE])
             odd = markup(html, pos, text_end)  # (markup the tokens did not take: no cut after it)
             run_end = text_end if odd is None else odd.start()
-            while at < run_end and (at := text_cut(at, pos, run_end)) >= 0 \
-                    and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT):
-                cut(at, stack)
+            visible = -1
+            while at < run_end and not _adopted(stack):
+                if visible < 0:
+                    visible = first_visible(pos, run_end)
+                q = text_cut(at, pos, run_end, visible)
+                if q < 0:
+                    at += window  # nothing in this window: the next one
+                    continue
+                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT):
+                    break
+                cut(q, stack)
                 at = start + text_chars
         if m is None:
             break
@@ -554,6 +625,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             depth = len(stack)
             own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1
+            if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
+                fragile = own if fragile < 0 else min(fragile, own)
             _end(stack, end_name)
             fmt_open.pop(own_at, None)
             if end_name in _FORMATTING and own < 0:
@@ -562,8 +635,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 named = [at for at, (nm, _) in pending.items() if nm == end_name]
                 if named:
                     del pending[max(named)]
+                    if any(o[0] in _SPECIAL for o in stack):
+                        fragile = 0  # (the copy it closes, opened again somewhere in the stack, may hold a block)
             if len(stack) < depth and (fmt_open or pending):
                 formatting_closed()
+            if len(stack) <= fragile:
+                fragile = -1
             if mains:
                 closed(m.start())
             continue
@@ -594,6 +671,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             whole = True  # the parser ignores the body of a frameset page, or the frameset
             break
         if name in _RAW:
+            if name == "xmp":  # (its start tag closes an open <p>, as a block's does)
+                depth = len(stack)
+                p = _find(stack, {"p"}, _SCOPE)
+                if p >= 0:
+                    del stack[p:]
+                if (fmt_open or pending) and len(stack) < depth:
+                    formatting_closed()
             close = _raw_end(name, as_bytes).search(html, pos, n) if name != "script" else \
                 _script_end(html, pos, n, as_bytes)
             if close is None:
@@ -623,18 +707,21 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
                 trial.pop()  # the element about to open belongs to the next piece
-            if (opens or name not in _TABLE_PARTS) and _cuttable(trial, m.start(), start, settle, rows):
+            if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
+                    and _cuttable(trial, m.start(), start, settle, rows):
                 cut(m.start(), trial)
                 stack = list(trial)
         depth = len(stack)
         opened = _start(stack, name, m.group(0), m.start(), bool(quirks))
         if (fmt_open or pending) and len(stack) - opened < depth:
             formatting_closed()
+        if len(stack) - opened <= fragile:
+            fragile = -1
         if opened:
             if name in _FORMATTING and not foreign:
                 fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
-            if name == "form" or (m.group(3) and consent(m.group(3))):
-                rows[m.start()] = -1  # never cut inside: its furniture test reads the whole element
+            if name == "form" or (m.group(3) and (consent(m.group(3)) or decoration(m.group(3)))):
+                rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
                 mains[kind] = [m.end(), len(stack), list(stack), None]
