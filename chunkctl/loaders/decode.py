@@ -701,12 +701,16 @@ class Decoded(NamedTuple):
     """Canonical Python codec name that decodes the raw bytes to `text` (BOM aside), for `meta.encoding`."""
     detected: bool
     """True when the codec was guessed (detection, BOM-less UTF-16/32, the cp1252 fallback), not declared."""
+    refused: str = ""
+    """The declared encoding the bytes did not decode as (guessed after it), else ""."""
 
     @property
     def warning(self) -> str | None:
         """The one-line warning a guessed encoding gets (without the file name), else None."""
         if not self.detected:
             return None
+        if self.refused:  # (helper-50: "not declared" about a page that declares UTF-8 misled)
+            return f"declared {self.refused}, but the bytes are not {self.refused}; decoded as {self.encoding} (detected)"
         return f"encoding not declared; decoded as {self.encoding} (detected)"
 
 
@@ -782,19 +786,24 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         return Decoded(data.decode("utf-8"), "utf-8", False)
     except UnicodeDecodeError:
         pass
+    refused = ""
     for label in [declared] if isinstance(declared, str) else (declared or ()):
         enc = codec_for_label(label)
-        if enc is None or enc == "utf-8":
+        if enc is None:
+            continue
+        if enc == "utf-8":  # (strict UTF-8 failed above)
+            refused = refused or enc
             continue
         try:
             return Decoded(data.decode(enc), enc, False)
         except UnicodeDecodeError:
+            refused = refused or enc
             continue
     guess, plausible = _detect(data)
     if not plausible:
         wide = utf16_cjk_without_nul(data)
         if wide is not None:
-            return Decoded(data.decode(wide), wide, True)
+            return Decoded(data.decode(wide), wide, True, refused)
     for enc in (guess, "cp1252"):
         if not enc:
             continue
@@ -802,7 +811,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             text = data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
-        return Decoded(text, enc, True)
+        return Decoded(text, enc, True, refused)
     raise LoaderError(source, "cannot decode: not UTF-8 and no encoding detected; pass --encoding")
 
 

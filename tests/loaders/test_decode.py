@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import chunkctl
+from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
+from chunkctl.loaders import load_bytes
 from chunkctl.loaders.decode import common_codecs, decode, decode_bytes, implausible, utf16_without_bom
 from tests.conftest import run_cli
 from tests.loaders.encoding_samples import TEXTS, cases
@@ -373,3 +375,13 @@ def test_utf16_cjk_text_without_a_nul_byte_decodes(language, codec, data):
     assume(b"\x00" not in raw)
     found = decode_bytes(raw, "x.txt")
     assert (found.text, found.encoding) == (text, codec)
+
+
+def test_a_declaration_the_bytes_do_not_follow_is_named_in_the_warning():
+    # helper-50: a page that declares UTF-8 but holds a cp1252 byte said "encoding not declared"
+    data = '<html><head><meta charset="utf-8"></head><body><p>caf\u00e9 cr\u00e8me</p></body></html>'.encode("cp1252")
+    doc = load_bytes(data, "page.html", "html", ChunkConfig())
+    assert doc.warnings == ["declared utf-8, but the bytes are not utf-8; decoded as cp1252 (detected)"]
+    assert "café crème" in doc.text
+    undeclared = load_bytes("caf\u00e9 cr\u00e8me".encode("cp1252"), "notes.txt", "txt", ChunkConfig())
+    assert undeclared.warnings == ["encoding not declared; decoded as cp1252 (detected)"]
