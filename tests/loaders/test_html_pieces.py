@@ -429,6 +429,17 @@ _TEXT_CUT_CASES = {
     "a definition in a center": "<dl><dt><center>aaaa<dd>bbbb cccc dddd",
     "line numbers read whole": "<s class=linenos>l</s><div class=linenodiv><pre>1\n2\n3\nx</pre></div>",
     "a reference for a thin space, alone before a cut": "<p>" + "<a>x</a><span>&#8201;...&#8201;</span>" * 9,
+    "a soft hyphen and an ideographic space": "<p>9\xad\u3000w " * 5 + "c\xad&#8201;c " * 5,
+    "a NUL and an ideographic space": "<p>" + "9\x00\u3000w " * 8,
+    "a comment never closed after the last >": "<p>a > b " + "word " * 20 + "<!-- c " + "hidden " * 20,
+    "text after the last > with tags never closed": "<p>a > b " + "x<y " * 30,
+    # helper-54, reduced
+    "an empty end tag before a script": "</><script>w" + " word" * 10,
+    "a bogus doctype forces quirks": '<!DOCTYPE html x><p>d0 word1 word2 word3 word4 word5 word6 word7 word9 wor wo9 word30 word31 word32 word33 word34 word35 word36 word3ord39<table><tr><td>c</td></tr><tr><td>d</td></tr></table>word0',
+    "a vendor's public id is quirks": '<!DOCTYPE HTML PUBLIC "-//Microsoft//DTD Internet Explorer 3.0 HTML//EN"><p>d1 word2 w word7 word8 ord9 w<table><trr></table>word0 o',
+    "the IBM system id is quirks": '<!DOCTYPE html SYSTEM "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd"><p> word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word38 word39<table>tr><td>d</td></tr></table>word0 word1 wo word9 word10 word11 word12 wor',
+    "a button's end tag stops at an object": "<button><object></button>a" + " word" * 10,
+    "a table's end tag stops at a template": "<table><template></table>w" + " word" * 10,
     "a numeric reference of 300 digits": "<p>" + "a " * 40 + "&#" + "0" * 300 + "65;" + " b" * 40,
 }
 
@@ -437,7 +448,7 @@ _TEXT_CUT_CASES = {
 def test_text_cuts_follow_the_parser(case):
     html = _TEXT_CUT_CASES[case]
     whole = html_loader.render_html(html, True, False, pieces_from=10**12, tags_from=10**12)
-    for piece_chars in [*range(1, 40), 200, 225, 250]:
+    for piece_chars in [*range(1, 40), 47, 52, 63, 200, 225, 250]:
         pieced = html_loader.render_html(html, True, False, pieces_from=0, piece_chars=piece_chars)
         assert pieced[0] == whole[0], piece_chars
         assert [(b.kind, b.start, b.end) for b in pieced[1]] == [(b.kind, b.start, b.end) for b in whole[1]]
@@ -454,3 +465,12 @@ def test_text_without_a_cut_in_one_window_is_cut_in_a_later_one_and_fast():
     sjis = ("<p>" + "日本" * 3000 + ("日本" * 100 + "\n") * 95).encode("shift_jis")
     parts = pieces(sjis, 4000, "shift_jis")
     assert len(parts) > 3 and {sjis[p.start - 1:p.start] for p in parts[1:]} == {b"\n"}
+
+
+def test_tags_never_closed_after_the_last_gt_are_not_looked_for_to_the_end_once_each():
+    # helper-54: every "<y" after the page's last ">" tried the start-tag pattern to the end of the
+    # page (80 KB: 314 s); the tail is text up to its first "<y", as the parser reads it.
+    html = "<p>" + "word " * 400 + "> " + "x<y " * 3000
+    parts = pieces(html, 200)
+    assert len(parts) > 5 and all(p.start < html.index("x<y") for p in parts)
+    assert rendered(html, 200, True)[:2] == rendered(html, 10**9, True)[:2]

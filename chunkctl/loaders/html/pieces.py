@@ -41,14 +41,23 @@ have some 26-35 characters a tag (a 1.9 MB print page of a book: 49,500), and ke
 main-content selection up to about 1.7-2.2 MB."""
 PIECE_CHARS = 256_000  # characters of markup a piece reaches before it is cut at the next safe point
 
-_TOKEN_PATTERN = (
-    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?|</[^A-Za-z][^>]*>?"  # (</!--> is a comment)
-    r"|</([A-Za-z][^\s/>]*)[^>]*>?"
-    r"|<([A-Za-z][^\s/>]*)((?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*)>"
-    # a start tag whose quoted attribute value never ends: the rest of the page is in it
-    r"|(<[A-Za-z][^\s/>]*(?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*=\s*[\"'])")
+_OTHER_TOKENS = (
+    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[.*?(?:\]\]>|\Z)|<[!?][^>]*>?|</>|</[^A-Za-z>][^>]*>?"  # (</!--> is a comment, </> nothing)
+    r"|</([A-Za-z][^\s/>]*)[^>]*>?")
+_START_TAG = r"<([A-Za-z][^\s/>]*)((?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*)>"
+# a start tag whose quoted attribute value never ends: the rest of the page is in it
+_OPEN_VALUE = r"(<[A-Za-z][^\s/>]*(?:[^>=]|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>\"'][^\s>]*|(?=[\s>])))*=\s*[\"'])"
+_TOKEN_PATTERN = _OTHER_TOKENS + "|" + _START_TAG + "|" + _OPEN_VALUE
 _TOKEN = re.compile(_TOKEN_PATTERN, re.S)
 _TOKEN_BYTES = re.compile(_TOKEN_PATTERN.encode(), re.S)
+# After the page's last ">" no start tag can end: the same tokens without them (`(?!)` keeps the
+# groups), so a `<y` there is not tried to the end of the page, once a `<` (helper-54: 80 KB of
+# "x<y " took 314 s).
+_TAIL_PATTERN = _OTHER_TOKENS + "|(?!)" + _START_TAG + "|(?!)" + _OPEN_VALUE
+_TAIL = re.compile(_TAIL_PATTERN, re.S)
+_TAIL_BYTES = re.compile(_TAIL_PATTERN.encode(), re.S)
+_ENDS = ("-->", "--!>", "]]>")  # (a comment's or CDATA's end: one cut short at the last ">" has none)
+_ENDS_BYTES = tuple(e.encode() for e in _ENDS)
 # Elements whose content is text up to their end tag (never cut inside, never scanned for tags).
 _RAW = frozenset("script style textarea title xmp iframe noembed noframes".split())
 _VOID = frozenset("area base br col embed hr img input link meta param source track wbr keygen basefont "
@@ -97,6 +106,7 @@ _SCOPED_END = frozenset("address article aside blockquote button center details 
                         "summary ul form p li dd dt applet marquee object table tbody thead tfoot tr td th "
                         "caption template html".split())
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
+_TABLE_SCOPE = frozenset("html table template".split())
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
 # are one of `_IN_TABLE`; text other than white space moves too.
@@ -121,7 +131,7 @@ _REF_BYTES = re.compile(_REF.pattern.encode())
 # a piece's part of a text run must hold a character of another kind).
 # References (a numeric one may stand for a space: `&#8201;`) and white space, skipped before a character
 # that may be visible.
-_INVISIBLE = re.compile(r"(?>&[#0-9A-Za-z]*;?|\s)*+")
+_INVISIBLE = re.compile(r"(?>&[#0-9A-Za-z]*;?|[\s\xad\x00])*+")
 _INVISIBLE_BYTES = re.compile(rb"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f\x0b\x1c-\x1f])*+")
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
@@ -197,15 +207,23 @@ def _start(stack: list[_Open], name: str, tag: Any, at: int, quirks: bool = Fals
     return True
 
 
-_HTML_DOCTYPE = re.compile(r"<!doctype\s+html(?=[\s>])", re.I)
-_QUIRKY_IDS = re.compile(r'public\s*["\'](?:-//w3c//dtd html (?:4\.0 |3|2)|-//ietf//|-//w3o//|-//w3c//dtd w3 html'
-                         r'|[^"\']*//dtd html 4\.01 (?:transitional|frameset)//[^"\']*["\']\s*>)', re.I)
+# A doctype named html with nothing after the name but a public or system id (anything else makes
+# it a bogus doctype, which forces quirks: helper-54)
+_HTML_DOCTYPE = re.compile(r"<!doctype\s+html\s*(?:>|(?:public|system)[\s\"'])", re.I)
+# The HTML standard's public id prefixes that mean quirks, in short, and its one system id
+_QUIRKY_IDS = re.compile(
+    r'public\s*["\'](?:-//w3c//dtd html (?:4\.0 |3|2|experimental)|-//w3c//dtd w3 html|\+//silmaril//'
+    r"|-//(?:ietf|w3o|metrius|microsoft|netscape comm\. corp\.|o'reilly and associates|sq|softquad|softquad software"
+    r"|spyglass|sun microsystems corp\.|webtechs|as|advasoft ltd)//|-/w3c/dtd html 4\.0 transitional/en[\"']|html[\"']"
+    r'|[^"\']*//dtd html 4\.01 (?:transitional|frameset)//[^"\']*["\']\s*>)'
+    r'|["\']http://www\.ibm\.com/data/dtd/v11/ibmxhtml1-transitional\.dtd["\']', re.I)
 
 
 def is_quirks(doctype: str) -> bool:
     """True when a page of this doctype ("" for none) is parsed in quirks mode, as far as a
-    cut needs: no doctype, one not named html, and the common legacy public ids (HTML 2, 3.2,
-    4.0, and 4.01 Transitional or Frameset without a system id; the HTML standard's list is longer)."""
+    cut needs: no doctype, one not named html or with more than ids after the name, and the
+    HTML standard's legacy public ids (HTML 2, 3.2, 4.0, 4.01 Transitional or Frameset without
+    a system id, vendors' DTDs) and its IBM system id."""
     return not _HTML_DOCTYPE.match(doctype) or _QUIRKY_IDS.search(doctype) is not None
 
 
@@ -274,10 +292,19 @@ def _end(stack: list[_Open], name: str) -> None:
             if stack[i][0] in _SPECIAL:
                 return
         return
-    stop = frozenset() if name in _SCOPE else _P_SCOPE if name == "p" else _LI_SCOPE if name == "li" else _DEFAULT_SCOPE
+    # (the scope each end tag is looked for in: a template's anywhere, table parts' in table scope,
+    # a button's, an object's... in the default scope: helper-54, `<button><object></button>`)
+    stop = frozenset() if name == "template" else _TABLE_SCOPE if name in _TABLE_PARTS or name in ("table", "caption") \
+        else _P_SCOPE if name == "p" else _LI_SCOPE if name == "li" else _DEFAULT_SCOPE
     i = _find(stack, {name}, stop)
     if i >= 0:
         del stack[i:]
+
+
+def _invisible(ch: str) -> bool:
+    """True for a character the renderer may take for a space, alone in a text node: Python's white
+    space, and a soft hyphen or NUL, which the renderer and the parser drop (helper-54)."""
+    return ch.isspace() or ch in ("\xad", "\x00")
 
 
 def _adopted(stack: list[_Open]) -> bool:
@@ -480,6 +507,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
     consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
+    search_tail: Callable[[Any, int, int], Any] = (_TAIL_BYTES if as_bytes else _TAIL).search
+    last_gt = html.rfind(gt, begin, n)  # the page's last ">": start tags are looked for up to it
 
     def cut(at: int, after: list[_Open]) -> None:
         nonlocal before, start
@@ -522,7 +551,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if q >= run_end:
                 break
             ch = char_at(q)
-            if not ch.isspace():
+            if not _invisible(ch):
                 return q
             q += len(ch.encode(encoding or "utf-8")) if as_bytes else 1
         return run_end
@@ -538,7 +567,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         q = max(at - 1, run)
         while (m := word_start(html, q, stop)) is not None:
             q = m.start() + 1
-            if not char_at(q).isspace():
+            if not _invisible(char_at(q)):
                 return q
         if outside is None:
             return -1
@@ -548,7 +577,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             q = max(q, ref(html, k).end())  # type: ignore[union-attr]  # (the pattern matches "&" at least)
         while q < stop and (m := outside(html, q, stop)) is not None:
             q = m.start(1)
-            if not char_at(q).isspace():
+            if not _invisible(char_at(q)):
                 return q
             q += 1
         return -1
@@ -559,7 +588,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 found[3] = (found[0], at)
 
     while pos < n:
-        m = search(html, pos, n)
+        m = search(html, pos, last_gt + 1) if pos <= last_gt else None
+        if m is None:
+            m = search_tail(html, max(pos, last_gt + 1), n)
+        elif m.end() == last_gt + 1 and m.group(0)[:3] in ("<!-", "<![", b"<!-", b"<![") \
+                and not m.group(0).endswith(_ENDS_BYTES if as_bytes else _ENDS):
+            m = search_tail(html, m.start(), n)  # a comment that never ends: to the end of the page
         text_end = n if m is None else m.start()
         if stack and stack[-1][0] in _TABLE_CONTEXT and not foreign and has_text(html, pos, text_end):
             foster()
