@@ -791,14 +791,12 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         enc = codec_for_label(label)
         if enc is None:
             continue
-        if enc == "utf-8":  # (strict UTF-8 failed above)
-            refused = refused or enc
-            continue
-        try:
-            return Decoded(data.decode(enc), enc, False)
-        except UnicodeDecodeError:
-            refused = refused or enc
-            continue
+        if enc != "utf-8":  # (strict UTF-8 failed above)
+            try:
+                return Decoded(data.decode(enc), enc, False)
+            except UnicodeDecodeError:
+                pass
+        refused = refused or enc
     guess, plausible = _detect(data)
     if not plausible:
         wide = utf16_cjk_without_nul(data)

@@ -120,19 +120,19 @@ _WORD_START = re.compile(r"[ \t\n\r\f][^ \t\n\r\f&<]")
 _WORD_START_BYTES = re.compile(_WORD_START.pattern.encode())
 _CHAR = re.compile(r"[^ \t\n\r\f&<]")
 _CHAR_BYTES = re.compile(_CHAR.pattern.encode())
+# The most a character reference can take from its `&` (a numeric one has any number of digits).
+_REF_PATTERN = r"&[#0-9A-Za-z]*;?"
+_REF = re.compile(_REF_PATTERN)
+_REF_BYTES = re.compile(_REF_PATTERN.encode())
 # Else the first character but those (in UTF-8 bytes: not a continuation byte) after any references
 # (each taken whole, as far as it could reach: atomic, so a match never ends inside one).
-_OUTSIDE = re.compile(r"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f<])*+([^ \t\n\r\f&<])")
-_OUTSIDE_UTF8 = re.compile(rb"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f<\x80-\xbf])*+([^ \t\n\r\f&<\x80-\xbf])")
-# The most a character reference can take from its `&` (a numeric one has any number of digits).
-_REF = re.compile(r"&[#0-9A-Za-z]*;?")
-_REF_BYTES = re.compile(_REF.pattern.encode())
-# Text Python calls white space (a text node of only such characters is a space to the renderer:
-# a piece's part of a text run must hold a character of another kind).
+_OUTSIDE = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f<])*+([^ \t\n\r\f&<])")
+_OUTSIDE_UTF8 = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f<\x80-\xbf])*+([^ \t\n\r\f&<\x80-\xbf])".encode())
 # References (a numeric one may stand for a space: `&#8201;`) and white space, skipped before a character
-# that may be visible.
-_INVISIBLE = re.compile(r"(?>&[#0-9A-Za-z]*;?|[\s\xad\x00])*+")
-_INVISIBLE_BYTES = re.compile(rb"(?>&[#0-9A-Za-z]*;?|[ \t\n\r\f\x0b\x1c-\x1f])*+")
+# that may be visible (a text node of only characters Python calls white space is a space to the
+# renderer: a piece's part of a text run must hold a character of another kind).
+_INVISIBLE = re.compile(rf"(?>{_REF_PATTERN}|[\s\xad\x00])*+")
+_INVISIBLE_BYTES = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f\x0b\x1c-\x1f])*+".encode())
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
 _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
@@ -538,6 +538,18 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         for at in [at for at, (_, k) in pending.items() if k > markers]:
             del pending[at]  # (a closed cell or caption clears the formatting opened in it)
 
+    def open_tag(name: str, tag: Any, at: int) -> bool:
+        """`_start` on the stack, with what the elements it closes change: formatting elements
+        waiting to be opened again, and the end of a stretch after the adoption agency."""
+        nonlocal fragile
+        depth = len(stack)
+        opened = _start(stack, name, tag, at, bool(quirks))
+        if (fmt_open or pending) and len(stack) - opened < depth:
+            formatting_closed()
+        if len(stack) - opened <= fragile:
+            fragile = -1
+        return opened
+
     def char_at(q: int) -> str:
         return html[q] if not as_bytes else html[q:q + 4].decode(enc, "ignore")[:1]
 
@@ -618,8 +630,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 and has_text(html, pos, text_end):
             # Text of a paragraph, or of the body itself, where no block began for a quarter piece
             # more: the renderer goes on with its line.
-            at = max([pos, start + text_chars] + [o[2] + settle for o in stack
-                                                  if o[2] >= start and o[0] not in _SAFE_TEXT - _SAFE])
+            at = max([pos, start + text_chars] + [o[2] + settle for o in stack if o[2] >= start and o[0] in _SAFE])
             odd = markup(html, pos, text_end)  # (markup the tokens did not take: no cut after it)
             run_end = text_end if odd is None else odd.start()
             visible = -1
@@ -705,13 +716,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             whole = True  # the parser ignores the body of a frameset page, or the frameset
             break
         if name in _RAW:
-            if name == "xmp":  # (its start tag closes an open <p>, as a block's does)
-                depth = len(stack)
-                p = _find(stack, {"p"}, _SCOPE)
-                if p >= 0:
-                    del stack[p:]
-                if (fmt_open or pending) and len(stack) < depth:
-                    formatting_closed()
+            if name == "xmp" and open_tag(name, m.group(0), m.start()):  # (it closes an open <p>, as a block does)
+                stack.pop()  # (and ends at its end tag, read past below)
             close = _raw_end(name, as_bytes).search(html, pos, n) if name != "script" else \
                 _script_end(html, pos, n, as_bytes)
             if close is None:
@@ -745,12 +751,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     and _cuttable(trial, m.start(), start, settle, rows):
                 cut(m.start(), trial)
                 stack = list(trial)
-        depth = len(stack)
-        opened = _start(stack, name, m.group(0), m.start(), bool(quirks))
-        if (fmt_open or pending) and len(stack) - opened < depth:
-            formatting_closed()
-        if len(stack) - opened <= fragile:
-            fragile = -1
+        opened = open_tag(name, m.group(0), m.start())
         if opened:
             if name in _FORMATTING and not foreign:
                 fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
