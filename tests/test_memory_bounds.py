@@ -196,7 +196,7 @@ def test_lazy_splitters_equal_the_list_splitters():
             assert list(lines.iter_paragraph_spans(text, a, b)) == lines.paragraph_spans(text, a, b)
             for prose in (True, False):
                 assert list(segment.iter_split_lines(text, a, b, prose)) == segment.split_lines(text, a, b, prose)
-            assert list(segment._iter_split_by(segment._WORD_SEP, text, a, b)) == segment.split_words(text, a, b)
+            assert list(segment.iter_words(text, a, b)) == segment.split_words(text, a, b)
             assert segment.trimmed(text, a, b) == segment.trimmed(text[:b], a, b)
 
 

@@ -65,6 +65,8 @@ def without_replacement(text: str, collapse: bool = True) -> str:
 TABLE_LINE_LEVELS = (Level.LINE, Level.CLAUSE, Level.WORD)
 SENTENCE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 
+# Text in which every offset is a grapheme-cluster boundary: characters below U+0300 but CR.
+_SURE_BOUNDARIES = re.compile("[^\r\u0300-\U0010ffff]*")
 _KIND_OF_BLOCK = {
     BlockKind.CODE: "code",
     BlockKind.MATH: "math",
@@ -379,7 +381,7 @@ class Packer:
         pieces: list[tuple[int, int]] = [(a, b)]
         atomic = self._atomic_in(block, a, b, budget)
         while li < len(levels):
-            pieces = self._on_clusters(self._split(levels[li], a, b, block, kind), b)
+            pieces = self._on_clusters(self._split(levels[li], a, b, block, kind), a, b)
             if atomic:
                 pieces = list(_glue(pieces, atomic))
             if len(pieces) > 1:
@@ -410,9 +412,10 @@ class Packer:
         return [(s, e) for s, e in block.meta["atomic"] if a <= s and e <= b and (s, e) != (a, b)
                 and self.fits(s, e, budget)]
 
-    def _on_clusters(self, pieces: list[tuple[int, int]], b: int) -> list[tuple[int, int]]:
-        """Pieces moved onto grapheme-cluster boundaries (a splitter may cut "。" from a ZWJ after it)."""
-        return list(self._on_clusters_iter(pieces, b))
+    def _on_clusters(self, pieces: list[tuple[int, int]], a: int, b: int) -> list[tuple[int, int]]:
+        """Pieces of `[a, b)` moved onto grapheme-cluster boundaries (a splitter may cut "。" from
+        a ZWJ after it)."""
+        return list(self._on_clusters_iter(pieces, a, b))
 
     def _refine_iter(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
                      barrier: bool, block: Block | None, split_to: Level | None = None) -> Iterator[Atom]:
@@ -420,7 +423,7 @@ class Packer:
         pieces: Iterable[tuple[int, int]] = ()
         atomic = self._atomic_in(block, a, b, budget)
         while li < len(levels):
-            found = self._on_clusters_iter(self._split_iter(levels[li], a, b, block, kind), b)
+            found = self._on_clusters_iter(self._split_iter(levels[li], a, b, block, kind), a, b)
             if atomic:
                 found = _glue(found, atomic)
             head = list(itertools.islice(found, 2))
@@ -483,16 +486,29 @@ class Packer:
             yield s2, e
             lo = e
 
-    def _on_clusters_iter(self, pieces: Iterable[tuple[int, int]], b: int) -> Iterator[tuple[int, int]]:
-        """`_on_clusters` one piece at a time."""
+    def _on_clusters_iter(self, pieces: Iterable[tuple[int, int]], a: int, b: int) -> Iterator[tuple[int, int]]:
+        """`_on_clusters` one piece at a time.
+
+        The pieces of a splitter lie in `[a, b)` in order, none empty; where `[a - 1, b + 1)`
+        holds only characters below U+0300 and no CR, every offset in it is a cluster
+        boundary (`Graphemes._sure`) and the pieces are passed on as they are (no work a
+        piece: a sentence without punctuation is packed word by word).
+        """
+        t = self.text
+        n = len(t)
+        if _SURE_BOUNDARIES.fullmatch(t, max(a - 1, 0), min(b + 1, n)):
+            yield from pieces
+            return
         g = self.graphemes
         prev_end = -1
         for s, e in pieces:
-            if not g.is_boundary(s):
+            # (a boundary between two characters below U+0300 but CR LF is sure, as above)
+            if 0 < s < n and not (t[s - 1] < "\u0300" > t[s] and t[s - 1] != "\r") and not g.is_boundary(s):
                 s = g.floor(s)
-            if not g.is_boundary(e):
+            if 0 < e < n and not (t[e - 1] < "\u0300" > t[e] and t[e - 1] != "\r") and not g.is_boundary(e):
                 e = min(g.ceil(e), max(b, e))
-            s = max(s, prev_end)
+            if s < prev_end:
+                s = prev_end
             if e <= s:
                 continue
             yield s, e
@@ -827,12 +843,12 @@ class Packer:
             if j2 < n1:
                 return None
             thr2 = self.min_fill * bb2
-            cands2 = list(range(n1, j2 + 1))
+            hi2 = j2
             while True:  # the next chunk's end, as the packing will choose it (exact count)
-                k2 = self._choose(cands2, after, te, t2 + thr2)
+                k2 = self._choose(n1, hi2, after, te, t2 + thr2)
                 if k2 == n1 or self.count(win[n1].start, win[k2].end) <= bb2:
                     break
-                cands2 = [c for c in cands2 if c < k2]
+                hi2 = k2 - 1
             if te[k2] - t2 >= thr2 or after[k2] <= after[k]:
                 return None
             thr = tcs + self.min_fill * body_budget
@@ -868,15 +884,15 @@ class Packer:
             j = bisect.bisect_right(te, reach, r) - 1
             chosen = None
             if j >= r:
-                cands = list(range(r, j + 1))
-                while cands:
-                    k = self._choose(cands, after, te, tcs + self.min_fill * body_budget)
+                hi = j
+                while hi >= r:
+                    k = self._choose(r, hi, after, te, tcs + self.min_fill * body_budget)
                     pre = lead_prefix(i)[0] if k + base < nhead else prefix_text
                     cnt = self.count(cs, win[k].end, pre)
                     if cnt <= budget:
                         chosen = (k, pre, cnt)
                         break
-                    cands = [c for c in cands if c < k]
+                    hi = k - 1
             if chosen is None:
                 if carry is not None:
                     carry = None
@@ -980,18 +996,13 @@ class Packer:
         return out
 
     @staticmethod
-    def _choose(cands: list[int], after: list[int], te: list[int], thr: float) -> int:
-        """The end atom: strongest boundary after it among candidates filled to `thr`; latest on ties."""
-        best = cands[-1]
-        best_full, best_st = te[best] >= thr, after[best]
-        for k in reversed(cands):
-            full = te[k] >= thr
-            if best_full and not full:
-                break  # fill only falls further back; a full candidate is already held
-            st = after[k]
-            if (full, st) > (best_full, best_st):
-                best, best_full, best_st = k, full, st
-        return best
+    def _choose(lo: int, hi: int, after: list[int], te: list[int], thr: float) -> int:
+        """The end atom among the window atoms lo..hi (both included): the strongest boundary
+        after it among those filled to `thr` tokens (`te`, tokens before each atom's end, never
+        falls), or among all when none is; the latest on ties."""
+        full = bisect.bisect_left(te, thr, lo, hi + 1)
+        strengths = after[full if full <= hi else lo:hi + 1]
+        return hi - strengths[::-1].index(max(strengths))
 
     def _split_atom(self, atom: Atom, budget: int) -> list[Atom]:
         """Cut one atom too big for `budget` tokens alone (a heading line, or an estimate that

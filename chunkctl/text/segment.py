@@ -164,7 +164,10 @@ _CLAUSE_SEP = re.compile(r"(?<=[,;:])\s+|(?<=[，、；：﹐﹑﹔﹕､\u055d\
                          r"\u1802\u1808\ua60d])(?:\s+|(?!\d))")
 # Word ends: white space, and the syllable and word marks of scripts that write no spaces between
 # words: the Tibetan tsheg ་ and the Ethiopic wordspace ፡ (a cut after the mark).
-_WORD_SEP = re.compile(r"\s+|(?<=[\u0f0b\u1361])(?=\S)")
+# The words themselves, matched at once (the same pieces as splitting at those ends and trimming:
+# no piece holds white space): a run ending at the first mark, or a run without a mark.
+_WORD = re.compile(r"[^\s\u0f0b\u1361]*[\u0f0b\u1361]|[^\s\u0f0b\u1361]+")
+_SPAN = re.Match.span
 _SENT_END = re.compile(r"[.!?:;。！？…]['\"”’)\]」』）]*$")
 _NON_WS_RUN = re.compile(r"\S+")
 _NON_WS = re.compile(r"\S")  # `re`'s white space is str.isspace()'s
@@ -416,7 +419,12 @@ def split_clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
 def split_words(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """Runs of non-white-space characters, also cut after a Tibetan tsheg or an Ethiopic wordspace
     (other scripts without spaces give one piece)."""
-    return _split_by(_WORD_SEP, text, a, b)
+    return list(map(_SPAN, _WORD.finditer(text, a, b)))
+
+
+def iter_words(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
+    """`split_words` one piece at a time (character offsets)."""
+    return map(_SPAN, _WORD.finditer(text, a, b))
 
 
 PY_WINDOW = 1 << 16
@@ -588,7 +596,7 @@ class Splitters:
         if level == Level.CLAUSE:
             return _iter_split_by(_CLAUSE_SEP, t, a, b)
         if level == Level.WORD:
-            return _iter_split_by(_WORD_SEP, t, a, b)
+            return iter_words(t, a, b)
         raise ValueError(f"no splitter for level {level!r}")
 
 

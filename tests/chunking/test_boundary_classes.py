@@ -545,6 +545,48 @@ def test_tibetan_and_ethiopic_words_are_cut_after_their_word_marks():
     assert [eth[a:b] for a, b in split_clauses(eth, 0, len(eth))] == ["ሰላም፡ለዓለም፡ሁሉ፣", "ይሁን"]
 
 
+_WORD_ENDS = re.compile(r"\s+|(?<=[\u0f0b\u1361])(?=\S)")  # the rule: white space, and after ་ or ፡
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" \t\n\u00a0\u3000\x1c\u2029ab\u0301\u0f0b\u1361\u0f40", max_size=40), st.data())
+def test_words_are_the_pieces_between_word_ends(text, data):
+    # (split_words matches the words themselves: as fast again on text without punctuation, 0.1.16)
+    from chunkctl.text.segment import iter_words, split_words
+
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    expected, pos = [], a
+    for m in [*_WORD_ENDS.finditer(text, a, b), None]:
+        piece_end = m.start() if m else b
+        piece = text[pos:piece_end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            expected.append((pos + lead, pos + lead + len(piece.strip())))
+        if m:
+            pos = max(pos, m.end())
+    assert split_words(text, a, b) == expected
+    assert list(iter_words(text, a, b)) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 9)), min_size=1, max_size=30), st.data())
+def test_a_chunk_ends_at_the_strongest_filled_boundary_latest_on_ties(atoms, data):
+    from chunkctl.chunking.packer import Packer
+
+    after = [s for s, _n in atoms]
+    te, total = [], 0
+    for _s, n in atoms:
+        total += data.draw(st.integers(0, n))  # (tokens before each end never fall; equal ends too)
+        te.append(total)
+    lo = data.draw(st.integers(0, len(atoms) - 1))
+    hi = data.draw(st.integers(lo, len(atoms) - 1))
+    thr = data.draw(st.floats(-1, total + 2))
+    full = [k for k in range(lo, hi + 1) if te[k] >= thr] or list(range(lo, hi + 1))
+    best = max(after[k] for k in full)
+    assert Packer._choose(lo, hi, after, te, thr) == max(k for k in full if after[k] == best)
+
+
 def test_a_run_of_headings_names_only_the_headings_above_each_chunk():
     # (the breadcrumb of a chunk that runs to the end of a lead of headings is found from per-run level
     # masks: a file of 500,000 empty headings took 63 s, most of it rescanning the lead for each chunk)
