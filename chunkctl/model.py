@@ -75,6 +75,79 @@ class Block:
         return out
 
 
+class PackedStrings(Sequence[str]):
+    """A list of strings kept as text: every `PACK` strings are joined into one, with each
+    one's start in it (8 bytes a string, where a list holds a string object of some 50 bytes
+    plus its text: an HTML list of 2.5 M one-word items took 160 MB as strings, the heading
+    titles of a Markdown file of 630,000 one-word sections 39 MB). Appends and pops at the
+    end; strings read by index; `join` is `"\n".join(strings)`. (Used for an HTML list's or
+    quote's finished lines and for `BlockList`'s heading titles.)"""
+
+    PACK = 4096
+
+    __slots__ = ("_packs", "_starts", "_tail")
+
+    def __init__(self) -> None:
+        self._packs: list[str] = []  # PACK lines each, joined by "\n"
+        self._starts = array("q")  # start of each packed line in its pack
+        self._tail: list[str] = []  # the lines not packed yet (fewer than PACK)
+
+    def __len__(self) -> int:
+        return len(self._starts) + len(self._tail)
+
+    def __bool__(self) -> bool:
+        return bool(self._tail) or bool(self._packs)
+
+    def append(self, line: str) -> None:
+        tail = self._tail
+        tail.append(line)
+        if len(tail) == self.PACK:
+            at = 0
+            for ln in tail:
+                self._starts.append(at)
+                at += len(ln) + 1
+            self._packs.append("\n".join(tail))
+            self._tail = []
+
+    def pop(self) -> str:
+        """Remove and return the last line (IndexError when there is none)."""
+        if not self._tail and self._packs:
+            k = len(self._starts) - self.PACK
+            self._tail = self[k:]
+            self._packs.pop()
+            del self._starts[k:]
+        return self._tail.pop()
+
+    def __getitem__(self, i: Any) -> Any:  # (an index: a line; a slice: a list of lines)
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self._starts)
+        if i < 0:
+            i += len(self)
+        if i >= n:
+            return self._tail[i - n]
+        if i < 0:
+            raise IndexError("line index out of range")
+        pack = self._packs[i // self.PACK]
+        start = self._starts[i]
+        end = self._starts[i + 1] - 1 if (i + 1) % self.PACK else len(pack)
+        return pack[start:end]
+
+    def __iter__(self) -> Iterator[str]:
+        for i in range(len(self._starts)):
+            yield self[i]
+        yield from self._tail
+
+    def join(self, first: int = 0) -> str:
+        """`"\n".join(self[first:])`, without a string per line."""
+        if first >= len(self._starts):
+            return "\n".join(self._tail[first - len(self._starts):])
+        k = first // self.PACK
+        head = self._packs[k][self._starts[first]:]
+        return "\n".join([head, *self._packs[k + 1:], *self._tail]) if (
+            len(self._packs) > k + 1 or self._tail) else head
+
+
 class BlockList(Sequence[Block]):
     """A document's blocks in order: a list while there are few, columns when there are many.
 
@@ -112,7 +185,7 @@ class BlockList(Sequence[Block]):
     _level: array
     _path: array
     _parent: array
-    _title: list[str]
+    _title: PackedStrings
     _prefix_ids: list[int]
     _rich: dict[int, Block]
     _last_path: tuple[str, ...]
@@ -176,7 +249,8 @@ class BlockList(Sequence[Block]):
         # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1), path indices 4 bytes
         self._start, self._end, self._path = array("I"), array("I"), array("I")
         self._parent = array("i", [-1])  # path id 0: the empty path
-        self._title = [""]
+        self._title = PackedStrings()
+        self._title.append("")
         self._prefix_ids = [0]
         self._last_path = ()
         self._made = (0, ())

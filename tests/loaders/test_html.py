@@ -12,8 +12,7 @@ from chunkctl.loaders import format_for, load_bytes
 from chunkctl.loaders.decode import codec_for_label, decode
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.nesting import MAX_DEPTH, nesting_cut
-from chunkctl.loaders.html.text import PackedLines
-from chunkctl.model import BlockKind
+from chunkctl.model import BlockKind, PackedStrings
 
 
 def load(html: str | bytes, source: str = "page.html", **options):
@@ -403,7 +402,7 @@ def test_signs_and_line_number_classes_that_are_content_stay():
     assert "Important note in a linenos div" in text
 
 
-class _FewPacked(PackedLines):
+class _FewPacked(PackedStrings):
     PACK = 4
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
-from chunkctl.model import compact_spans
+from chunkctl.model import PackedStrings, compact_spans
 
 # HTML's white space (plus the no-break space, which we fold too: it is layout, not text).
 _WS = re.compile(r"[ \t\n\r\f\xa0]+")
@@ -17,77 +16,6 @@ _NEWLINES = re.compile(r"\r\n?")
 def collapse(text: str) -> str:
     """Runs of white space -> one space, as a browser renders text outside `pre` (ends kept as " ")."""
     return _WS.sub(" ", text)
-
-
-class PackedLines(Sequence[str]):
-    """A list of finished lines kept as text: every `PACK` lines are joined into one string,
-    with each line's start in it (4-8 bytes a line, where a list holds a string object of
-    some 50 bytes plus its text: a list of 2.5 M one-word items took 160 MB as strings).
-    Appends and pops at the end; lines read by index; `join` is `"\n".join(lines)`."""
-
-    PACK = 4096
-
-    __slots__ = ("_packs", "_starts", "_tail")
-
-    def __init__(self) -> None:
-        self._packs: list[str] = []  # PACK lines each, joined by "\n"
-        self._starts = array("q")  # start of each packed line in its pack
-        self._tail: list[str] = []  # the lines not packed yet (fewer than PACK)
-
-    def __len__(self) -> int:
-        return len(self._starts) + len(self._tail)
-
-    def __bool__(self) -> bool:
-        return bool(self._tail) or bool(self._packs)
-
-    def append(self, line: str) -> None:
-        tail = self._tail
-        tail.append(line)
-        if len(tail) == self.PACK:
-            at = 0
-            for ln in tail:
-                self._starts.append(at)
-                at += len(ln) + 1
-            self._packs.append("\n".join(tail))
-            self._tail = []
-
-    def pop(self) -> str:
-        """Remove and return the last line (IndexError when there is none)."""
-        if not self._tail and self._packs:
-            k = len(self._starts) - self.PACK
-            self._tail = self[k:]
-            self._packs.pop()
-            del self._starts[k:]
-        return self._tail.pop()
-
-    def __getitem__(self, i: Any) -> Any:  # (an index: a line; a slice: a list of lines)
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        n = len(self._starts)
-        if i < 0:
-            i += len(self)
-        if i >= n:
-            return self._tail[i - n]
-        if i < 0:
-            raise IndexError("line index out of range")
-        pack = self._packs[i // self.PACK]
-        start = self._starts[i]
-        end = self._starts[i + 1] - 1 if (i + 1) % self.PACK else len(pack)
-        return pack[start:end]
-
-    def __iter__(self) -> Iterator[str]:
-        for i in range(len(self._starts)):
-            yield self[i]
-        yield from self._tail
-
-    def join(self, first: int = 0) -> str:
-        """`"\n".join(self[first:])`, without a string per line."""
-        if first >= len(self._starts):
-            return "\n".join(self._tail[first - len(self._starts):])
-        k = first // self.PACK
-        head = self._packs[k][self._starts[first]:]
-        return "\n".join([head, *self._packs[k + 1:], *self._tail]) if (
-            len(self._packs) > k + 1 or self._tail) else head
 
 
 class Lines:
@@ -104,7 +32,7 @@ class Lines:
     __slots__ = ("lines", "cur", "space", "indent", "first", "one_line")
 
     def __init__(self, one_line: bool = False):
-        self.lines = PackedLines()
+        self.lines = PackedStrings()
         self.cur: list[str] = []
         self.space = False
         self.indent = ""
@@ -201,7 +129,7 @@ class Lines:
         """Number of finished lines (the index the next line will get)."""
         return len(self.lines)
 
-    def finish(self) -> PackedLines:
+    def finish(self) -> PackedStrings:
         """End the line in progress and return the lines, without trailing empty ones."""
         if self.cur:
             self._end_line(keep_empty=False)
