@@ -65,8 +65,6 @@ def without_replacement(text: str, collapse: bool = True) -> str:
 TABLE_LINE_LEVELS = (Level.LINE, Level.CLAUSE, Level.WORD)
 SENTENCE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 
-# Text in which every offset is a grapheme-cluster boundary: characters below U+0300 but CR.
-_SURE_BOUNDARIES = re.compile("[^\r\u0300-\U0010ffff]*")
 _KIND_OF_BLOCK = {
     BlockKind.CODE: "code",
     BlockKind.MATH: "math",
@@ -491,21 +489,18 @@ class Packer:
 
         The pieces of a splitter lie in `[a, b)` in order, none empty; where `[a - 1, b + 1)`
         holds only characters below U+0300 and no CR, every offset in it is a cluster
-        boundary (`Graphemes._sure`) and the pieces are passed on as they are (no work a
-        piece: a sentence without punctuation is packed word by word).
+        boundary (`Graphemes.all_boundaries`) and the pieces are passed on as they are (no
+        work a piece: a sentence without punctuation is packed word by word).
         """
-        t = self.text
-        n = len(t)
-        if _SURE_BOUNDARIES.fullmatch(t, max(a - 1, 0), min(b + 1, n)):
+        g = self.graphemes
+        if g.all_boundaries(a - 1, b + 1):
             yield from pieces
             return
-        g = self.graphemes
         prev_end = -1
         for s, e in pieces:
-            # (a boundary between two characters below U+0300 but CR LF is sure, as above)
-            if 0 < s < n and not (t[s - 1] < "\u0300" > t[s] and t[s - 1] != "\r") and not g.is_boundary(s):
+            if not g.is_boundary(s):
                 s = g.floor(s)
-            if 0 < e < n and not (t[e - 1] < "\u0300" > t[e] and t[e - 1] != "\r") and not g.is_boundary(e):
+            if not g.is_boundary(e):
                 e = min(g.ceil(e), max(b, e))
             if s < prev_end:
                 s = prev_end

@@ -44,6 +44,8 @@ _SIMPLE = regex.compile(
     "\uff01-\uff9d\uffa0-\uffef]"
 )
 _CLUSTER = regex.compile(r"\X")
+# Text in which every offset is a cluster boundary: characters below U+0300 but CR (`Graphemes._sure`).
+_ALL_BOUNDARIES = re.compile("[^\r\u0300-\U0010ffff]*")
 _CONTROLS = "\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -79,6 +81,12 @@ class Graphemes:
         if _SIMPLE.match(a) and _SIMPLE.match(b):
             return True
         return None
+
+    def all_boundaries(self, a: int, b: int) -> bool:
+        """True when every offset inside `text[a:b]` (clipped to the text) is a cluster
+        boundary because the span holds only characters below U+0300 and no CR (the first
+        rule of `_sure`, for a whole span at once: one regex match, no work an offset)."""
+        return _ALL_BOUNDARIES.fullmatch(self.text, max(a, 0), min(b, len(self.text))) is not None
 
     def _run(self, i: int) -> array:
         """Cluster boundaries of the stretch around i between the nearest sure boundaries (both
