@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from chunkctl.errors import LoaderError
+from chunkctl.loaders.headings import short_title
 
 if TYPE_CHECKING:
     from chunkctl.config import ChunkConfig
@@ -156,7 +157,8 @@ def load_bytes(data: bytes, source: str, fmt: str, config: ChunkConfig) -> Docum
         config: the run's options (encoding, password, HTML options).
 
     Returns:
-        the Document, with `meta["sha256"]` (of `data`) and `meta["title"]` set.
+        the Document, with `meta["sha256"]` (of `data`) and `meta["title"]` set (at most
+        `headings.TITLE_CHARS` characters: `short_title`).
 
     Raises:
         LoaderError: no loader for `fmt`, or the loader cannot read the data.
@@ -166,6 +168,5 @@ def load_bytes(data: bytes, source: str, fmt: str, config: ChunkConfig) -> Docum
         raise LoaderError(source, f"no loader for format {fmt!r} (known: {', '.join(sorted(LOADERS))})")
     doc = loader.load(data, source, config)
     doc.meta["sha256"] = hashlib.sha256(data).hexdigest()
-    if not doc.meta.get("title"):
-        doc.meta["title"] = fallback_title(source)
+    doc.meta["title"] = short_title(doc.meta.get("title") or fallback_title(source))
     return doc

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from chunkctl.config import ChunkConfig
-from chunkctl.loaders.headings import HeadingPath
+from chunkctl.loaders.headings import TITLE_CHARS, HeadingPath, short_title
 from chunkctl.model import BlockKind
-from chunkctl.pipeline import load
+from chunkctl.pipeline import load, process_document
+from chunkctl.text.segment import Graphemes
 
 
 def test_a_heading_closes_those_at_its_level_or_deeper():
@@ -52,3 +55,54 @@ def test_every_loader_gives_the_same_path_for_the_same_outline(tmp_path):
         doc = load(tmp_path / name, ChunkConfig())
         paths = {doc.text[b.start:b.end]: b.headings for b in doc.blocks if b.kind == BlockKind.PARAGRAPH}
         assert paths == {"x": ("A",), "y": ("A", "C"), "z": ("A", "B")}, name
+
+
+@given(st.lists(st.sampled_from(["a", "b", " ", "\n", "e\u0301", "\U0001F469\u200d\U0001F4BB", "\u4e2d"]),
+                max_size=400).map("".join))
+def test_a_title_is_kept_whole_up_to_the_limit_and_cut_at_a_cluster_boundary_past_it(title):
+    got = short_title(title)
+    assert len(got) <= TITLE_CHARS
+    if len(title) <= TITLE_CHARS:
+        assert got == title
+        return
+    assert got.endswith("…")
+    kept = got[:-1]
+    assert title.startswith(kept) and Graphemes(title).is_boundary(len(kept))
+    # at the last white space within the limit when it keeps at least half, else as long as it may be
+    spaces = [m.start() for m in re.finditer(r"\s+", title[:TITLE_CHARS])]  # (runs of white space)
+    if spaces and spaces[-1] >= (TITLE_CHARS - 1) // 2:
+        assert kept == title[:spaces[-1]]
+    else:
+        assert len(kept) >= TITLE_CHARS - 6  # (back to a cluster boundary: at most a ZWJ sequence)
+
+
+def test_a_heading_path_keeps_short_titles():
+    path = HeadingPath()
+    assert path.enter(1, "word " * 200) == ("word " * 50 + "word…",)
+    assert len(path.titles[0]) == TITLE_CHARS - 1
+
+
+def test_a_giant_heading_or_title_is_a_short_label_in_every_record(tmp_path):
+    """A whole paragraph above a setext underline, an `<h2>` and a `<title>` never closed, a MediaWiki
+    line: each heading's title (and the document's) is cut to TITLE_CHARS in `headings`, the
+    breadcrumb and `meta.title`, while its text stays whole in the bodies. Before, a 110 KB setext
+    heading took 50 s and wrote itself into each of its 44 records."""
+    para = " ".join(f"word{i}" for i in range(3000))  # 26 KB, no line break
+    (tmp_path / "a.md").write_text(f"{para}\n===\n\nintro\n\n{para}\n---\n\nbody text.\n")
+    (tmp_path / "a.html").write_text(f"<html><head><title>{para}</title></head><body><h2>{para}</h2><p>body</p>")
+    (tmp_path / "b.html").write_text(f"<html><head><title>{para}")  # never closed: the page is its title
+    (tmp_path / "a.txt").write_text(f"== {para} ==\n\nbody text.\n")  # (too long for a text file's heading)
+    for name in ("a.md", "a.html", "b.html", "a.txt"):
+        doc = load(tmp_path / name, ChunkConfig())
+        records = list(process_document(doc, ChunkConfig()).records)
+        assert len(doc.title) <= TITLE_CHARS, name
+        assert doc.title.startswith("word0 word1 ") == (name != "a.txt"), name  # (a text file's: its name)
+        if name == "b.html":
+            assert records == []  # (the whole page is its title: no body)
+            continue
+        labels = {h for r in records for h in r["headings"]} | {r["meta"]["title"] for r in records}
+        assert all(len(h) <= TITLE_CHARS for h in labels), name
+        assert any(h.startswith("word0 word1 word2 ") and h.endswith("…") for h in labels) == (name != "a.txt"), name
+        assert all(len(r["prefix"]) <= TITLE_CHARS + 2 for r in records), name
+        bodies = "".join(r["text"] for r in records)
+        assert "word2999" in bodies and "word1500 word1501" in bodies, name
