@@ -15,7 +15,6 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from chunkctl.errors import LoaderError
-from chunkctl.loaders.headings import short_title
 
 if TYPE_CHECKING:
     from chunkctl.config import ChunkConfig
@@ -168,5 +167,7 @@ def load_bytes(data: bytes, source: str, fmt: str, config: ChunkConfig) -> Docum
         raise LoaderError(source, f"no loader for format {fmt!r} (known: {', '.join(sorted(LOADERS))})")
     doc = loader.load(data, source, config)
     doc.meta["sha256"] = hashlib.sha256(data).hexdigest()
+    from chunkctl.loaders.headings import short_title  # (with the loaders: the CLI starts without it)
+
     doc.meta["title"] = short_title(doc.meta.get("title") or fallback_title(source))
     return doc
