@@ -155,6 +155,20 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                                              f"<li>{' '.join(plain[i % 3000:i % 3000 + 7])}</li></ul>\n</section>\n",
                           head="<html><head><title>Prose</title></head><body><main><h1>Prose</h1>\n",
                           tail="</main></body></html>\n"))
+    # Old and ASP.NET pages: every block in one wrapper, a paragraph of one word a line (the worst case
+    # for a page read as one tree; read whole until 0.1.16)
+    for name, what, head, tail in [
+            ("font-html", "HTML: one-word paragraphs in <font face=Arial> (an old page)",
+             "<html><body><font face=Arial><h1>Words</h1>\n", "</font></body></html>\n"),
+            ("layout-cell-html", "HTML: one-word paragraphs in one layout table cell",
+             "<html><body><table><tr><td>nav</td><td><h1>Words</h1>\n", "</td></tr></table></body></html>\n"),
+            ("form-html", "HTML: one-word paragraphs in one <form> (an ASP.NET page)",
+             '<html><body><form method="post" id="form1"><input type="hidden" name="__VIEWSTATE" value="x">'
+             "<div><h2>Words</h2>\n", "</div></form></body></html>\n")]:
+        add(name, name.replace("-html", ".html"), what,
+            lambda p, head=head, tail=tail: _repeat(
+                p, size, lambda i: "".join(f"<p>{w}</p>\n" for w in plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000]),
+                head=head, tail=tail))
     return shapes
 
 

@@ -73,6 +73,17 @@ _PRE = frozenset("pre listing".split())
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
 _INLINE = frozenset("span b big em font i s small strike strong tt u".split())
 _SAFE_TEXT = _SAFE | _INLINE | {"p"}
+# Elements that may be open at a cut before a block: the containers, and inline elements that hold
+# no block there (`<font face=Arial><p>..</p><p>..</font>`, common on old pages, was read whole).
+_SAFE_BLOCK = _SAFE | _INLINE
+_CELL_PARTS = frozenset("tr td th".split())
+# role="presentation" or "none" on a table: layout (`select.is_data_table`), whatever its rows
+_LAYOUT_ROLE = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=\s*(?i:"\s*(?:presentation|none)\s*"|'\s*(?:presentation|none)\s*'"""
+                          r"""|(?:presentation|none)(?=[\s/>]|$))""")
+_LAYOUT_ROLE_BYTES = re.compile(_LAYOUT_ROLE.pattern.encode())
+# Start tags whose element makes a form around it content, not furniture (`select.is_furniture`):
+# a form is cut inside only after one, which its first piece then holds (an ASP.NET page is one form).
+_FORM_CONTENT = frozenset("h1 h2 article main".split())
 # Start tags a piece may begin with.
 _CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
                         "section article aside header footer nav main figure details hr address center form "
@@ -321,16 +332,26 @@ def _adopted(stack: list[_Open]) -> bool:
 
 
 def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int],
-              safe: frozenset[str] = _SAFE) -> bool:
+              safe: frozenset[str] = _SAFE, layout: tuple[set[int], set[int]] = (set(), set())) -> bool:
     """True when a piece may end at `cut`: every open element is a plain container (of `safe`), and each
     opened in this piece (from `start`) opened at least `settle` characters before the cut, a
     table with at least two rows (tests that read the whole element, such as whether a table
     holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset
     (negative, for any element: one never cut inside: a table the parser moves content out of,
-    a form, a consent banner, whose tests read the whole element)."""
+    a form, a consent banner, whose tests read the whole element). The rows and cells of the
+    tables in `layout` (offsets: those known to be layout, those of one row so far) may be open
+    too, and such a table is not held to two rows: `select.is_data_table` takes it for layout in
+    the piece it starts in, as in the whole page."""
+    table = -1  # the offset of the innermost table seen
     for i, (name, _, at) in enumerate(stack):
+        if name == "table":
+            table = at
+        if name in _CELL_PARTS and (table in layout[0] or table in layout[1]) and rows.get(table, 0) >= 0 \
+                and rows.get(at, 0) >= 0:
+            continue
         if name not in safe or rows.get(at, 0) < 0 or (at >= start and name in _SAFE and (
-                cut - at < settle or (name == "table" and rows.get(at, 0) < 2))):
+                cut - at < settle or (name == "table" and rows.get(at, 0) < 2
+                                      and at not in layout[0] and at not in layout[1]))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
             return False
@@ -495,6 +516,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     form_open = False  # the parser's form pointer
+    form_at = -1  # the offset of the open form not yet known to be content, or -1
+    # Tables cut inside a cell (`_cuttable`'s `layout`): those known to be layout (a table in one of
+    # their cells, or a layout role), and those of one row so far (`trs`: rows made, by table offset),
+    # whose cuts are undone at a second row (`is_data_table` may then take it for data).
+    layout: tuple[set[int], set[int]] = (set(), set())
+    trs: dict[int, int] = {}
+    layout_role = (_LAYOUT_ROLE_BYTES if as_bytes else _LAYOUT_ROLE).search
     # Formatting elements open (offset -> (name, cells open around it)), and those closed by
     # another element's end tag, which the parser opens again at the next text (no cut then).
     fmt_open: dict[int, tuple[str, int]] = {}
@@ -516,17 +544,50 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         befores.append(before)
         before, start = list(after), at
 
+    def undo_cuts(at: int) -> None:
+        """Join the pieces that begin at or after `at` (inside an element opened there) to the one before."""
+        nonlocal before, start
+        while out and start >= at:  # the current piece began at or inside it: join it to the last
+            start, before = out.pop().start, befores.pop()
+
     def foster() -> None:
         """The innermost open table has content the parser moves before it, which a piece that
         reopens the table would lose: no cut inside it, and the cuts made inside it undone."""
-        nonlocal before, start
         t = _find(stack, {"table"}, frozenset())
         if t < 0:
             return
         at = stack[t][2]
         rows[at] = -1
-        while out and start >= at:  # the current piece began at or inside the table: join it to the last
-            start, before = out.pop().start, befores.pop()
+        undo_cuts(at)
+
+    def table_opened(attrs: Any, at: int) -> None:
+        """A table opened at `at` (the top of the stack) with `attrs` (its start tag's attributes):
+        a layout role makes it layout; the tables around it with it in a cell are layout."""
+        if attrs and layout_role(attrs):
+            layout[0].add(at)
+        cell = False
+        for name, _, outer in reversed(stack[:-1]):
+            if name in ("td", "th"):
+                cell = True
+            elif name == "table" and cell:
+                layout[0].add(outer)
+                layout[1].discard(outer)
+
+    def row_made(at: int) -> None:
+        """A row made at `at` (explicit, or for a cell outside one): a table's second row undoes the
+        cuts made in its first, unless it is known to be layout."""
+        t = _find(stack, {"table"}, frozenset())
+        if t < 0 or not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
+            return
+        table = stack[t][2]
+        if table in layout[0]:
+            return
+        trs[table] = trs.get(table, 0) + 1
+        if trs[table] == 1:
+            layout[1].add(table)
+        elif table in layout[1]:
+            layout[1].discard(table)
+            undo_cuts(table)
 
     def formatting_closed() -> None:
         """Formatting elements closed by another element's end stay on the parser's list and are
@@ -622,7 +683,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
                 if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
-                        or not _cuttable(stack, at, start, settle, rows):
+                        or not _cuttable(stack, at, start, settle, rows, _SAFE, layout):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
@@ -641,7 +702,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 if q < 0:
                     at += window  # nothing in this window: the next one
                     continue
-                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT):
+                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT, layout):
                     break
                 cut(q, stack)
                 at = start + text_chars
@@ -662,11 +723,19 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if foreign and end_name in _FOREIGN:
                 foreign -= 1
             if end_name == "form" and not foreign:
+                if not form_open:
+                    continue  # the parser ignores it: no form pointer (an earlier `</form>` reset it, in scope or not)
                 form_open = False
                 f = _find(stack, {"form"}, _DEFAULT_SCOPE)
-                if f >= 0 and any(o[0] not in _IMPLIED_END for o in stack[f + 1:]):
-                    whole = True  # the elements open in the form stay open, and in it
+                # (the elements open in the form stay open, and in it; so do the formatting elements the
+                # parser opened again there, at its text, which the scan does not follow: pending ones)
+                if f >= 0 and (pending or any(o[0] not in _IMPLIED_END for o in stack[f + 1:])):
+                    whole = True
                     break
+                if f < 0:  # out of scope (in a cell): the form stays open without its pointer, which a
+                    for o in stack:  # piece reopening it would set again (its `</form>` would close it)
+                        if o[0] == "form":
+                            rows[o[2]] = -1
             depth = len(stack)
             own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1
@@ -747,16 +816,27 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
                 trial.pop()  # the element about to open belongs to the next piece
+            # (an inline element may stay open around the block when none holds a block: `<font><p>`)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
-                    and _cuttable(trial, m.start(), start, settle, rows):
+                    and not _adopted(trial) and _cuttable(trial, m.start(), start, settle, rows, _SAFE_BLOCK, layout):
                 cut(m.start(), trial)
                 stack = list(trial)
         opened = open_tag(name, m.group(0), m.start())
         if opened:
             if name in _FORMATTING and not foreign:
                 fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
-            if name == "form" or (m.group(3) and (consent(m.group(3)) or decoration(m.group(3)))):
+            if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
+            elif name == "form":
+                rows[m.start()] = -1  # not until a heading or article in it makes it content (`_FORM_CONTENT`)
+                form_at = m.start()
+            elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack):
+                rows[form_at] = 0
+                form_at = -1
+            if name == "table":
+                table_opened(m.group(3), m.start())
+            elif name in _CELL_PARTS:
+                row_made(m.start())
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
                 mains[kind] = [m.end(), len(stack), list(stack), None]
