@@ -54,10 +54,14 @@ _TABLE_ROWS = re.compile(
     #   a fence). A delimiter row with a colon and no pipe (":--") counts too: markdown-it.rs
     #   ends a paragraph there for a table it may then not read ("alpha", "<b>", ":--": a
     #   paragraph and an HTML block for it, one paragraph for markdown-it-py).
-    r"\n[ \t>]*(?::-+:?|-+:)[ \t]*$"
-    r"|\n[ \t>]*[:\-]*\|[|:\- \t]*-[|:\- \t]*$"
-    r"|\n[ \t>]*[|:\- \t]*-[|:\- \t]*\|[|:\- \t]*$"
-    r"|\n[^\n]*\|[^\n]*\n[ \t>]*:?-+:?[ \t]*$",
+    #   Written so that no two unbounded runs can trade characters (possessive runs, and
+    #   lookaheads for "a hyphen, then a pipe" in the line): the plain form backtracked over
+    #   every split of a line that fails at its end, cubic in its length (helper-56: 4 KB of
+    #   "|-" and an "x" took 15 s, 8 KB over 120 s; a 200 KB line with pipes 22 s).
+    r"\n[ \t>]*+(?::-++:?|-++:)[ \t]*+$"
+    r"|\n[ \t>]*+[:\-]*+\|(?=[^\-\n]*-)[|:\- \t]*+$"
+    r"|\n[ \t>]*+(?=[^\-\n]*-[^|\n]*\|)[|:\- \t]*+$"
+    r"|\n(?=[^|\n]*\|)[^\n]*+\n[ \t>]*+:?-++:?[ \t]*+$",
     re.M,
 )
 # Each of the following needs a character ('>', a tab, "]:") that many documents lack: it is
@@ -79,8 +83,11 @@ _TAB_AFTER_MARK = re.compile(
 # - a link reference definition with a title, whose label or destination goes on to another
 #   line, whose destination ends in a backslash, or followed by a line that could open a
 #   title ('"', "'", "("): where the definition ends differs
-_REF_DEF = re.compile(r"\[[^\]\n]*\]:[ \t]*(?:\n|[^\n]*[\"'(\\])|\[[^\]]*\n[^\]]*\]:"
-                      r"|\[[^\]\n]*\]:[^\n]*\n[ \t]*[\"'(]")
+#   (A label is at most 999 characters, as CommonMark's link labels, and its runs are possessive:
+#   unbounded, each "[" of a long stretch without "]" was tried to its end and over every line
+#   break in it, cubic: helper-56's family, 12 KB of "[a" lines after one "]:" took 36 s.)
+_REF_DEF = re.compile(r"\[[^\]\n]{0,999}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])|\[(?=[^\]\n]{0,999}\n)[^\]]{0,999}+\]:"
+                      r"|\[[^\]\n]{0,999}+\]:[^\n]*+\n[ \t]*+[\"'(]")
 _DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
 # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
