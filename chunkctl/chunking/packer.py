@@ -1133,6 +1133,10 @@ class Packer:
         rows = block.rows  # (a tuple, or Spans for a huge table: read in place)
         r = 0
         first = True
+        # Tokens of each prefix, counted once: a header longer than the budget was counted again for
+        # every row group, quadratic in the table (helper-56: 450 KB, one long header cell, 64 tokens:
+        # 58 s). A prefix over the budget by more than what a merge at its end can save is never tried.
+        prefix_tokens: dict[str, int] = {}
         while r < len(rows):
             if rows[r][1] <= rows[r][0]:  # (an empty row span: nothing to put in a chunk)
                 r += 1
@@ -1145,7 +1149,11 @@ class Packer:
                 options = [bc + header_text + "\n", header_text + "\n", bc, ""]
             done = False
             for prefix in options:
-                ptoks = self.tok.count(prefix)
+                ptoks = prefix_tokens.get(prefix, -1)
+                if ptoks < 0:
+                    ptoks = prefix_tokens[prefix] = self.tok.count(prefix)
+                if ptoks > budget + SLACK:
+                    continue
                 tcs = self.tokens_before(cs)
                 k = r
                 # grow while the estimate fits, then near the budget while the exact count does

@@ -166,3 +166,24 @@ def test_auto_content_type_override_and_fixed_fallback_overlap():
     recs = run(text, fmt="txt", strategy="auto", chunk_size=512, content_type="other", overlap="15%")
     assert all(r["meta"]["overlap"] == 100 and r["meta"]["chunk_size"] == 500 for r in recs)
     assert len(recs) > 1
+
+
+def test_a_table_header_over_the_budget_is_counted_once_not_once_a_row_group(monkeypatch):
+    """helper-56: the header of a table split by rows was counted again for each row group, each
+    of its four prefix options: a 450 KB table with one long header cell took 71 s at 64 tokens."""
+    from chunkctl.tokenizers import Tokenizer
+
+    header = " ".join(f"word{i}" for i in range(400))  # some 1,200 tokens: over the budget
+    text = f"| {header} | b |\n|---|---|\n" + "".join(f"| r{i} | v{i} |\n" for i in range(400))
+    seen: list[int] = []
+    count = Tokenizer.count
+
+    def spy(self, s: str) -> int:
+        if header in s:
+            seen.append(len(s))
+        return count(self, s)
+
+    monkeypatch.setattr(Tokenizer, "count", spy)
+    recs = chunkctl.chunk_text(text, "md", chunk_size=64, overlap=0)
+    assert len(recs) > 20 and all(r["n_tokens"] <= 64 for r in recs)
+    assert len(seen) <= 4  # each prefix with the header once (the breadcrumb's own count aside)
