@@ -216,7 +216,12 @@ def test_python_parsed_in_windows_gives_the_same_pieces(window, monkeypatch):
     rng = random.Random(window)
     units = ["def f{i}(x):\n    return x\n\n", "class C{i}:\n    def m(self):\n        pass\n\n",
              "@dec\ndef g{i}():\n    pass\n", "@dec\n\ndef h{i}():\n    pass\n", "async def a{i}():\n    pass\n",
-             "s{i} = '''\ndef fake():\n    pass\n'''\n", "t{i} = (1,\ndef_x,\n)\n", "v{i} = 1 + \\\n2\n", "x{i} = 1\n"]
+             "s{i} = '''\ndef fake():\n    pass\n'''\n", "t{i} = (1,\ndef_x,\n)\n", "v{i} = 1 + \\\n2\n", "x{i} = 1\n",
+             # plain statements at column 0 end windows too (a block without a def was one window)
+             "if c{i}:\n    a = 1\nelse:\n    a = 2\n", "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
+             "for q in r:\n    pass\nelse:\n    pass\n", "if a:\n    pass\nelif b:\n    pass\n",
+             "d{i} = '''\nusage text\nmore_words\n'''\n", "w{i} = [\nalpha,\nbeta,\n]\n", "print(x{i})\n",
+             "u{i} = 1 + \\\nfoo\n"]
     for trial in range(40):
         body = "".join(rng.choice(units).format(i=i) for i in range(rng.randrange(1, 200)))
         if trial % 5 == 0:
