@@ -10,6 +10,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import orjson
+
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath, split_at_headings, wiki_headings
 from chunkctl.loaders.mathblocks import mark_display_math
@@ -350,6 +352,25 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
 
 class _TooBig(Exception):
     pass
+
+
+FRONT_MATTER_BYTES = 16_384
+"""Bytes of JSON (`meta.front_matter`) the front matter keeps at most: every record of the document
+carries it, and helper-56's 190 KB `desc:` made 187 MB of records for 378 KB of Markdown."""
+
+
+def _fit_front_matter(fm: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`fm` without its largest top-level values until its JSON has at most `FRONT_MATTER_BYTES`
+    bytes (the order of the rest kept), and the keys left out, largest first."""
+    sizes = {k: len(orjson.dumps(v)) + len(orjson.dumps(k)) + 2 for k, v in fm.items()}
+    total = sum(sizes.values()) + 1
+    dropped: list[str] = []
+    for k in sorted(sizes, key=lambda k: -sizes[k]):
+        if total <= FRONT_MATTER_BYTES:
+            break
+        dropped.append(k)
+        total -= sizes[k]
+    return ({k: v for k, v in fm.items() if k not in set(dropped)} if dropped else fm), dropped
 
 
 def _jsonable(value: Any, budget: int = 10_000) -> Any:
@@ -893,6 +914,11 @@ def load_markdown(data: bytes, source: str, config) -> Document:
         t = fm.get("title")
         if isinstance(t, (str, int, float)) and str(t).strip():
             title = str(t).strip()
+        fm, dropped = _fit_front_matter(fm)
+        if dropped:
+            warning = (f"front matter of more than {FRONT_MATTER_BYTES:,} bytes as JSON, which every record carries: "
+                       f"its largest values left out of the metadata: {', '.join(dropped[:5])}"
+                       + (" ..." if len(dropped) > 5 else ""))
     meta: dict[str, Any] = {
         "title": title or first_h1,  # None: the registry gives the file stem
         "encoding": encoding,

@@ -213,6 +213,25 @@ def test_furniture_is_left_out():
     assert doc.meta["lang"] == "en"
 
 
+@pytest.mark.parametrize(("attrs", "lang"), [
+    ('lang="en-US"', "en-US"), ("lang=pt_BR", "pt_BR"), ('xml:lang="zh-Hant-TW"', "zh-Hant-TW"), ('lang=" de "', "de"),
+    ('lang="{{ page.lang }}"', None), ('lang=""', None), ('lang="' + "en" * 50_000 + '"', None),
+])
+def test_the_page_language_is_a_language_tag_or_none(attrs, lang):
+    # (it is written into every record: helper-56's 100 KB value made 124 MB of records of 393 KB)
+    assert load(f"<html {attrs}><body><p>Text.</p></body></html>").meta.get("lang") == lang
+
+
+def test_deeply_nested_lists_are_indented_at_most_max_indent():
+    # (each level indented its lines two more: 73 KB of nested lists gave a 14.8 MB document)
+    from chunkctl.loaders.html.text import MAX_INDENT
+    depth = 400
+    doc = load("<ul>" + "<li>x<ul>" * depth + "</ul></li>" * depth + "</ul>")
+    lines = doc.text.split("\n")
+    assert len(lines) == depth and all(line.strip() == "- x" for line in lines)
+    assert lines[3] == "      - x" and max(len(line) for line in lines) == MAX_INDENT + len("- x")
+
+
 def test_keep_boilerplate_keeps_furniture_but_never_scripts_or_styles():
     text = text_of(PAGE, keep_boilerplate=True)
     for kept in ("Site", "Home", "We use cookies", "OK", "Subscribe now", "Side links", "Hidden text",

@@ -184,3 +184,17 @@ def test_html_blocks_that_are_not_one_heading_stay_html():
         doc = load(f"{block}\n\nText.\n")
         assert [b.kind for b in doc.blocks] == [BlockKind.HTML, BlockKind.PARAGRAPH], block
         assert doc.blocks[1].headings == ()
+
+
+def test_front_matter_past_its_limit_leaves_out_its_largest_values():
+    # (every record carries it: helper-56's 190 KB `desc:` made 187 MB of records for 378 KB of Markdown)
+    from chunkctl.loaders.markdown import FRONT_MATTER_BYTES
+
+    text = "---\ntitle: Guide\ntags: [a, b]\nnotes: " + "n " * 9000 + "\ndesc: " + "word " * 4000 + "\n---\n\n# H\n\nbody\n"
+    doc = load_bytes(text.encode(), "a.md", "md", ChunkConfig())
+    assert doc.meta["front_matter"] == {"title": "Guide", "tags": ["a", "b"]} and doc.title == "Guide"
+    assert doc.warnings == ["front matter of more than 16,384 bytes as JSON, which every record carries: its largest "
+                            "values left out of the metadata: desc, notes"]
+    small = "---\ntitle: Guide\ndesc: " + "w" * (FRONT_MATTER_BYTES - 40) + "\n---\n\nbody\n"
+    doc = load_bytes(small.encode(), "b.md", "md", ChunkConfig())
+    assert len(doc.meta["front_matter"]["desc"]) == FRONT_MATTER_BYTES - 40 and not doc.warnings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -97,8 +98,13 @@ def _main_content_html(html: str) -> str:
     return out or ""
 
 
+# A language tag as BCP 47 spells one ("en", "pt-BR", "zh-Hant-TW"; "en_US" too), at most 8 subtags: a
+# page's `lang` is written into each of its records, and helper-56's 100 KB value made 124 MB of them.
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8}){0,7}")
+
+
 def _page_facts(tree, facts: dict[str, Any]) -> None:
-    """Set the page's `title` (its `<title>` text) and `lang` in `facts`."""
+    """Set the page's `title` (its `<title>` text) and `lang` (None unless it is a language tag) in `facts`."""
     title_node = tree.css_first("head title") or tree.css_first("title")
     if title_node is not None:
         facts["title"] = collapse(title_node.text(deep=True)).strip() or None
@@ -106,7 +112,7 @@ def _page_facts(tree, facts: dict[str, Any]) -> None:
     if html_node is not None:
         a = node_attrs(html_node)
         lang = (a.get("lang") or a.get("xml:lang") or "").strip()
-        facts["lang"] = lang or None
+        facts["lang"] = lang if _LANGUAGE_TAG.fullmatch(lang) else None
 
 
 def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[str, Any],

@@ -18,6 +18,11 @@ def collapse(text: str) -> str:
     return _WS.sub(" ", text)
 
 
+MAX_INDENT = 64
+"""Characters of indentation a list item's lines get at most (some 16-32 levels of nesting): each
+level indented them further, so the text of deeply nested lists grew with the square of their
+depth (helper-56: 73 KB of nested `<ul>` gave a 14.8 MB document)."""
+
 class Lines:
     """Text of one block being built: lines with list indentation, and the inline line in progress.
 
@@ -96,15 +101,17 @@ class Lines:
         self._end_line(keep_empty=False)
 
     def start_item(self, marker: str, indent: str) -> str:
-        """Begin a list item: its first line starts with `indent + marker`, later ones align under it.
+        """Begin a list item: its first line starts with `indent + marker`, later ones align under it
+        (indentation of at most `MAX_INDENT` characters).
 
         Returns:
             the indentation to restore when the item ends.
         """
         self.newline()
         saved = self.indent
+        indent = indent[:MAX_INDENT]
         self.first = indent + marker
-        self.indent = indent + " " * len(marker)
+        self.indent = (indent + " " * len(marker))[:MAX_INDENT]
         return saved
 
     def end_item(self, saved: str) -> None:
