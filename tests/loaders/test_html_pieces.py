@@ -518,3 +518,21 @@ def test_forms_read_in_pieces_as_the_parser_reads_them(body, keep):
     html = f'<!DOCTYPE html><html lang="en"><body>{body}</body></html>'
     whole = rendered(html, 10**9, keep)
     assert rendered(html, 20, keep)[:3] == whole[:3]
+
+
+# helper-57's reductions of real court pages (PACER receipts and dockets): a table whose first rows
+# hold one cell (a full-width `colspan` header) is layout on its part in a first piece and data whole
+@pytest.mark.parametrize("html", [
+    '<table><tr><th colspan="4">PACER Service Center</th></tr><tr><th colspan="4">Transaction Receipt</th></tr>'
+    "<tr><th>Login:</th><td>abc</td></tr></table>",
+    '<form><h2>Report</h2><table><tr><th colspan="4">PACER Service Center</th></tr><tr><th colspan="4">Transaction '
+    "Receipt</th></tr><tr><th>Login:</th><td>abc</td></tr></table></form>",
+    "<table><tr><td>Assigned to: Judge Steven P Logan</td></tr><tr><td><br><b><u>Defendant (1)</u></b></td></tr>"
+    "<tr><td>a<td>b</table>",
+])
+@pytest.mark.parametrize("piece_chars", [20, 50, 100])
+def test_a_table_is_cut_between_rows_only_after_a_row_of_two_cells(html, piece_chars):
+    html = f"<!DOCTYPE html><html><body>{html}</body></html>"
+    whole = rendered(html, 10**9, True)
+    assert "| --- |" in whole[0]  # a data table, read whole
+    assert rendered(html, piece_chars, True)[:3] == whole[:3]

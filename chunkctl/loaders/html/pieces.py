@@ -332,11 +332,13 @@ def _adopted(stack: list[_Open]) -> bool:
 
 
 def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int],
-              safe: frozenset[str] = _SAFE, layout: tuple[set[int], set[int]] = (set(), set())) -> bool:
+              safe: frozenset[str] = _SAFE, layout: tuple[set[int], set[int]] = (set(), set()),
+              wide: set[int] | frozenset[int] = frozenset()) -> bool:
     """True when a piece may end at `cut`: every open element is a plain container (of `safe`), and each
     opened in this piece (from `start`) opened at least `settle` characters before the cut, a
     table with at least two rows (tests that read the whole element, such as whether a table
-    holds data, see enough of it in this piece); `rows` counts the rows of each table by its offset
+    holds data, see enough of it in this piece), and a row of two cells (`wide`: table offsets)
+    before the cut; `rows` counts the rows of each table by its offset
     (negative, for any element: one never cut inside: a table the parser moves content out of,
     a form, a consent banner, whose tests read the whole element). The rows and cells of the
     tables in `layout` (offsets: those known to be layout, those of one row so far) may be open
@@ -350,7 +352,7 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
                 and rows.get(at, 0) >= 0:
             continue
         if name not in safe or rows.get(at, 0) < 0 or (at >= start and name in _SAFE and (
-                cut - at < settle or (name == "table" and rows.get(at, 0) < 2
+                cut - at < settle or (name == "table" and (rows.get(at, 0) < 2 or at not in wide)
                                       and at not in layout[0] and at not in layout[1]))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
@@ -522,6 +524,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # whose cuts are undone at a second row (`is_data_table` may then take it for data).
     layout: tuple[set[int], set[int]] = (set(), set())
     trs: dict[int, int] = {}
+    # Cells of each row (by the row's offset), and the tables with a row of two cells or more: a
+    # table is cut between rows only then, since `is_data_table` takes one of one-cell rows so far
+    # (a full-width `colspan` header, helper-57's PACER receipts) for layout, the whole for data.
+    cells: dict[int, int] = {}
+    wide: set[int] = set()
     layout_role = (_LAYOUT_ROLE_BYTES if as_bytes else _LAYOUT_ROLE).search
     # Formatting elements open (offset -> (name, cells open around it)), and those closed by
     # another element's end tag, which the parser opens again at the next text (no cut then).
@@ -573,13 +580,22 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 layout[0].add(outer)
                 layout[1].discard(outer)
 
-    def row_made(at: int) -> None:
-        """A row made at `at` (explicit, or for a cell outside one): a table's second row undoes the
-        cuts made in its first, unless it is known to be layout."""
+    def row_made(name: str, at: int) -> None:
+        """A row or cell `name` opened at `at`: a table with a row of two cells is `wide`; a row made
+        (explicit, or for a cell outside one) that is a table's second undoes the cuts made in its
+        first, unless the table is known to be layout."""
         t = _find(stack, {"table"}, frozenset())
-        if t < 0 or not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
+        if t < 0:
             return
         table = stack[t][2]
+        if name != "tr":
+            row = _find(stack, {"tr"}, _TABLE_SCOPE)
+            if row >= 0:
+                cells[stack[row][2]] = cells.get(stack[row][2], 0) + 1
+                if cells[stack[row][2]] == 2:
+                    wide.add(table)
+        if not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
+            return
         if table in layout[0]:
             return
         trs[table] = trs.get(table, 0) + 1
@@ -683,7 +699,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
                 if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
-                        or not _cuttable(stack, at, start, settle, rows, _SAFE, layout):
+                        or not _cuttable(stack, at, start, settle, rows, _SAFE, layout, wide):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
@@ -702,7 +718,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 if q < 0:
                     at += window  # nothing in this window: the next one
                     continue
-                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT, layout):
+                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT, layout, wide):
                     break
                 cut(q, stack)
                 at = start + text_chars
@@ -818,7 +834,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 trial.pop()  # the element about to open belongs to the next piece
             # (an inline element may stay open around the block when none holds a block: `<font><p>`)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
-                    and not _adopted(trial) and _cuttable(trial, m.start(), start, settle, rows, _SAFE_BLOCK, layout):
+                    and not _adopted(trial) and _cuttable(trial, m.start(), start, settle, rows, _SAFE_BLOCK, layout, wide):
                 cut(m.start(), trial)
                 stack = list(trial)
         opened = open_tag(name, m.group(0), m.start())
@@ -836,7 +852,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if name == "table":
                 table_opened(m.group(3), m.start())
             elif name in _CELL_PARTS:
-                row_made(m.start())
+                row_made(name, m.start())
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
                 mains[kind] = [m.end(), len(stack), list(stack), None]
