@@ -370,7 +370,8 @@ def _fit_front_matter(fm: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             break
         dropped.append(k)
         total -= sizes[k]
-    return ({k: v for k, v in fm.items() if k not in set(dropped)} if dropped else fm), dropped
+    left_out = set(dropped)
+    return ({k: v for k, v in fm.items() if k not in left_out} if dropped else fm), dropped
 
 
 def _jsonable(value: Any, budget: int = 10_000) -> Any:

@@ -526,9 +526,10 @@ def _python_starts_long(text: str, lo: int, hi: int) -> list[int] | None:
 
     Parsed in windows of about PY_WINDOW characters that end where a line opens at column 0
     with a name or `@` (not `else`, `elif`, `except` or `finally`). Such a line may fall
-    inside a string or brackets; then the window does not parse and is doubled until it does. Windows that each parse
-    are whole statements, so the code parses exactly when every window does, and its
-    top-level statements are theirs (`ast.parse` checks grammar only).
+    inside a string or brackets; then the window does not parse and is doubled until it
+    does. Windows that each parse are whole statements, so the code parses exactly when
+    every window does, and its top-level statements are theirs (`ast.parse` checks grammar
+    only).
     """
     lines: list[int] = []  # line numbers (1 = the first line of the code)
     x, line0 = lo, 0

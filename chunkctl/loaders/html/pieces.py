@@ -752,6 +752,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     for o in stack:  # piece reopening it would set again (its `</form>` would close it)
                         if o[0] == "form":
                             rows[o[2]] = -1
+                    form_at = -1  # (for good: no heading after makes it cuttable)
             depth = len(stack)
             own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1

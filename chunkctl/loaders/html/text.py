@@ -23,6 +23,7 @@ MAX_INDENT = 64
 level indented them further, so the text of deeply nested lists grew with the square of their
 depth (helper-56: 73 KB of nested `<ul>` gave a 14.8 MB document)."""
 
+
 class Lines:
     """Text of one block being built: lines with list indentation, and the inline line in progress.
 
