@@ -131,10 +131,11 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     matched = 0
     known = [e[2] for e in outline]
     placed = any(p >= 0 for p in known)  # (an outline of links and actions alone places nothing)
+    norms = _Titles()
     for i, (depth, title, pidx, y) in enumerate(outline):
         if pidx == -1:
             if placed:  # (not counted: font headings still apply when no placed entry matches)
-                _match_without_destination(groups_by_page, depth, title, i, known, body)
+                _match_without_destination(groups_by_page, depth, title, i, known, body, norms)
             continue
         if not 0 <= pidx < len(groups_by_page):
             continue
@@ -150,7 +151,7 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
                 continue
             if g.kind == "heading" and g.title and g.level:
                 continue
-            k = _title_lines(g, want)
+            k = _title_lines(g, want, norms=norms)
             if k:
                 dist = abs(g.lines[0].top - ty) if ty is not None else gi
                 if best is None or dist < best[0]:
@@ -176,11 +177,42 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     return matched
 
 
-def _title_lines(g: Group, want: str, exact: bool = False) -> int:
+class _Titles:
+    """The normalized text (`_norm_title`) of each group's first one to three lines, computed once a
+    group (again when its lines change), and, for the whole document, of every run of one to three
+    lines in a group (`present`). Each outline entry compared them afresh with every group it
+    looked at: helper-58's PDFs of 1,000 bookmarks without a destination over 50 pages took 11 s,
+    of 4,000 over 200 pages over 120 s; 4,000 bookmarks into one page of 1,600 lines 39 s."""
+
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[list, list[str]]] = {}  # id(group) -> (its lines list, the texts)
+        self._present: set[str] | None = None
+
+    def first(self, g: Group) -> list[str]:
+        """The normalized text of `g`'s first 1, 2 and 3 lines (as many as it has)."""
+        hit = self._of.get(id(g))
+        if hit is not None and hit[0] is g.lines:
+            return hit[1]
+        texts = [_norm_title(" ".join(ln.text for ln in g.lines[:k])) for k in range(1, min(3, len(g.lines)) + 1)]
+        self._of[id(g)] = (g.lines, texts)
+        return texts
+
+    def present(self, groups_by_page: list[list[Group]]) -> set[str]:
+        """Every normalized run of one to three lines of a group, from any line: what an exact title
+        match can find, also in the rest of a group a heading was split from."""
+        if self._present is None:
+            self._present = {_norm_title(" ".join(ln.text for ln in g.lines[j:j + k]))
+                             for groups in groups_by_page for g in groups
+                             for j in range(len(g.lines)) for k in range(1, 4) if j + k <= len(g.lines)}
+        return self._present
+
+
+def _title_lines(g: Group, want: str, exact: bool = False, norms: _Titles | None = None) -> int:
     """How many of the first one to three lines of `g` read as the title `want` (normalized), or 0;
-    unless `exact`, a few characters before the title are allowed ("Chapter 2 Scope" for "Scope")."""
-    for k in range(1, min(3, len(g.lines)) + 1):
-        got = _norm_title(" ".join(ln.text for ln in g.lines[:k]))
+    unless `exact`, a few characters before the title are allowed ("Chapter 2 Scope" for "Scope").
+    `norms`: the document's normalized titles, kept across calls."""
+    texts = (norms or _Titles()).first(g)
+    for k, got in enumerate(texts, 1):
         if got == want or (not exact and len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
             return k
     return 0
@@ -200,11 +232,12 @@ def _make_heading(groups: list[Group], gi: int, k: int, depth: int, title: str |
 
 
 def _match_without_destination(groups_by_page: list[list[Group]], depth: int, title: str, i: int,
-                               known: list[int], body: float) -> None:
+                               known: list[int], body: float, norms: _Titles) -> None:
     """Mark the first group that reads as outline entry `i`'s title, between the pages of the entries
-    before and after it that have one (`known`: page index per entry, -1 for none)."""
+    before and after it that have one (`known`: page index per entry, -1 for none); none when no
+    run of lines reads so (`_Titles.present`: no scan of those pages then)."""
     want = _norm_title(title)
-    if not want:
+    if not want or want not in norms.present(groups_by_page):
         return
     first = next((p for p in reversed(known[:i]) if p >= 0), 0)
     last = next((p for p in known[i + 1:] if p >= 0), len(groups_by_page) - 1)
@@ -213,7 +246,7 @@ def _match_without_destination(groups_by_page: list[list[Group]], depth: int, ti
         for gi, g in enumerate(groups):
             if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
                 continue
-            k = _title_lines(g, want, exact=True)
+            k = _title_lines(g, want, exact=True, norms=norms)
             if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
                 _make_heading(groups, gi, k, depth, " ".join(title.split()))
                 return
