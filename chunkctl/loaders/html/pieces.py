@@ -524,10 +524,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # whose cuts are undone at a second row (`is_data_table` may then take it for data).
     layout: tuple[set[int], set[int]] = (set(), set())
     trs: dict[int, int] = {}
-    # Cells of each row (by the row's offset), and the tables with a row of two cells or more: a
-    # table is cut between rows only then, since `is_data_table` takes one of one-cell rows so far
-    # (a full-width `colspan` header, helper-57's PACER receipts) for layout, the whole for data.
-    cells: dict[int, int] = {}
+    # The cells of each table's current row (table offset -> (row offset, cells)), and the tables
+    # with a row of two cells or more: a table is cut between rows only then, since `is_data_table`
+    # takes one of one-cell rows so far (a full-width `colspan` header, helper-57's PACER receipts)
+    # for layout, the whole for data.
+    cells: dict[int, tuple[int, int]] = {}
     wide: set[int] = set()
     layout_role = (_LAYOUT_ROLE_BYTES if as_bytes else _LAYOUT_ROLE).search
     # Formatting elements open (offset -> (name, cells open around it)), and those closed by
@@ -588,12 +589,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if t < 0:
             return
         table = stack[t][2]
-        if name != "tr":
+        if name != "tr" and table not in wide:
             row = _find(stack, {"tr"}, _TABLE_SCOPE)
             if row >= 0:
-                cells[stack[row][2]] = cells.get(stack[row][2], 0) + 1
-                if cells[stack[row][2]] == 2:
+                row_at, n = cells.get(table, (-1, 0))
+                n = n + 1 if row_at == stack[row][2] else 1
+                cells[table] = (stack[row][2], n)
+                if n == 2:
                     wide.add(table)
+                    del cells[table]
         if not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
             return
         if table in layout[0]:

@@ -151,7 +151,7 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
                 continue
             if g.kind == "heading" and g.title and g.level:
                 continue
-            k = _title_lines(g, want, norms=norms)
+            k = _title_lines(g, want, norms)
             if k:
                 dist = abs(g.lines[0].top - ty) if ty is not None else gi
                 if best is None or dist < best[0]:
@@ -207,12 +207,11 @@ class _Titles:
         return self._present
 
 
-def _title_lines(g: Group, want: str, exact: bool = False, norms: _Titles | None = None) -> int:
+def _title_lines(g: Group, want: str, norms: _Titles, exact: bool = False) -> int:
     """How many of the first one to three lines of `g` read as the title `want` (normalized), or 0;
     unless `exact`, a few characters before the title are allowed ("Chapter 2 Scope" for "Scope").
     `norms`: the document's normalized titles, kept across calls."""
-    texts = (norms or _Titles()).first(g)
-    for k, got in enumerate(texts, 1):
+    for k, got in enumerate(norms.first(g), 1):
         if got == want or (not exact and len(want) >= 4 and got.endswith(want) and len(got) - len(want) <= 6):
             return k
     return 0
@@ -246,7 +245,7 @@ def _match_without_destination(groups_by_page: list[list[Group]], depth: int, ti
         for gi, g in enumerate(groups):
             if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
                 continue
-            k = _title_lines(g, want, exact=True, norms=norms)
+            k = _title_lines(g, want, norms, exact=True)
             if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
                 _make_heading(groups, gi, k, depth, " ".join(title.split()))
                 return
