@@ -74,11 +74,15 @@ class _Read:
 def recover_text(data: bytes, pages: list[PageData], password: str | None, warnings: list[str]) -> list[int]:
     """Replace the lines of pages pdfium could not map with pdfminer's, in place, where pdfminer reads better.
 
-    A page is a candidate when `suspect` says so. pdfminer's reading is taken when
-    it is clean (at most CLEAN_SHARE of its glyphs unmapped: "(cid:N)", control and
-    private-use characters), does not just agree with pdfium's (AGREE_SHARE of the
-    characters in common: pdfium guessed right) and keeps KEEP_SHARE of pdfium's
-    reliable characters; the page then loses its tables (found in pdfium's text).
+    A page is a candidate when `suspect` says so, or when it has a text object long
+    enough that pdfium may have cut its string (`PageData.long_strings`): pdfminer's
+    reading of such a page replaces pdfium's when it holds pdfium's text and clearly
+    more (`_reads_more`), and the page is named in a warning when pdfminer cannot read
+    it. For a `suspect` page, pdfminer's reading is taken when it is clean (at most
+    CLEAN_SHARE of its glyphs unmapped: "(cid:N)", control and private-use
+    characters), does not just agree with pdfium's (AGREE_SHARE of the characters in
+    common: pdfium guessed right) and keeps KEEP_SHARE of pdfium's reliable
+    characters. A page read by pdfminer loses its tables (found in pdfium's text).
     A page whose text still maps fewer than READABLE_SHARE of its glyphs is named in
     a warning: when most of pdfium's characters there are junk (unmapped, or guessed
     in words that mix scripts) its text is left out (never emitted as junk), else
@@ -94,16 +98,25 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
     Returns:
         0-based indices of the pages whose text now comes from pdfminer.
     """
-    wanted = [p.index for p in pages if suspect(p)]
+    wanted = [p.index for p in pages if suspect(p) or p.long_strings]
     if not wanted:
         return []
     got = _read_with_pdfminer(data, wanted, password)
     recovered: list[int] = []
     left_out: list[int] = []
     incomplete: list[int] = []
+    maybe_cut: list[int] = []
     for i in wanted:
         p = pages[i]
         mine = _page_text(p)
+        if not suspect(p):  # only long strings: pdfminer's reading replaces a cut one
+            r = got.get(i)
+            if r is not None and _reads_more(mine, r):
+                p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
+                recovered.append(i)
+            elif r is None or not r.clean:
+                maybe_cut.append(i)
+            continue
         glyphs = p.n_chars + p.empty_objects
         r = got.get(i)
         if r is not None and r.clean:
@@ -131,7 +144,22 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
                         "their text is left out")
     if incomplete:
         warnings.append(f"{_pages(incomplete)}: fonts without a Unicode mapping; their text is incomplete")
+    if maybe_cut:
+        warnings.append(f"{_pages(maybe_cut)}: a text string longer than pdfium reads (32,767 bytes) that pdfminer "
+                        "could not read either; its text may be incomplete")
     return recovered
+
+
+def _reads_more(mine: str, r: _Read) -> bool:
+    """Whether pdfminer's clean reading holds pdfium's text of a page and clearly more
+    (pdfium cut a long string: see `chunkctl.loaders.pdf.page.LONG_STRING`)."""
+    if not r.clean:
+        return False
+    a, b = "".join(mine.split()), r.text()
+    if len(b) <= len(a) + max(2, len(a) // 1000):
+        return False
+    ca, cb = Counter(a), Counter(b)
+    return sum(min(n, cb[ch]) for ch, n in ca.items()) >= AGREE_SHARE * len(a)
 
 
 def _page_text(p: PageData) -> str:

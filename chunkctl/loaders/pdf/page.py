@@ -74,6 +74,13 @@ _FILE_STRICT = re.compile(r"[\w~-]+\.(?:py|pyi|ipynb|txt|pdf|md|rst|json|jsonl|y
 # A page with more ruling edges than this is a drawing (a chart, a map): looking
 # for tables in it would cost seconds (pairwise intersections), so it is skipped.
 MAX_EDGES = 2500
+# pdfium keeps the first 32,767 bytes of a string in a content stream and drops the
+# rest without a word (CPDF_StreamParser's kMaxStringLength, literal and hex strings
+# alike). A text object of at least this many characters (32,767 bytes of 4-byte
+# codes) may hold such a cut string: its page is read again by pdfminer, which has no
+# such limit (`chunkctl.loaders.pdf.fallback.recover_text`). Found by helper-58: 65%
+# of one 94,000-character `Tj` was missing from the records.
+LONG_STRING = 32_767 // 4
 
 FPDF_PAGEOBJ_TEXT = 1
 FPDF_PAGEOBJ_PATH = 2
@@ -273,6 +280,9 @@ class PageData:
             fonts whose CMap it cannot read); see `chunkctl.loaders.pdf.fallback`.
         unreadable: most of the page's glyphs could not be read (its text is left out or
             incomplete, set by `chunkctl.loaders.pdf.fallback.recover_text`).
+        long_strings: text objects of at least LONG_STRING characters: pdfium keeps
+            only the first 32,767 bytes of a string in a content stream, so their text
+            may be cut (read again by `chunkctl.loaders.pdf.fallback.recover_text`).
     """
 
     index: int
@@ -290,6 +300,7 @@ class PageData:
     guessed: int = 0
     empty_objects: int = 0
     unreadable: bool = False
+    long_strings: int = 0
 
 
 class PageReader:
@@ -417,7 +428,8 @@ class PageReader:
             text = "".join(c if not 0xD800 <= ord(c) <= 0xDFFF else " " for c in text)
         crop = visible_box(page)
         nonspace = sum(map(len, text.split())) - text.count("\ufffe")
-        has_images, edges, empty_objects = _scan_objects(page, self._fp, self._f, crop, tp, max(10, nonspace))
+        has_images, edges, empty_objects, long_strings = _scan_objects(page, self._fp, self._f, crop, tp,
+                                                                       max(10, nonspace), n >= LONG_STRING)
         raw_lines: list[tuple[int, int, bool]] = []
         pos = 0
         for m in re.finditer(r"\r\n|\ufffe", text):
@@ -479,6 +491,7 @@ class PageReader:
             pdata.edges = edges
         pdata.text = text
         pdata.empty_objects = empty_objects
+        pdata.long_strings = long_strings
         pdata.n_chars, pdata.bad_chars, pdata.guessed = _unmapped(tp, text, nonspace)
         for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin, ends) in enumerate(facts):
             x0, top, x1, bottom = frame.box(l, bt, r, t)
@@ -571,16 +584,18 @@ def _frame(angle: int, crop: tuple[float, float, float, float]) -> Frame:
     return f
 
 
-def _scan_objects(page, fp, f, crop, tp, min_text_objects: int) -> tuple[bool, list[tuple[str, float, float, float]],
-                                                                           int]:
-    """Images, axis-parallel ruling edges and unmapped text objects among a page's top-level objects.
+def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
+                  long_check: bool) -> tuple[bool, list[tuple[str, float, float, float]], int, int]:
+    """Images, axis-parallel ruling edges, unmapped and long text objects among a page's top-level objects.
 
     Returns:
-        (has_images, edges, empty) where an edge is ("h", y, x0, x1) or ("v", x, y0,
-        y1) in user space (points) and `empty` counts text objects whose text pdfium
+        (has_images, edges, empty, long) where an edge is ("h", y, x0, x1) or ("v", x,
+        y0, y1) in user space (points); `empty` counts text objects whose text pdfium
         maps to nothing (counted only on a page with at least `min_text_objects` text
-        objects, else 0: asking each object for its text costs). Rectangles give their four sides; edges whose middle lies
-        outside the crop box (printer's crop marks) are left out.
+        objects, else 0: asking each object for its text costs); `long` counts text
+        objects of at least LONG_STRING characters (only when `long_check`: a page of
+        that many characters). Rectangles give their four sides; edges whose middle
+        lies outside the crop box (printer's crop marks) are left out.
     """
     raw = page.raw
     n = pdfium_c.FPDFPage_CountObjects(raw)
@@ -619,7 +634,10 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int) -> tuple[bool, l
     empty = 0
     if len(texts) >= min_text_objects:
         empty = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2 for obj in texts)  # UTF-16 bytes + NUL
-    return has_images, visible, empty
+    long = 0
+    if long_check:
+        long = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) >= 2 * LONG_STRING + 2 for obj in texts)
+    return has_images, visible, empty, long
 
 
 def _form_has_image(obj, depth: int) -> bool:

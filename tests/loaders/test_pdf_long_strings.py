@@ -1,0 +1,104 @@
+"""PDF strings longer than pdfium reads (issue 14: never drop text without a word).
+
+pdfium keeps the first 32,767 bytes of a string in a content stream and drops the
+rest silently (helper-58: 65% of one 94,000-character `Tj` was missing from the
+records). Such pages are read again by pdfminer; when it cannot read them either, a
+warning names the page. Every PDF here is drawn in the test (pdf_drawing.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+import chunkctl.loaders.pdf.fallback as fallback
+import chunkctl.loaders.pdf.page as page_mod
+from tests.loaders.pdf_drawing import GB1_CIDS, pdf_bytes
+
+WIDE = (0, 0, 14400, 800)  # the largest page a PDF allows: long lines stay on it
+
+
+def _words(n_chars: int, start: int = 0) -> str:
+    out, i, size = [], start, 0
+    while size < n_chars:
+        w = f"w{i}"
+        out.append(w)
+        size += len(w) + 1
+        i += 1
+    return " ".join(out)
+
+
+def _show(s: str, hexa: bool, size: float = 0.25) -> bytes:
+    raw = s.encode("cp1252")
+    shown = b"<" + raw.hex().encode() + b">" if hexa else b"(" + raw + b")"
+    return b"BT /F1 %g Tf 10 400 Td %s Tj ET" % (size, shown)
+
+
+def _read(tmp_path, data: bytes, **kw) -> tuple[str, list[str]]:
+    path = tmp_path / "long.pdf"
+    path.write_bytes(data)
+    doc = chunkctl.load(path, **kw)
+    return doc.text, list(doc.warnings)
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(32_000, 70_000), hexa=st.booleans(), after=st.booleans())
+def test_every_word_of_a_long_string_is_read(tmp_path_factory, n, hexa, after):
+    s = _words(n)
+    ops = [_show(s, hexa)] + ([b"BT /F1 8 Tf 10 300 Td (ENDMARK after it) Tj ET"] if after else [])
+    text, warnings = _read(tmp_path_factory.mktemp("p"), pdf_bytes([ops], media=WIDE))
+    assert text.split()[:len(s.split())] == s.split()
+    assert ("ENDMARK after it" in text) == after
+    assert not [w for w in warnings if "32,767" in w]
+
+
+def test_a_long_cid_string_of_two_byte_codes_is_read(tmp_path):
+    # 20,000 two-byte codes: pdfium keeps 16,383 of them (32,767 bytes).
+    han = "".join(GB1_CIDS)
+    chars = (han * (20_000 // len(han) + 1))[:20_000]
+    codes = b"".join(b"%04X" % GB1_CIDS[c] for c in chars)
+    ops = [b"BT /C1 0.5 Tf 10 400 Td <" + codes + b"> Tj ET"]
+    text, _ = _read(tmp_path, pdf_bytes([ops], media=WIDE))
+    assert "".join(text.split()) == chars
+
+
+def test_a_long_line_of_short_strings_keeps_pdfiums_reading(tmp_path, monkeypatch):
+    # One TJ of 40 strings of 1,000 characters: no string is cut, so pdfminer's reading
+    # (asked because the text object is long) must not replace pdfium's.
+    s = _words(40_000)
+    parts = b" ".join(b"(" + s[i:i + 1000].encode() + b")" for i in range(0, len(s), 1000))
+    data = pdf_bytes([[b"BT /F1 0.3 Tf 10 400 Td [" + parts + b"] TJ ET", b"BT /F1 9 Tf 10 200 Td (Tail) Tj ET"]],
+                     media=WIDE)
+    asked = []
+    real = fallback._read_with_pdfminer
+
+    def spy(data, wanted, password):
+        asked.append(list(wanted))
+        return real(data, wanted, password)
+
+    monkeypatch.setattr(fallback, "_read_with_pdfminer", spy)
+    text, warnings = _read(tmp_path, data)
+    assert asked == [[0]] and not warnings
+    monkeypatch.setattr(page_mod, "LONG_STRING", 1 << 30)  # never asked: pdfium's reading alone
+    assert _read(tmp_path, data)[0] == text
+
+
+def test_a_cut_string_pdfminer_cannot_read_is_named_in_a_warning(tmp_path, monkeypatch):
+    monkeypatch.setattr(fallback, "_read_with_pdfminer", lambda data, wanted, password: {})
+    ops = [b"BT /F1 8 Tf 10 600 Td (First line.) Tj ET", _show(_words(40_000), hexa=False)]
+    text, warnings = _read(tmp_path, pdf_bytes([[b"BT /F1 8 Tf 10 600 Td (Cover.) Tj ET"], ops], media=WIDE))
+    assert warnings == ["page 2: a text string longer than pdfium reads (32,767 bytes) that pdfminer could not "
+                        "read either; its text may be incomplete"]
+    assert "First line." in text
+
+
+@pytest.mark.parametrize("n", [1_000, 8_000])
+def test_ordinary_pages_are_not_read_twice(tmp_path, monkeypatch, n):
+    asked = []
+    monkeypatch.setattr(fallback, "_read_with_pdfminer", lambda data, wanted, password: asked.append(wanted) or {})
+    lines = [b"BT /F1 9 Tf 10 %d Td (%s) Tj ET" % (780 - 10 * k, _words(100, k * 20).encode())
+             for k in range(n // 100)]
+    text, warnings = _read(tmp_path, pdf_bytes([lines], media=WIDE))
+    assert asked == [] and not warnings and len(text) > n // 2
