@@ -1,0 +1,111 @@
+"""Strategy `semantic` in bounded memory (issue 14, point 7): embeddings a block at a time, atoms made again.
+
+Before, every sentence of a document was embedded at once and kept as float64 prefix
+sums and window sums (about 10 KB a sentence) beside all of the document's atoms:
+2 MB of one-word paragraphs needed 3.4 GB. The distances must be the same floats
+whatever the block size, and the records the same whichever pass made the atoms.
+"""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chunkctl
+
+wordllama = pytest.importorskip("wordllama")
+
+import chunkctl.chunking.semantic as semantic  # noqa: E402
+from chunkctl.text.embeddings import embed  # noqa: E402
+
+WORDS = "the cat sat on a mat dog ran far river bank money loan stock market volcano lava bread oven".split()
+
+
+def one_pass_distances(texts: list[str], window: int) -> np.ndarray:
+    """The distances computed over all sentences at once (the code before the blocks)."""
+    n = len(texts)
+    vecs = embed(texts).astype(np.float64)
+    cum = np.vstack([np.zeros((1, vecs.shape[1])), np.cumsum(vecs, axis=0)])
+    idx = np.arange(1, n)
+    left = cum[idx] - cum[np.maximum(0, idx - window)]
+    right = cum[np.minimum(n, idx + window)] - cum[idx]
+    norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+    norms[norms == 0] = 1.0
+    return 1.0 - np.einsum("ij,ij->i", left, right) / norms
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 300), window=st.integers(1, 4), block=st.sampled_from([64, 128, 192, 1024]),
+       seed=st.integers(0, 1000))
+def test_block_distances_are_the_one_pass_floats(n, window, block, seed):
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choices(WORDS, k=rng.randint(0, 12))) for _ in range(n)]
+    got = semantic.gap_distances(iter(texts), window, block)
+    assert got.dtype == np.float64 and got.shape == (n - 1,)
+    assert np.array_equal(got, one_pass_distances(texts, window))
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_fewer_than_two_sentences_have_no_gap(n):
+    assert semantic.gap_distances(["One sentence."] * n).shape == (0,)
+
+
+def _document(rng: random.Random) -> str:
+    parts = []
+    for s in range(12):
+        parts.append(f"## Section {s}\n")
+        for _ in range(rng.randint(1, 5)):
+            parts.append(" ".join(" ".join(rng.choices(WORDS, k=rng.randint(3, 14))).capitalize() + "."
+                                  for _ in range(rng.randint(1, 6))) + "\n")
+        if s % 4 == 1:
+            parts.append("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n")
+        if s % 5 == 2:
+            parts.append("```\nx = 1\ny = 2\n```\n")
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_atoms_made_again_give_the_same_records(seed, monkeypatch):
+    text = _document(random.Random(seed))
+    kw = dict(format="md", strategy="semantic", chunk_size=48, overlap=8, breakpoint_percentile=80)
+    kept = list(chunkctl.chunk_text(text, **kw))
+    monkeypatch.setattr(semantic, "KEEP_ATOMS", 5)
+    monkeypatch.setattr(semantic, "EMBED_BLOCK", 64)
+    made_again = list(chunkctl.chunk_text(text, **kw))
+    assert made_again == kept
+    assert len(kept) > 12
+
+
+def test_topic_breaks_end_chunks_across_embedding_blocks(monkeypatch):
+    # 300 sentences on one topic, then 300 on another: the switch lies in the fifth
+    # block of 64 and must still end a chunk.
+    vol = "Volcanoes erupt lava and ash over the mountain slopes."
+    bread = "Bakers knead sourdough bread and bake it in a hot oven."
+    text = " ".join([vol] * 300 + [bread] * 300) + "\n"
+    monkeypatch.setattr(semantic, "EMBED_BLOCK", 64)
+    monkeypatch.setattr(semantic, "KEEP_ATOMS", 10)
+    recs = list(chunkctl.chunk_text(text, format="txt", strategy="semantic", chunk_size=4000))
+    assert any(text[r["start"]:r["end"]].rstrip().endswith(vol) and
+               text[r["end"]:].lstrip().startswith(bread) for r in recs)
+    assert all(r["n_tokens"] <= 4000 for r in recs)
+
+
+def test_traced_memory_stays_flat_with_the_number_of_sentences(monkeypatch):
+    # 30,000 one-word paragraphs (240 KB): all-at-once embedding traced about 10 KB a
+    # sentence (300 MB); now one block of vectors and the atoms of one pass at most.
+    text = "".join(f"{WORDS[i % len(WORDS)]}{i}\n\n" for i in range(30_000))
+    monkeypatch.setattr(semantic, "KEEP_ATOMS", 2_000)
+    chunkctl.chunk_text("Warm up. The model loads here.\n", format="txt", strategy="semantic")
+    tracemalloc.start()
+    try:
+        recs = list(chunkctl.chunk_text(text, format="txt", strategy="semantic", chunk_size=64))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert recs and all(r["n_tokens"] <= 64 for r in recs)
+    assert peak < 40 * len(text) + 10_000_000, peak
