@@ -284,7 +284,9 @@ def _pdfminer_pages(data: bytes, password: str | None) -> Iterator[tuple[int, Ca
 
     doc = PDFDocument(PDFParser(io.BytesIO(data)), password=password or "")
     rsrc = PDFResourceManager()
-    device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True))
+    # all_texts: characters drawn by a form XObject are laid out into lines too (else
+    # they stay loose in an LTFigure and the page reads as empty).
+    device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True, all_texts=True))
     interp = PDFPageInterpreter(rsrc, device)
     for i, page in enumerate(PDFPage.create_pages(doc)):
         def read(page: Any = page) -> _Read:

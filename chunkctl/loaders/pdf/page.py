@@ -601,6 +601,7 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
     n = pdfium_c.FPDFPage_CountObjects(raw)
     has_images = False
     texts = []
+    forms = []
     edges: list[tuple[str, float, float, float]] = []
     for i in range(n):
         obj = pdfium_c.FPDFPage_GetObject(raw, i)
@@ -609,8 +610,10 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
             texts.append(obj)
         elif typ == FPDF_PAGEOBJ_IMAGE:
             has_images = True
-        elif typ == FPDF_PAGEOBJ_FORM and not has_images:
-            has_images = _form_has_image(obj, 0)
+        elif typ == FPDF_PAGEOBJ_FORM:
+            forms.append(obj)
+            if not has_images:
+                has_images = _form_has_image(obj, 0)
         elif typ == FPDF_PAGEOBJ_PATH and len(edges) <= MAX_EDGES:
             if not pdfium_c.FPDFPageObj_GetBounds(obj, *fp):
                 continue
@@ -636,8 +639,28 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
         empty = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2 for obj in texts)  # UTF-16 bytes + NUL
     long = 0
     if long_check:
-        long = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) >= 2 * LONG_STRING + 2 for obj in texts)
+        long = _long_texts(texts, tp) + sum(_long_texts(_form_texts(obj, 0), tp) for obj in forms)
     return has_images, visible, empty, long
+
+
+def _long_texts(texts: list, tp) -> int:
+    """How many of these text objects hold at least LONG_STRING characters."""
+    return sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) >= 2 * LONG_STRING + 2 for obj in texts)
+
+
+def _form_texts(obj, depth: int) -> list:
+    """The text objects inside a form XObject and the forms it draws (up to 8 deep)."""
+    out: list = []
+    if depth > 8:
+        return out
+    for i in range(max(0, pdfium_c.FPDFFormObj_CountObjects(obj))):
+        sub = pdfium_c.FPDFFormObj_GetObject(obj, i)
+        typ = pdfium_c.FPDFPageObj_GetType(sub)
+        if typ == FPDF_PAGEOBJ_TEXT:
+            out.append(sub)
+        elif typ == FPDF_PAGEOBJ_FORM:
+            out.extend(_form_texts(sub, depth + 1))
+    return out
 
 
 def _form_has_image(obj, depth: int) -> bool:
