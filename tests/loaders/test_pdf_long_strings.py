@@ -94,6 +94,16 @@ def test_a_cut_string_pdfminer_cannot_read_is_named_in_a_warning(tmp_path, monke
     assert "First line." in text
 
 
+def test_long_objects_that_no_cut_can_explain_are_not_read_twice(tmp_path, monkeypatch):
+    # helper-59: 40 text objects of 9,000 one-byte characters (none can be cut: 9,000
+    # bytes) sent the page to pdfminer, 18 s instead of 1.5 s; 200 of them timed out.
+    asked = []
+    monkeypatch.setattr(fallback, "_read_with_pdfminer", lambda data, wanted, password: asked.append(wanted) or {})
+    ops = [b"BT /F1 0.3 Tf 10 %d Td (%s) Tj ET" % (790 - 19 * k, _words(9_000, k * 2_000).encode()) for k in range(40)]
+    text, warnings = _read(tmp_path, pdf_bytes([ops], media=WIDE))
+    assert asked == [] and not warnings and len(text.split()) > 40 * 1_000
+
+
 @pytest.mark.parametrize("n", [1_000, 8_000])
 def test_ordinary_pages_are_not_read_twice(tmp_path, monkeypatch, n):
     asked = []

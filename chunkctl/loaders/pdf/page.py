@@ -76,11 +76,14 @@ _FILE_STRICT = re.compile(r"[\w~-]+\.(?:py|pyi|ipynb|txt|pdf|md|rst|json|jsonl|y
 MAX_EDGES = 2500
 # pdfium keeps the first 32,767 bytes of a string in a content stream and drops the
 # rest without a word (CPDF_StreamParser's kMaxStringLength, literal and hex strings
-# alike). A text object of at least this many characters (32,767 bytes of 4-byte
-# codes) may hold such a cut string: its page is read again by pdfminer, which has no
-# such limit (`chunkctl.loaders.pdf.fallback.recover_text`). Found by helper-58: 65%
-# of one 94,000-character `Tj` was missing from the records.
-LONG_STRING = 32_767 // 4
+# alike). A text object of at least this many characters (32,767 bytes of 2-byte
+# codes, as Identity-H and most CID encodings use; a cut string of 1-byte codes gives
+# 32,767) may hold such a cut string: its page is read again by pdfminer, which has no
+# such limit (`chunkctl.loaders.pdf.fallback.recover_text`). Found by helper-58: 65% of
+# one 94,000-character `Tj` was missing from the records. Not lower: pdfminer reads a
+# large page slowly (helper-59: 40 objects of 9,000 characters, 18 s), and a string of
+# 3- or 4-byte codes that long is not known outside hand-made files.
+LONG_STRING = 32_767 // 2
 
 FPDF_PAGEOBJ_TEXT = 1
 FPDF_PAGEOBJ_PATH = 2
