@@ -190,6 +190,34 @@ def test_a_number_like_the_page_number_nearer_the_text_is_kept(n, top, data):
     assert all(not any(ln.text == str(p.index + 1) and ln.x0 == 295 for ln in p.lines) for p in pages)
 
 
+def test_content_that_repeats_on_every_page_is_kept_where_it_is_most_of_the_page():
+    # helper-59 (pdf.js standard_fonts.pdf, TCPDF's font specimen): every page prints the same
+    # character table under its own "FONT: ..." title; the table repeats at the same height on
+    # every page and went as furniture, leaving each page its title. The running header (top
+    # margin) and the page number still go; a repeated line that is a small part of a page
+    # (a notice in the body) still goes too.
+    faces = ["courier", "courierB", "helvetica", "helveticaI", "times", "timesBI"]
+    table = [" ".join(chr(c) for c in range(33 + 16 * k, 49 + 16 * k)) for k in range(10)]
+    pages = []
+    for i, face in enumerate(faces):
+        lines = [_line("TCPDF Example 055", 60, 20, 300), _line(f"FONT: {face}", 60, 120, 200)]
+        lines += [_line(t, 60, 150 + 15 * k, 540) for k, t in enumerate(table)]
+        lines.append(_line(f"The quick brown fox in {face}", 60, 330, 540))
+        lines.append(_line(f"page {i + 1} / 6", 260, 770, 340))
+        pages.append(_page(i, lines))
+    drop_furniture(pages)
+    for face, p in zip(faces, pages):
+        assert [ln.text for ln in p.lines] == [f"FONT: {face}", *table, f"The quick brown fox in {face}"]
+    pages = []
+    for i in range(6):
+        lines = [_line("Internal use only", 60, 400, 200)]
+        lines += [_line(f"Body line {k} of {_WORDS[(7 * i + k) % len(_WORDS)]} and more words here", 60, 150 + 15 * k,
+                        540) for k in range(6)]
+        pages.append(_page(i, lines))
+    drop_furniture(pages)
+    assert not any(ln.text == "Internal use only" for p in pages for ln in p.lines)
+
+
 def test_page_whose_only_text_repeats_keeps_it():
     pages = [_page(i, [_line("habibi", 60, 60, 120)]) for i in range(4)]
     assert drop_furniture(pages) == 0

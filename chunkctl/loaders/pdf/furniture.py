@@ -44,6 +44,11 @@ def _page_number_value(text: str) -> int | None:
     return _roman_value(raw)
 
 
+BODY_SHARE = 0.5
+"""Share of a page's characters above which the lines that repeat off its margins (same
+text at the same height on 40% of the pages) are its content, kept: helper-59's font
+specimen (pdf.js standard_fonts.pdf) lost each page's whole character table that way."""
+
 SHORT_PDF = 10
 """Pages up to which a number that runs with the page on 2 pages in a row is taken for a
 page number (an excerpt, a scan of a few pages); in longer documents that is chance (an
@@ -63,7 +68,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     document of up to SHORT_PDF pages (the printed page number, alone or beside a running
     title; a line in the margin only as one of the two outer lines of its page must be a
     number alone; of several such lines at one end of a page, the outermost), or (d) sit in the margin and read as the page's label from /PageLabels.
-    A page whose every line would go keeps them (what repeats is then the content), unless
+    Lines that only repeat (a) off the margin are kept on a page where they hold more than
+    BODY_SHARE of its characters (the same content on every page: a font specimen, a
+    form's boxes). A page whose every line would go keeps them (what repeats is then the content), unless
     most of its glyphs could not be read (`unreadable`: the footer is then all that is left of
     the page, not what it says). Needs
     2 pages or more. Lines that open a few scattered pages ("Definition 20" on pages 24,
@@ -137,16 +144,29 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     good_offsets = {o for o, idx in offsets.items()
                     if running(idx) or (n <= SHORT_PDF and any(i + 1 in idx for i in idx))}
     drop: set[int] = set()
+    body: set[int] = set()  # of those, lines off the margin that only repeat (rule a)
     for _p, ln, exact, norm, bucket, zone, off, is_label in facts:
-        if (n >= 3 and len(seen(keyed, exact, bucket)) >= repeat_min) \
-                or (zone and n >= 3 and running(seen(zone_keyed, norm, bucket))) \
+        if (zone and n >= 3 and running(seen(zone_keyed, norm, bucket))) \
                 or (off is not None and off in good_offsets and outermost[(_p.index, off)][1] == id(ln)) \
                 or is_label:
             drop.add(id(ln))
+        elif n >= 3 and len(seen(keyed, exact, bucket)) >= repeat_min:
+            drop.add(id(ln))
+            if not zone:
+                body.add(id(ln))
     if not drop:
         return 0
     dropped = 0
     for p in pages:
+        if body:
+            repeated = sum(len(ln.text) for ln in p.lines if id(ln) in body)
+            if repeated > BODY_SHARE * sum(len(ln.text) for ln in p.lines):
+                # most of the page's text repeats off its margins: the same content on every
+                # page (a form's boxes, a font specimen), not furniture; its margins still go
+                keep = [ln for ln in p.lines if id(ln) not in drop or id(ln) in body]
+                dropped += len(p.lines) - len(keep)
+                p.lines = keep
+                continue
         keep = [ln for ln in p.lines if id(ln) not in drop]
         if not keep and not p.tables and not p.unreadable:
             continue  # what repeats is all the page says: it is content, not furniture
