@@ -117,8 +117,8 @@ class ChunkConfig:
         levels: `hierarchical`: budgets from the largest to the smallest level (a
             tuple, or a string such as "2048,512,128").
         sentence_splitter: "blingfire" (fast) or "pysbd" (accurate, slow).
-        breakpoint_percentile: `semantic`: cut where neighbour similarity falls below
-            this percentile of all neighbour similarities (0-100).
+        breakpoint_percentile: `semantic`: a gap between sentences whose embedding
+            distance is above this percentile of the document's gaps ends a chunk (0-100).
         content_type: `auto`: force the content type instead of detecting it.
         main_content: html: keep only the main article.
         keep_boilerplate: html: keep navigation, headers, footers, asides.

@@ -116,6 +116,14 @@ def parse_jsonl(data: bytes | str) -> list[dict]:
     return [json.loads(line) for line in data.split("\n") if line.strip()]
 
 
+def pytest_report_header(config):
+    """A line at the top of the run when ../shared is missing (its tests then fail: README)."""
+    if not SHARED.is_dir():
+        return [f"WARNING: {SHARED} is missing: the tests that read the shared corpus or the contract "
+                "checker will fail (put the workspace's shared folder beside the clone)"]
+    return []
+
+
 def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
 

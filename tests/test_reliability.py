@@ -154,6 +154,13 @@ def test_a_run_that_selects_nothing_keeps_the_old_output_and_fails(tmp_path):
     assert _cli("chunk", empty, "-o", out).returncode == 1 and out.read_bytes() == b"good old records\n"
     p = _cli("chunk", empty, "-o", out, "--allow-empty")
     assert p.returncode == 0 and out.read_bytes() == b""
+    # no output there before: nothing to leave as it was (helper-60 read "x.jsonl was left as it was")
+    new = tmp_path / "new.jsonl"
+    p = _cli("chunk", empty, "-o", new)
+    assert p.returncode == 1 and not new.exists()
+    assert p.stderr.decode().strip().splitlines()[-1] == (
+        "chunkctl: error: no input files selected; nothing was written "
+        "(--allow-empty writes an empty output and exits 0)")
 
 
 def test_a_run_whose_every_file_fails_keeps_the_old_output(tmp_path):

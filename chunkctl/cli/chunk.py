@@ -298,7 +298,7 @@ def _nothing_selected(found: Any, output: str | None, output_dir: str | None, er
         errlog.add(p.source, p.error_type, p.reason)
         summary.fail(p.error_type)
     where = output_dir if output_dir else (output if output not in (None, "-") else None)
-    kept = f"; {where} was left as it was" if where else ""
+    kept = (f"; {where} was left as it was" if os.path.exists(where) else "; nothing was written") if where else ""
     if found.problems and not n:  # the inputs named are missing or unreadable: their lines said why
         if where:
             con.error(f"nothing to chunk{kept}")

@@ -127,8 +127,8 @@ CHUNK_OPTIONS = [
         "e.g. 2048,512,128 (replaces --chunk-size and --parent-chunk-size)."),
     opt("sentence_splitter", str, "blingfire", "--sentence-splitter",
         help=f"{' (fast) or '.join(SENTENCE_SPLITTERS)} (accurate).", autocompletion=complete_sentence_splitter),
-    opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: cut below this "
-        "percentile of neighbour similarity."),
+    opt("breakpoint_percentile", float, 95.0, "--breakpoint-percentile", help="semantic: a gap between sentences "
+        "whose embedding distance is above this percentile of the document's gaps ends a chunk (95: the 5% widest)."),
     opt("content_type", Optional[str], None, "--content-type", help="auto: force legal, narrative, code or other.",
         autocompletion=complete_content_type),
     opt("main_content", bool, False, "--main-content", help="html: keep only the main article."),
