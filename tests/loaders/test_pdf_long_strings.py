@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import chunkctl
 import chunkctl.loaders.pdf.fallback as fallback
 import chunkctl.loaders.pdf.page as page_mod
+from tests.conftest import pdf_file
 from tests.loaders.pdf_drawing import GB1_CIDS, pdf_bytes
 
 WIDE = (0, 0, 14400, 800)  # the largest page a PDF allows: long lines stay on it
@@ -114,39 +115,30 @@ def test_ordinary_pages_are_not_read_twice(tmp_path, monkeypatch, n):
     assert asked == [] and not warnings and len(text) > n // 2
 
 
-def test_a_long_string_inside_a_form_xobject_is_read(tmp_path):
-    from tests.conftest import pdf_file
-
-    s = _words(40_000)
-    form = b"BT /F1 0.25 Tf 10 400 Td (" + s.encode() + b") Tj ET"
-    objects = [
+def _page_with(content: bytes, page_keys: bytes, form: bytes, box: bytes, width: int = 600) -> list[bytes]:
+    """The objects of one page (Helvetica as /F1) drawing `content`, with `page_keys` in its
+    dictionary and a form XObject (object 6, bounding box `box`) drawing `form`."""
+    return [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 14400 800] /Resources << /Font << /F1 5 0 R >>"
-        b" /XObject << /Fm1 6 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length 8 >>\nstream\n/Fm1 Do\nendstream",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d 800] /Resources << /Font << /F1 5 0 R >>"
+        b" /XObject << /Fm1 6 0 R >> >> /Contents 4 0 R%s >>" % (width, page_keys),
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /XObject /Subtype /Form /BBox [0 0 14400 800] /Resources << /Font << /F1 5 0 R >> >>"
-        b" /Length %d >>\nstream\n%s\nendstream" % (len(form), form),
+        b"<< /Type /XObject /Subtype /Form /BBox [%s] /Resources << /Font << /F1 5 0 R >> >>"
+        b" /Length %d >>\nstream\n%s\nendstream" % (box, len(form), form),
     ]
-    text, warnings = _read(tmp_path, pdf_file(objects))
+
+
+def test_a_long_string_inside_a_form_xobject_is_read(tmp_path):
+    s = _words(40_000)
+    form = b"BT /F1 0.25 Tf 10 400 Td (" + s.encode() + b") Tj ET"
+    text, warnings = _read(tmp_path, pdf_file(_page_with(b"/Fm1 Do", b"", form, b"0 0 14400 800", width=14400)))
     assert text.split() == s.split() and not warnings
 
 
 def _form_pdf(shown: bytes) -> bytes:
-    from tests.conftest import pdf_file
-
-    form = b"BT /F1 9 Tf 10 400 Td " + shown + b" Tj ET"
-    return pdf_file([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /Font << /F1 5 0 R >>"
-        b" /XObject << /Fm1 6 0 R >> >> /Contents 4 0 R >>",
-        b"<< /Length 8 >>\nstream\n/Fm1 Do\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /XObject /Subtype /Form /BBox [0 0 600 800] /Resources << /Font << /F1 5 0 R >> >>"
-        b" /Length %d >>\nstream\n%s\nendstream" % (len(form), form),
-    ])
+    return pdf_file(_page_with(b"/Fm1 Do", b"", b"BT /F1 9 Tf 10 400 Td " + shown + b" Tj ET", b"0 0 600 800"))
 
 
 def test_pdfminer_reads_the_text_of_form_xobjects(monkeypatch):
@@ -166,22 +158,13 @@ def test_pdfminer_reads_the_text_of_form_xobjects(monkeypatch):
 
 
 def _annotated_pdf(subtype: bytes, shown: bytes, flags: int = 4, extra: bytes = b"") -> bytes:
-    """A page whose body says "Body text." and one annotation whose normal appearance draws `shown`."""
-    from tests.conftest import pdf_file
-
-    body = b"BT /F1 12 Tf 72 700 Td (Body text.) Tj ET"
-    ap = b"BT /F1 10 Tf 2 5 Td " + shown + b" Tj ET"
-    return pdf_file([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /Font << /F1 5 0 R >> >>"
-        b" /Contents 4 0 R /Annots [6 0 R] >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(body), body),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /Annot /Subtype /%s /Rect [72 600 372 620] /F %d%s /AP << /N 7 0 R >> >>" % (subtype, flags, extra),
-        b"<< /Type /XObject /Subtype /Form /BBox [0 0 300 20] /Resources << /Font << /F1 5 0 R >> >>"
-        b" /Length %d >>\nstream\n%s\nendstream" % (len(ap), ap),
-    ])
+    """A page whose body says "Body text." and one annotation (object 7) whose normal appearance
+    (the form, object 6) draws `shown`."""
+    objects = _page_with(b"BT /F1 12 Tf 72 700 Td (Body text.) Tj ET", b" /Annots [7 0 R]",
+                      b"BT /F1 10 Tf 2 5 Td " + shown + b" Tj ET", b"0 0 300 20")
+    annot = b"<< /Type /Annot /Subtype /%s /Rect [72 600 372 620] /F %d%s /AP << /N 6 0 R >> >>" % (
+        subtype, flags, extra)
+    return pdf_file([*objects, annot])
 
 
 @pytest.mark.parametrize("subtype,extra", [
