@@ -155,33 +155,3 @@ def test_pdfminer_reads_the_text_of_form_xobjects(monkeypatch):
     monkeypatch.setattr(pdf_loader, "_open", refuse)
     doc = pdf_loader.load_pdf(_form_pdf(b"(Text drawn by a form.)"), "f.pdf", ChunkConfig(ocr="never"))
     assert doc.text.strip() == "Text drawn by a form."
-
-
-def _annotated_pdf(subtype: bytes, shown: bytes, flags: int = 4, extra: bytes = b"") -> bytes:
-    """A page whose body says "Body text." and one annotation (object 7) whose normal appearance
-    (the form, object 6) draws `shown`."""
-    objects = _page_with(b"BT /F1 12 Tf 72 700 Td (Body text.) Tj ET", b" /Annots [7 0 R]",
-                      b"BT /F1 10 Tf 2 5 Td " + shown + b" Tj ET", b"0 0 300 20")
-    annot = b"<< /Type /Annot /Subtype /%s /Rect [72 600 372 620] /F %d%s /AP << /N 6 0 R >> >>" % (
-        subtype, flags, extra)
-    return pdf_file([*objects, annot])
-
-
-@pytest.mark.parametrize("subtype,extra", [
-    (b"FreeText", b" /Contents (A typed comment) /DA (/F1 10 Tf)"),
-    (b"Stamp", b""),
-    (b"Widget", b" /FT /Tx /T (name) /V (A typed comment)"),
-])
-def test_text_drawn_by_an_annotation_is_read_as_a_viewer_shows_it(tmp_path, subtype, extra):
-    # helper-59: a filled form field's value, a typed comment box or a stamp with text is drawn
-    # by the annotation's appearance stream, which pdfium's text page leaves out.
-    text, warnings = _read(tmp_path, _annotated_pdf(subtype, b"(A typed comment)", extra=extra))
-    assert text.split() == ["Body", "text.", "A", "typed", "comment"] and not warnings
-
-
-@pytest.mark.parametrize("flags", [2, 32, 2 | 32])  # Hidden, NoView (pdfium's flattening draws it)
-def test_hidden_annotations_and_sticky_notes_stay_out(tmp_path, flags):
-    hidden = _annotated_pdf(b"Widget", b"(Hidden words)", flags=flags, extra=b" /FT /Tx /T (n) /V (Hidden words)")
-    assert _read(tmp_path, hidden)[0].split() == ["Body", "text."]
-    note = _annotated_pdf(b"Text", b"(Note words)", extra=b" /Contents (Note words)")  # a sticky note's icon
-    assert _read(tmp_path, note)[0].split() == ["Body", "text."]

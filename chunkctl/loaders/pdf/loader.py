@@ -168,40 +168,6 @@ def _open(data: bytes, source: str, password: str | None):
         raise LoaderError(source, f"unreadable PDF: {exc}") from None
 
 
-# Annotations whose appearance shows text on the page: FreeText (3), Stamp (13) and Widget
-# (20: a form field, its value drawn by its appearance stream). pdfium's text page holds
-# the page's content only, so a filled form's values, a typed comment box or a stamp with
-# text were left out without a word (helper-59). Such a page is flattened first (the
-# annotations' normal appearances drawn into its content, in memory), as a viewer shows
-# it; hidden, invisible and NoView annotations and those without an appearance stay out.
-_TEXT_ANNOTATIONS = frozenset({3, 13, 20})
-_FLAT_NORMALDISPLAY = 0
-_INVISIBLE, _HIDDEN, _NO_VIEW = 1, 2, 32  # annotation flags (PDF 32000-1, 12.5.3)
-
-
-def _flatten_annotations(page) -> bool:
-    """Draw a page's text-bearing annotations into its content (`FPDFPage_Flatten`), in
-    memory; True when the page changed (it must then be loaded again)."""
-    import pypdfium2.raw as pdfium_c
-
-    raw = page.raw
-    n = pdfium_c.FPDFPage_GetAnnotCount(raw)
-    if n <= 0:
-        return False
-    shown = False
-    for k in range(n):
-        annot = pdfium_c.FPDFPage_GetAnnot(raw, k)
-        if not annot:
-            continue
-        flags = pdfium_c.FPDFAnnot_GetFlags(annot)
-        if flags & _NO_VIEW and not flags & _HIDDEN:  # (pdfium's flattening draws NoView ones)
-            pdfium_c.FPDFAnnot_SetFlags(annot, flags | _HIDDEN)
-        elif not flags & (_HIDDEN | _INVISIBLE):
-            shown = shown or pdfium_c.FPDFAnnot_GetSubtype(annot) in _TEXT_ANNOTATIONS
-        pdfium_c.FPDFPage_CloseAnnot(annot)
-    return shown and pdfium_c.FPDFPage_Flatten(raw, _FLAT_NORMALDISPLAY) == 1  # FLATTEN_SUCCESS
-
-
 def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: str = "never",
                ocr_conf: list[float | None] | None = None) -> PageData:
     """Read page i (0-based), find its tables, OCR it if `ocr_mode` says so (its confidence
@@ -210,9 +176,6 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
 
     try:
         page = pdf[i]
-        if _flatten_annotations(page):  # (a flattened page is read again from the document)
-            page.close()
-            page = pdf[i]
     except (pdfium.PdfiumError, OSError, ValueError) as exc:
         warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
         return PageData(i, Frame(0))
