@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
@@ -11,6 +12,9 @@ from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, iter_sections
 from chunkctl.model import ChunkList
 from chunkctl.text.segment import Level
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Sentences embedded at a time: a multiple of WordLlama's own batch of 64, so each of its
 # batches holds the same sentences as when everything is embedded at once (same vectors).
@@ -22,7 +26,7 @@ KEEP_ATOMS = 50_000
 _EMBEDDED = ("text", "mixed")
 
 
-def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOCK):
+def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOCK) -> np.ndarray:
     """Cosine distance at each gap between the summed embeddings of the `window` sentences before and after it.
 
     TextTiling's block comparison (Hearst 1997) with sentence embeddings instead of
@@ -158,8 +162,8 @@ class _Pieces:
     """A section's atoms read as pieces that end before a topic break (streamed to the packer).
 
     A break ends a piece only once the piece holds more than headings, as a heading
-    section would. Atoms of `Level.BLOCK` strength are packed as paragraph breaks
-    (a block boundary ranks below a topic break here).
+    section would. Text atoms of `Level.BLOCK` strength are packed as paragraph
+    breaks (a block boundary ranks below a topic break here).
     """
 
     def __init__(self, atoms: Iterator[Atom], cut_here: Callable[[Atom], bool]) -> None:
