@@ -113,11 +113,14 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
     kept: list[tuple[Section, list[Atom]]] | None = []   # pass 1's atoms, while there are few
     count = 0
 
+    def atoms_of(sec: Section) -> Iterator[Atom]:
+        return iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
+
     def sentences() -> Iterator[str]:
         nonlocal kept, count
         for sec in iter_sections(doc.blocks):
             atoms: list[Atom] = []
-            for a in iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS):
+            for a in atoms_of(sec):
                 if kept is not None:
                     atoms.append(a)
                     count += 1
@@ -134,7 +137,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
                 yield sec, iter(atoms)
             return
         for sec in iter_sections(doc.blocks):
-            yield sec, iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
+            yield sec, atoms_of(sec)
 
     # Pass 1 embeds the sentences as they come; pass 2 packs the atoms between the
     # breaks: pass 1's when there were at most KEEP_ATOMS, else made again, so that no

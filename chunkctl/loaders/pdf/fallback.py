@@ -158,8 +158,7 @@ def _reads_more(mine: str, r: _Read) -> bool:
     a, b = "".join(mine.split()), r.text()
     if len(b) <= len(a) + max(2, len(a) // 1000):
         return False
-    ca, cb = Counter(a), Counter(b)
-    return sum(min(n, cb[ch]) for ch, n in ca.items()) >= AGREE_SHARE * len(a)
+    return _shared(a, b) >= AGREE_SHARE * len(a)
 
 
 def _page_text(p: PageData) -> str:
@@ -175,8 +174,13 @@ def _overlap(a: str, b: str) -> float:
     """Characters two texts share, as multisets, over the longer one's length (0 when either is empty)."""
     if not a or not b:
         return 0.0
-    ca, cb = Counter(a), Counter(b)
-    return sum(min(n, cb[ch]) for ch, n in ca.items()) / max(len(a), len(b))
+    return _shared(a, b) / max(len(a), len(b))
+
+
+def _shared(a: str, b: str) -> int:
+    """Characters two texts share, as multisets."""
+    cb = Counter(b)
+    return sum(min(n, cb[ch]) for ch, n in Counter(a).items())
 
 
 def _script(ch: str) -> str:

@@ -7,7 +7,9 @@ import ctypes
 import math
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pypdfium2.raw as pdfium_c
 import regex
@@ -616,7 +618,7 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
         elif typ == FPDF_PAGEOBJ_FORM:
             forms.append(obj)
             if not has_images:
-                has_images = _form_has_image(obj, 0)
+                has_images = _form_has_image(obj)
         elif typ == FPDF_PAGEOBJ_PATH and len(edges) <= MAX_EDGES:
             if not pdfium_c.FPDFPageObj_GetBounds(obj, *fp):
                 continue
@@ -637,47 +639,33 @@ def _scan_objects(page, fp, f, crop, tp, min_text_objects: int,
         mx, my = ((e[2] + e[3]) / 2, e[1]) if e[0] == "h" else (e[1], (e[2] + e[3]) / 2)
         if cl - 1 <= mx <= cr + 1 and cb - 1 <= my <= ct + 1:
             visible.append(e)
-    empty = 0
-    if len(texts) >= min_text_objects:
-        empty = sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) <= 2 for obj in texts)  # UTF-16 bytes + NUL
+    # (UTF-16 bytes + NUL of each text object's text, asked once and only when needed)
+    sizes = [pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0)
+             for obj in texts] if long_check or len(texts) >= min_text_objects else []
+    empty = sum(b <= 2 for b in sizes) if len(texts) >= min_text_objects else 0
     long = 0
     if long_check:
-        long = _long_texts(texts, tp) + sum(_long_texts(_form_texts(obj, 0), tp) for obj in forms)
+        inner = [sub for form in forms for sub, typ in _form_objects(form, 8) if typ == FPDF_PAGEOBJ_TEXT]
+        long = sum(b >= 2 * LONG_STRING + 2 for b in sizes) + sum(
+            pdfium_c.FPDFTextObj_GetText(sub, tp.raw, None, 0) >= 2 * LONG_STRING + 2 for sub in inner)
     return has_images, visible, empty, long
 
 
-def _long_texts(texts: list, tp) -> int:
-    """How many of these text objects hold at least LONG_STRING characters."""
-    return sum(pdfium_c.FPDFTextObj_GetText(obj, tp.raw, None, 0) >= 2 * LONG_STRING + 2 for obj in texts)
-
-
-def _form_texts(obj, depth: int) -> list:
-    """The text objects inside a form XObject and the forms it draws (up to 8 deep)."""
-    out: list = []
-    if depth > 8:
-        return out
+def _form_objects(obj, max_depth: int, depth: int = 0) -> Iterator[tuple[Any, int]]:
+    """(object, pdfium object type) of everything a form XObject draws, the forms it draws
+    included, down to `max_depth` forms deep."""
+    if depth > max_depth:
+        return
     for i in range(max(0, pdfium_c.FPDFFormObj_CountObjects(obj))):
         sub = pdfium_c.FPDFFormObj_GetObject(obj, i)
         typ = pdfium_c.FPDFPageObj_GetType(sub)
-        if typ == FPDF_PAGEOBJ_TEXT:
-            out.append(sub)
-        elif typ == FPDF_PAGEOBJ_FORM:
-            out.extend(_form_texts(sub, depth + 1))
-    return out
+        yield sub, typ
+        if typ == FPDF_PAGEOBJ_FORM:
+            yield from _form_objects(sub, max_depth, depth + 1)
 
 
-def _form_has_image(obj, depth: int) -> bool:
-    if depth > 4:
-        return False
-    n = pdfium_c.FPDFFormObj_CountObjects(obj)
-    for i in range(max(0, n)):
-        sub = pdfium_c.FPDFFormObj_GetObject(obj, i)
-        typ = pdfium_c.FPDFPageObj_GetType(sub)
-        if typ == FPDF_PAGEOBJ_IMAGE:
-            return True
-        if typ == FPDF_PAGEOBJ_FORM and _form_has_image(sub, depth + 1):
-            return True
-    return False
+def _form_has_image(obj) -> bool:
+    return any(typ == FPDF_PAGEOBJ_IMAGE for _sub, typ in _form_objects(obj, 4))
 
 
 def _segment_edges(obj, nseg: int) -> list[tuple[str, float, float, float]]:
