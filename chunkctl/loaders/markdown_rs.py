@@ -85,9 +85,16 @@ _TAB_AFTER_MARK = re.compile(
 #   title ('"', "'", "("): where the definition ends differs
 #   (A label is at most 999 characters, as CommonMark's link labels, and its runs are possessive:
 #   unbounded, each "[" of a long stretch without "]" was tried to its end and over every line
-#   break in it, cubic: helper-56's family, 12 KB of "[a" lines after one "]:" took 36 s.)
-_REF_DEF = re.compile(r"\[[^\]\n]{0,999}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])|\[(?=[^\]\n]{0,999}\n)[^\]]{0,999}+\]:"
-                      r"|\[[^\]\n]{0,999}+\]:[^\n]*+\n[ \t]*+[\"'(]")
+#   break in it, cubic: helper-56's family, 12 KB of "[a" lines after one "]:" took 36 s. A
+#   label holds no unescaped "[" (CommonMark; markdown-it's reference rule stops there) and
+#   its "[" opens a line's content, so follows no backslash: a run of "[" was tried up to 999
+#   characters a "[", 1 MB of them took 18 s.)
+# a character of a label on one line, an escaped one, or a backslash at the line's end
+_LABEL_CHAR = r"(?:[^\[\]\n\\]|\\[^\n]|\\(?![^\n]))"
+_LABEL_CHAR_NL = r"(?:[^\[\]\\]|\\[\s\S]|\\\Z)"  # the same, line breaks included
+_REF_DEF = re.compile(rf"(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])"
+                      rf"|(?<!\\)\[(?={_LABEL_CHAR}{{0,999}}+\n){_LABEL_CHAR_NL}{{0,999}}+\]:"
+                      rf"|(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[^\n]*+\n[ \t]*+[\"'(]")
 _DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
 # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
