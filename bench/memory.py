@@ -155,6 +155,12 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                                              f"<li>{' '.join(plain[i % 3000:i % 3000 + 7])}</li></ul>\n</section>\n",
                           head="<html><head><title>Prose</title></head><body><main><h1>Prose</h1>\n",
                           tail="</main></body></html>\n"))
+    add("svg-html", "svg.html", "HTML: a plot drawn inline, one <svg> of paths and labels",
+        lambda p: _repeat(p, size, lambda i: f'<path d="M{i % 800} {i % 600} L{(7 * i) % 800} {(3 * i) % 600}" '
+                                             f'stroke="#{(i * 2654435761) % 0xffffff:06x}"/>\n'
+                                             + (f'<text x="{i % 800}" y="{i % 600}">label {i}</text>\n' if i % 50 == 0 else ""),
+                          head='<html><body><h1>Plot</h1><p>Intro.</p><svg width="800" height="600"><g class="plot">\n',
+                          tail="</g></svg><p>After the plot.</p></body></html>\n"))
     # Old and ASP.NET pages: every block in one wrapper, a paragraph of one word a line (the worst case
     # for a page read as one tree; read whole until 0.1.16)
     for name, what, head, tail in [

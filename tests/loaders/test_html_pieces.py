@@ -183,7 +183,7 @@ def _blocks(draw, depth: int = 0) -> str:
     for _ in range(draw(st.integers(1, 5 if depth else 8))):
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
                                      "hidden", "script", "comment", "foster", "attrs", "prose", "loose", "wrapped",
-                                     "closers", "layout", "form"]
+                                     "closers", "layout", "form", "svg"]
                                     if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
@@ -245,6 +245,18 @@ def _blocks(draw, depth: int = 0) -> str:
                 f"<table><td>{inner}</td><td>x</td></table>", f"<table><td>{inner}<tr><td>x</table>"])))
         elif kind == "form":  # content once a heading is in it, furniture without one
             out.append("<form>" + ("<h2>Form</h2>" if draw(st.booleans()) else "") + draw(_blocks(depth + 1)) + "</form>")
+        elif kind == "svg":  # an image drawn inline: cut between its elements unless the parser may leave it
+            shapes = [draw(st.sampled_from(['<path d="M0 0L9 9"/>', '<g class="s">', "</g>", "<text>label</text>",
+                                             '<a href="#x"><text>link</text></a>', "<circle r=1></circle>",
+                                             "<title>tip</title>", "<desc>d</desc>", "<foreignObject><p>html</p>"
+                                             "</foreignObject>", "<p>out</p>", "<b>bold</b>", "</p>", "</div>",
+                                             "<font color=red>f</font>", "<svg><rect/></svg>", "<math><mi>x</mi></math>",
+                                             "<![CDATA[ <p>c</p> ]]>", "<br>", "text "]))
+                      for _ in range(draw(st.integers(1, 40)))]
+            # (not in an `<a>`: out of the svg, its own `<a>` nests in it, whose adoption the scan does not follow)
+            wrap = draw(st.sampled_from(["", "p", "div", "figure", "span", "b"]))
+            svg = '<svg viewBox="0 0 9 9">' + "\n".join(shapes) + ("</svg>" if close else "")
+            out.append(f"<{wrap}>{_text(draw)} {svg} {_text(draw)}</{wrap}>" if wrap else svg)
         elif kind == "closers":  # start tags that close an open p or list item, raw text or not
             closer = draw(st.sampled_from(["<xmp>x</xmp>", "<figcaption>x</figcaption>", "<summary>x</summary>",
                                            "<dialog>x</dialog>", "<center>", "<search>x</search>", "<li>", "<dd>"]))
@@ -385,6 +397,16 @@ _RULES = {
     "a table of a layout role": '<table role="presentation"><tr><td>' + _paras(60) + "</td></tr><tr><th>x</th></tr></table>",
     "a consent banner in a layout cell": '<table><tr><td class="cookie-consent">' + _paras(60)
                                          + "<h1>Title</h1></td></tr></table>",
+    # an inline image: cut between its elements, each piece reopening the svg (in a paragraph, or not)
+    "a large svg": "<h1>Plot</h1><div><svg viewBox='0 0 9 9'><g>" + "".join(
+        f'<path d="M{i} 0L9 9"/><text>t{i}</text>\n' for i in range(200)) + "</g></svg><p>after</p></div>" + _paras(5),
+    "a large svg in a paragraph": "<p>before <svg><g>" + "".join(f"<rect x={i} />\n" for i in range(300))
+                                  + "</g></svg> after</p>" + _paras(5),
+    # the parser leaves an svg at a <p> or </p> in it (its text shown), or holds HTML in a foreignObject
+    "a paragraph in an svg": "<svg><g><rect/><p>shown</p>" + "".join(f"<rect x={i} />\n" for i in range(200))
+                             + "</g></svg>",
+    "html in an svg": "<svg><foreignObject><div>" + "".join(f"<span>s{i}</span><rect x={i} />\n" for i in range(200))
+                      + "</div></foreignObject></svg>",
     "a page in one form": '<form method="post" id="form1"><div class="aspNetHidden"><input type="hidden" '
                           'name="__VIEWSTATE" value="x"></div><div id="content"><h2>Title</h2>' + _paras(60)
                           + "</div></form>",
@@ -398,7 +420,8 @@ _RULES = {
 _ONE_PIECE = {"consent banner heading after a piece", "a second row after a piece", "a consent banner in a layout cell",
               "form end keeps its children open",
               "select left open", "formatting end tag in a list", "formatting end tag over a block", "noscript end under a block",
-              "formatting element left open in a heading", "formatting element closed by a block"}
+              "formatting element left open in a heading", "formatting element closed by a block",
+              "a paragraph in an svg", "html in an svg"}
 
 
 @pytest.mark.parametrize("case", sorted(_RULES))
