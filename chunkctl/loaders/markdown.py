@@ -122,7 +122,10 @@ def _block_parser(block):
 
     class _State(StateBlock):
         """markdown-it's block state with its line markers found a line at a time by string
-        methods instead of a loop over each line's leading white space: the same markers."""
+        methods instead of a loop over each line's leading white space: the same markers, kept
+        in arrays (4 bytes each, 8 past 512 M characters) where lists took some 96 bytes a line
+        (two int objects beside five pointers): 116 MB for 5 MB of one-word paragraphs in a
+        list item, which is parsed whole."""
 
         def __init__(self, src: str, md: Any, env: Any, tokens: list) -> None:
             # StateBlock.__init__ on an empty text sets every field; then the markers of `src`,
@@ -133,10 +136,12 @@ def _block_parser(block):
             n = src.count("\n")
             if not src.endswith("\n") and src[src.rfind("\n") + 1:].strip(" \t"):
                 n += 1  # a last line without a line break has a marker unless it is blank
-            b_marks = [0] * (n + 1)
-            e_marks = [0] * (n + 1)
-            t_shift = [0] * (n + 1)
-            s_count = [0] * (n + 1)
+            # (offsets unsigned; indents signed, and up to 4 columns a character: tabs)
+            mark, count = ("I", "i") if total < 1 << 29 else ("q", "q")
+            b_marks = array(mark, [0]) * (n + 1)
+            e_marks = array(mark, [0]) * (n + 1)
+            t_shift = array(count, [0]) * (n + 1)
+            s_count = array(count, [0]) * (n + 1)
             find, indent = src.find, _INDENT.match
             pos = 0
             for i in range(n):
@@ -155,21 +160,43 @@ def _block_parser(block):
                         s_count[i] = offset
                 pos = end + 1
             b_marks[n] = e_marks[n] = len(src)  # the fake last line markdown-it keeps
-            self.bMarks, self.eMarks, self.tShift, self.sCount = b_marks, e_marks, t_shift, s_count
-            self.bsCount = [0] * (n + 1)
+            # (markdown-it-py declares lists; its rules only index them, as they do arrays)
+            self.bMarks, self.eMarks, self.tShift, self.sCount = b_marks, e_marks, t_shift, s_count  # type: ignore[assignment]
+            self.bsCount = array(count, [0]) * (n + 1)  # type: ignore[assignment]
             self.lineMax = n
 
     class _Block(ParserBlock):
         def parse(self, src: str, md: Any, env: Any, outTokens: list) -> list | None:
             if not src:
                 return None
-            state = _State(src, md, env, outTokens)
+            kept = _Kept()
+            state = _State(src, md, env, kept)
             self.tokenize(state, state.line, state.lineMax)
-            return state.tokens
+            outTokens.extend(kept)
+            return outTokens
 
     fast = _Block()
     fast.ruler = block.ruler
     return fast
+
+
+_KEPT_NESTED = frozenset("fence code_block table_open bullet_list_open ordered_list_open".split())
+_KEPT_LEVEL1 = frozenset("list_item_open definition inline".split())
+
+
+class _Kept(list):
+    """The token list of a parse, keeping only the tokens `_reference_items` reads: the top-level
+    ones, the inline token of a top-level heading and the level-1 list items and link reference
+    definitions (their lines), and nested code blocks and tables (atoms); and every list's open
+    token, which markdown-it's list rule reads back by its index. A list item of 2.5 M one-word
+    paragraphs held some 750 MB of paragraph tokens (three a paragraph), now none.
+
+    A token's type and level are set when it is pushed; its `map`, set later, is read from the
+    token itself, so dropping others changes nothing the items read."""
+
+    def append(self, token: Any) -> None:
+        if token.level == 0 or token.type in _KEPT_NESTED or token.level == 1 and token.type in _KEPT_LEVEL1:
+            super().append(token)
 
 
 class _TableSink(list):
