@@ -8,6 +8,7 @@ import itertools
 import re
 from array import array
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 import orjson
@@ -633,7 +634,8 @@ def _opens_html(text: str, at: int) -> bool:
 
 
 def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: int, parser: str,
-                 piece: int, quote_piece: int = QUOTE_PIECE) -> Iterator[tuple[Items, int, bool]]:
+                 piece: int, quote_piece: int = QUOTE_PIECE, indent: int = 0,
+                 end_line: int | None = None) -> Iterator[tuple[Items, int, bool]]:
     """Block items of `text[start:]`, read `piece` characters at a time: (items, first line, open).
 
     A piece ends at a line start; the blocks before its last top-level block that follows
@@ -656,14 +658,22 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     item, a quote, continues it). That cut is the one place where reading on is not shown to
     give the blocks of one parse: its lines are chosen so that it does on every case tried
     (tests/loaders/test_markdown_pieces.py generates quotes of the lines that broke first
-    versions: HTML, lazy and indented lines, setext underlines). Line numbers of the items
-    count from the piece's first line (yielded with them).
+    versions: HTML, lazy and indented lines, setext underlines). And a top-level list whose
+    last item fills a piece has that item's content read in pieces of its own (`_long_item`).
+    Line numbers of the items count from the piece's first line (yielded with them).
+
+    `indent` and `end_line` read the content of a list item instead (`_long_item`): lines
+    `base_line` to `end_line` (exclusive), each piece's text with `indent` leading spaces taken
+    off each line, and the item's marker off its first line (`base_line`).
     """
     if parser not in ("auto", "reference"):
         raise ValueError(f"unknown Markdown parser {parser!r}: use 'auto' or 'reference'")
-    n_lines = len(line_starts)
-    total = len(text)
-    known = text.isascii() and "\r" not in text and "\0" not in text  # characters are bytes
+    n_lines = len(line_starts) if end_line is None else end_line
+    total = len(text) if end_line is None or end_line >= len(line_starts) else line_starts[end_line]
+    # (characters are bytes: the fast parser maps its byte offsets with `line_starts`)
+    known = not indent and text.isascii() and "\r" not in text and "\0" not in text
+    dedent = _dedent(indent) if indent else None
+    item_start = line_starts[base_line] if indent else -1
 
     def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool]:
         """(items of `size` characters or more from line `first` on, to a line start; reached the end).
@@ -674,13 +684,18 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         k = bisect.bisect_left(line_starts, a + size)
         last = k >= n_lines
         b = total if last else line_starts[k]
+        src = text[a:b]
+        if dedent is not None:
+            if a == item_start:  # the marker line: its marker becomes the indent taken off
+                src = " " * indent + src[indent:]
+            src = dedent.sub("", src)
         items = None
         if parser == "auto" and (size == piece or quote):  # (one block over a piece: the reference's compact tables)
             from chunkctl.loaders import markdown_rs
 
-            items = markdown_rs.block_items(text[a:b], (line_starts, a, first) if known else None)
+            items = markdown_rs.block_items(src, (line_starts, a, first) if known else None)
         if items is None:
-            items = _reference_items(text[a:b])
+            items = _reference_items(src)
         return items, last
 
     first = base_line
@@ -719,6 +734,29 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
+        if cut == 0 and found and found[-1][0] == "list" and found[-1][2]["items"] and not indent \
+                and found[-1][2]["items"][-1][1] - found[-1][2]["items"][-1][0] >= 2:
+            # (the item's first two lines read together: alone, "- a|b" then "---" read as a table)
+            name, (ls, _le), extra = found[-1]
+            members = extra["items"]
+            j = first + members[-1][0]
+            long_item = _long_item(text, line_starts, j, parser, piece, quote_piece)
+            if long_item is not None:
+                end, atoms, goes_on = long_item
+                cut = end - first
+                found[-1] = (name, (ls, cut), {**extra, "items": [*members[:-1], (members[-1][0], cut)]})
+                nested = [x for x in nested if x[0] < members[-1][0]] + [(x - first, y - first) for x, y in atoms]
+                if goes_on:  # the next item, if it reads as a list from its line on (as above)
+                    two = (line_starts[end + 2] if end + 2 < n_lines else total) - line_starts[end]
+                    ahead = read(end, max(piece, two))
+                    nxt = ahead[0][0]
+                    is_open = bool(nxt) and nxt[0][0] == "list" and nxt[0][1][0] == 0
+                    if not is_open:
+                        ahead = None
+                yield (found, nested), first, is_open
+                first += cut
+                size = piece
+                continue
         if cut == 0:
             size *= 2
             continue
@@ -726,6 +764,65 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
         first += cut
         size = piece
+
+
+# A list item's first line: indent, marker, and 1-4 spaces before its content (5 or more: the
+# content is indented code, at one space; none: it starts on the next line). Tabs aside.
+_ITEM_LINE = re.compile(r"( {0,3})([-+*]|\d{1,9}([.)]))( {1,4})[^ \t\r\n]")
+# A line that would start an item of a list, or a thematic break (never an item)
+_ANY_ITEM = re.compile(r" {0,3}(?:([-+*])|\d{1,9}([.)]))(?:[ \t]|\n|\Z)")
+_THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})(?:\n|\Z)")
+_INDENT_TAB = re.compile(r"\n *\t")
+
+
+@cache
+def _dedent(indent: int) -> re.Pattern:
+    """Up to `indent` spaces at each line's start."""
+    return re.compile(rf"^ {{1,{indent}}}", re.M)
+
+
+@cache
+def _item_end(indent: int) -> re.Pattern:
+    """A line break before a line that is neither blank nor indented `indent` spaces."""
+    return re.compile(rf"\n(?! {{{indent}}}|[ \t]*(?:\n|\Z))")
+
+
+def _long_item(text: str, line_starts: Sequence[int], j: int, parser: str, piece: int,
+               quote_piece: int) -> tuple[int, list[LineRange], bool] | None:
+    """The end of the top-level list item that starts at line `j` of `text` and fills a piece,
+    with the code blocks and tables in it, its content read in pieces (`_piece_items` with
+    its indent taken off): (the line after it, atoms' lines, whether that line starts another
+    item of the same list); None where that is not known to give one parse's blocks: text
+    with CR, a tab in a line's indent, an item whose content starts past 4 spaces or on its
+    next line, or that ends at a line right after a line of text (it may be a lazy
+    continuation of a paragraph in the item). (An item's content is its lines with the
+    item's indent taken off, CommonMark's list items; its end, the first line that is not
+    blank and is indented less, after a blank line.)
+    A list item of one-word paragraphs was parsed whole by markdown-it-py, some 11 seconds
+    and 9x its size in memory a megabyte (2.4 MB of paragraphs: 848 MB before `_Kept`)."""
+    a = line_starts[j]
+    m = _ITEM_LINE.match(text, a)
+    if m is None or "\r" in text:
+        return None
+    indent = m.end() - 1 - a
+    stop = _item_end(indent).search(text, a)
+    e = len(text) if stop is None else stop.end()
+    if _INDENT_TAB.search(text, a, e + indent + 1):  # (the end line's indent too: its tab may reach the item's)
+        return None
+    end = bisect.bisect_left(line_starts, e) if stop is not None else len(line_starts)
+    if stop is not None and (end - 1 <= j or text[line_starts[end - 1]:e].strip(" \t\n")):
+        return None  # (the line before the end is not blank: maybe a lazy continuation line)
+    atoms: list[LineRange] = []
+    for (found, nested), first, _open in _piece_items(text, a, line_starts, j, parser, piece, quote_piece,
+                                                      indent, end):
+        atoms.extend((first + x, first + y) for name, (x, y), _extra in found if name in ("code", "table"))
+        atoms.extend((first + x, first + y) for x, y in nested)
+    goes_on = False
+    if stop is not None:
+        nxt = _ANY_ITEM.match(text, e)
+        goes_on = nxt is not None and not _THEMATIC.match(text, e) and (
+            nxt.group(1) == m.group(2) if nxt.group(1) else nxt.group(2) == m.group(3))
+    return end, atoms, goes_on
 
 
 def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: int,

@@ -254,3 +254,51 @@ def test_traced_memory_of_one_list_item_of_one_word_paragraphs_grows_less_than_8
     (p1, n1), (p2, n2) = _traced_item_peak(20_000), _traced_item_peak(80_000)
     growth = (p2 - p1) / (n2 - n1)
     assert growth < 8, growth
+
+
+# One list item over many pieces: its content is read in pieces of its own, its indent taken off
+# (`markdown._long_item`), wherever that gives the blocks of one parse.
+_ITEM_PARTS = ["para {i}", "para {i}\nwith a second line", "```\ncode {i}\n\n  indented\n```", "    code {i}",
+               "| a | b |\n| - | - |\n| {i} | x |", "> quote {i}\n> more", "- sub {i}\n- sub", "# heading {i}",
+               "<div>\nhtml {i}\n</div>", "text {i}\nlazy line", "***", "text\n---", "[r{i}]: /url 'title'",
+               "1) sub\n2) sub", "  extra indent {i}", "\tin a tab {i}", "```\nfence left open {i}"]
+
+
+@st.composite
+def _long_items(draw) -> str:
+    marker = draw(st.sampled_from(["- ", "* ", "1. ", "2) ", "10.  ", "-    ", " - ", "   1. "]))
+    pad = " " * len(marker)
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        parts = [draw(st.sampled_from(_ITEM_PARTS)).format(i=i) for i in range(draw(st.integers(1, 30)))]
+        lines = "\n\n".join(parts).split("\n")
+        lazy = draw(st.sampled_from([pad, pad, pad, "", "  "]))  # some lines less indented: lazy or the end
+        out.append(marker + lines[0] + "\n" + "".join((pad if ln and draw(st.integers(0, 20)) else lazy) + ln + "\n"
+                                                      for ln in lines[1:]))
+        out.append(draw(st.sampled_from(["", "\n", "\n\n"])))
+    out.append(draw(st.sampled_from(["", "after\n", "- next\n", "* other\n", "3. next\n", "    code\n", "- - -\n"])))
+    return "".join(out)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_long_items())
+def test_long_list_items_read_in_pieces_of_their_own_give_the_blocks_of_one_parse(text):
+    for parser in PARSERS:
+        assert_pieces_agree(text, parser, pieces=(1, 20, 80))
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_list_item_over_many_pieces_is_read_in_pieces_of_its_own(parser):
+    item = "1. Steps\n\n" + "".join(f"   para {i}\n\n" for i in range(300)) + "   ```\n   code\n\n   more\n   ```\n\n"
+    text = "# H\n\n" + item + "2. next\n\n   last\n\nafter\n"
+    pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 200))
+    # the heading; the long item (its content read in pieces of its own), the list going on; the next item
+    assert [(first, is_open) for _items, first, is_open in pieces] == [(0, False), (2, True), (610, False)]
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=200)
+    code = text.index("```")
+    assert [(b.kind, b.start, b.end) for b in blocks] == [
+        (BlockKind.HEADING, 0, 3), (BlockKind.LIST, 5, text.index("\n\nafter")), (BlockKind.PARAGRAPH, len(text) - 6,
+                                                                                   len(text) - 1)]
+    assert blocks[1].rows == ((5, text.index("\n\n2. next")), (text.index("2. next"), text.index("\n\nafter")))
+    assert blocks[1].meta["atomic"] == [(code, text.index("```\n\n2.") + 3)]
+    assert list(blocks) == list(markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)[0])
