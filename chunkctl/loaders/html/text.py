@@ -230,9 +230,9 @@ class TableGrid:
         (3-4x a table of short cells, held until the table ends)."""
         if self.rows:
             row = self.rows[-1]
-            if isinstance(row, list) and len(row) > 1 and all(type(c) is str for c in row):
-                packed = _SEP.join(cast(list[str], row))
-                if packed.count(_SEP) == len(row) - 1:
+            if isinstance(row, list) and all(type(c) is str for c in row):
+                packed = _packed(cast(list[str], row))
+                if isinstance(packed, str):
                     self.rows[-1] = packed
 
     def new_row(self, in_head: bool, in_foot: bool = False) -> None:
@@ -293,19 +293,21 @@ class TableGrid:
                 total += colspan * (left if rowspan <= 0 else min(rowspan, left))
         return total
 
-    def _grid(self, group_end: list[int] | None) -> list[list[str]]:
+    def _grid(self, group_end: list[int] | None) -> list[list[str] | str]:
         """The rows with spans flattened (rows of unequal length; empty rows kept), given each row's
         `_group_ends`; with None every cell stands once, in its own row, spans ignored.
 
         A cell's own text is always kept; its copies stop at MAX_COLS columns.
         """
         if not self.spanned:
-            return cast(list[list[str]], self.rows)  # (every cell is its text already; rows may be packed)
+            return cast(list[list[str] | str], self.rows)  # (every cell is its text already; rows may be packed)
         if group_end is None:
-            return [[cell if isinstance(cell, str) else cell[0] for cell in _cells(cells)] for cells in self.rows]
+            return [_packed([cell if isinstance(cell, str) else cell[0] for cell in _cells(cells)])
+                    for cells in self.rows]
         carry: dict[tuple[int, int], str] = {}
-        grid = []
+        grid: list[list[str] | str] = []
         for r, cells in enumerate(self.rows):
+            self.rows[r] = []  # (each row goes as its grid row is made, packed: the table is not held twice)
             row: list[str] = []
 
             def take_carried() -> None:
@@ -330,7 +332,7 @@ class TableGrid:
             if later:
                 while len(row) <= max(later):
                     row.append(carry.pop((r, len(row)), ""))
-            grid.append(row)
+            grid.append(_packed(row))
         return grid
 
     def render(self) -> tuple[list[str], int, list[str]]:
@@ -396,6 +398,15 @@ class TableGrid:
 
 
 _SEP = "\x1f"  # between the cells of a packed row (a row is packed only when no cell holds it)
+
+
+def _packed(row: list[str]) -> list[str] | str:
+    """A row of two or more cells as their texts joined by `_SEP` (unless a cell holds it), else the row."""
+    if len(row) > 1:
+        packed = _SEP.join(row)
+        if packed.count(_SEP) == len(row) - 1:
+            return packed
+    return row
 
 
 def _cells(row: Any) -> list:
