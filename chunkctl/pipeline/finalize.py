@@ -24,9 +24,12 @@ def doc_id(source: str) -> str:
 
 
 def _page_index(text: str) -> Sequence[int]:
-    """Character offsets of the form feeds (page breaks) of `text`, in order: 8 bytes each (a
-    list took 36: 57 MB for a text of 1.5 M one-letter pages)."""
-    return array("q", (m.start() for m in re.finditer("\f", text))) if "\f" in text else []
+    """Character offsets of the form feeds (page breaks) of `text`, in order: 4 bytes each (8
+    in a text of 2**32 characters or more; a list took 36: 57 MB for a text of 1.5 M one-letter
+    pages)."""
+    if "\f" not in text:
+        return []
+    return array("I" if len(text) < 1 << 32 else "q", (m.start() for m in re.finditer("\f", text)))
 
 
 def document_meta(doc: Document, config: ChunkConfig, tokenizer_name: str, paged: bool) -> dict[str, Any]:
