@@ -67,8 +67,9 @@ _FOREIGN = frozenset("svg math".split())
 # Start tags that take the parser out of foreign content (svg, math) to the HTML element around it,
 # unless an integration point is open in it (the HTML standard's rules for tokens in foreign
 # content; `font` too with a color, face or size attribute, and the end tags `</p>` and `</br>`).
+# (`sup` aside: lexbor keeps it in the svg or math, helper-62)
 _BREAKOUT = frozenset("b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img "
-                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul "
+                      "li listing menu meta nobr ol p pre ruby s small span strong strike sub table tt u ul "
                       "var".split())
 _FONT_BREAKOUT = re.compile(r"(?:^|[\s/\"'])(?i:color|face|size)(?=[\s/=>]|$)")
 _FONT_BREAKOUT_BYTES = re.compile(_FONT_BREAKOUT.pattern.encode())
@@ -76,7 +77,8 @@ _INTEGRATION = frozenset("foreignobject desc title mi mo mn ms mtext annotation-
 # Inside an `<svg>` (left out whole by the renderer, `elements.ALWAYS_DROPPED`) a piece may be cut before
 # a start tag, the next piece reopening only the `<svg>` (the parser ignores the end tags of the SVG
 # elements it lacks), until the svg holds an integration point (whose HTML the reopened svg would
-# not have around it), `font`, or an end tag of no element open in it (`</div>` may close it).
+# not have around it), another svg or math (whose end tag would end the reopened one), `font`,
+# or an end tag of no element open in it (`</div>` may close it).
 # Elements that may be open at a cut: containers whose children are blocks (or a pre's lines).
 _SAFE = frozenset("div section article main aside header footer nav center blockquote ul ol menu dir dl li dd "
                   "dt table tbody thead tfoot figure details form fieldset pre listing code search hgroup "
@@ -331,11 +333,6 @@ def _invisible(ch: str) -> bool:
     return ch.isspace() or ch in ("\xad", "\x00")
 
 
-def _foreign_root(stack: list[_Open]) -> int:
-    """Index of the outermost foreign element (svg, math) open, or `len(stack)`."""
-    return next((i for i, o in enumerate(stack) if o[0] in _FOREIGN), len(stack))
-
-
 def _adopted(stack: list[_Open]) -> bool:
     """True when a formatting element has a block open inside it: its end tag, in a later piece,
     would move the block out of it (the adoption agency), which that piece cannot do (helper-53:
@@ -514,6 +511,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     start = pos = begin
     foreign = 0  # foreign elements (svg, math) open
     svg_plain = False  # the outermost of them is an svg that may still be cut inside
+    froot = 0  # the index on `stack` of the outermost of them
     n = len(html) if end is None else end
     html_tag: Any = b"" if as_bytes else ""
     title: Any = None
@@ -761,11 +759,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if end_name in _IGNORED:
                 continue
             if foreign:
-                root = _foreign_root(stack)
-                if svg_plain and not any(o[0] == end_name for o in stack[root:]):
+                inside = stack[froot:]  # the foreign elements (and those in their integration points)
+                if svg_plain and not any(o[0] == end_name for o in inside):
                     svg_plain = False
-                if end_name in ("p", "br") and not any(o[0] in _INTEGRATION for o in stack[root:]):
-                    del stack[root:]  # out of foreign content, then read as HTML
+                point = next((i for i in range(len(inside) - 1, -1, -1) if inside[i][0] in _INTEGRATION), -1)
+                if point >= 0 and not any(o[0] == end_name for o in inside[point:]):
+                    continue  # an integration point bounds the scope: the parser ignores an end tag from outside it
+                if end_name in ("p", "br") and point < 0:
+                    del stack[froot:]  # out of foreign content, then read as HTML
                     foreign = 0
                 elif end_name in _FOREIGN:
                     foreign -= 1
@@ -790,8 +791,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
                 fragile = own if fragile < 0 else min(fragile, own)
             _end(stack, end_name)
-            if foreign:
-                foreign = sum(o[0] in _FOREIGN for o in stack)  # (`</div>` in an svg closes it with the div)
+            if foreign:  # (`</div>` in an svg closes it with the div)
+                if len(stack) > froot and stack[froot][0] not in _FOREIGN:  # (an element below it went)
+                    froot = next((i for i, o in enumerate(stack) if o[0] in _FOREIGN), len(stack))
+                    svg_plain = False
+                foreign = sum(o[0] in _FOREIGN for o in stack[froot:]) if len(stack) > froot else 0
             fmt_open.pop(own_at, None)
             if end_name in _FORMATTING and own < 0:
                 # (its end tag takes the last one off the parser's list of formatting elements; one
@@ -813,6 +817,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 pos = html.find(gt, m.start()) + 1 or n
             continue
         name = name.lower()
+        if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
+                and not any(o[0] in _INTEGRATION for o in stack[froot:]):
+            del stack[froot:]  # out of foreign content: the tag is read as HTML, below
+            foreign = 0
+            svg_plain = False
         if name in _IGNORED:
             if name == "html" and not html_tag:
                 html_tag = m.group(0)
@@ -822,26 +831,20 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if not foreign and stack and stack[-1][0] in _TABLE_CONTEXT and name not in _IN_TABLE:
             foster()
         if foreign:
-            root = _foreign_root(stack)
-            if name in _BREAKOUT or name == "font" and font_breakout(m.group(3)):
-                if not any(o[0] in _INTEGRATION for o in stack[root:]):
-                    del stack[root:]  # out of foreign content: the tag is read as HTML, below
-                    foreign = 0
-                    svg_plain = False
-            if foreign:
-                if name in _INTEGRATION or name == "font":
-                    svg_plain = False
-                elif svg_plain and m.start() - start >= piece_chars and not pending and fragile < 0 \
-                        and not _adopted(stack[:root]) \
-                        and _cuttable(stack[:root], m.start(), start, settle, rows, _SAFE_TEXT, layout, wide):
-                    cut(m.start(), stack[:root + 1])  # (reopening only the svg)
-                if name in _FOREIGN:
-                    foreign += 1
-                if not m.group(3).rstrip().endswith(slash):
-                    stack.append((name, m.group(0), m.start()))
-                elif name in _FOREIGN:
-                    foreign -= 1
-                continue
+            if name in _INTEGRATION or name in _FOREIGN or name == "font":
+                svg_plain = False
+            elif svg_plain and m.start() - start >= piece_chars and not pending and fragile < 0:
+                around = stack[:froot]
+                if not _adopted(around) and _cuttable(around, m.start(), start, settle, rows, _SAFE_TEXT,
+                                                      layout, wide):
+                    cut(m.start(), stack[:froot + 1])  # (reopening only the svg)
+            if name in _FOREIGN:
+                foreign += 1
+            if not m.group(3).rstrip().endswith(slash):
+                stack.append((name, m.group(0), m.start()))
+            elif name in _FOREIGN:
+                foreign -= 1
+            continue
         if name == "plaintext":
             break  # the rest of the page is text: no cut after it
         if name == "frameset":
@@ -861,6 +864,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if name in _FOREIGN:
             if not m.group(3).rstrip().endswith(slash):
                 foreign += 1
+                froot = len(stack)
                 stack.append((name, m.group(0), m.start()))
                 svg_plain = name == "svg"
             continue
