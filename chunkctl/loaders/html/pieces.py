@@ -760,9 +760,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 continue
             if foreign:
                 inside = stack[froot:]  # the foreign elements (and those in their integration points)
-                if svg_plain and not any(o[0] == end_name for o in inside):
+                if svg_plain and stack[-1][0] != end_name and not any(o[0] == end_name for o in inside):
                     svg_plain = False
-                point = next((i for i in range(len(inside) - 1, -1, -1) if inside[i][0] in _INTEGRATION), -1)
+                point = -1 if svg_plain else next(  # (no integration point in a plain svg)
+                    (i for i in range(len(inside) - 1, -1, -1) if inside[i][0] in _INTEGRATION), -1)
                 if point >= 0 and not any(o[0] == end_name for o in inside[point:]):
                     continue  # an integration point bounds the scope: the parser ignores an end tag from outside it
                 if end_name in ("p", "br") and point < 0:
@@ -791,7 +792,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
                 fragile = own if fragile < 0 else min(fragile, own)
             _end(stack, end_name)
-            if foreign:  # (`</div>` in an svg closes it with the div)
+            if foreign and (len(stack) < depth - 1 or end_name in _FOREIGN):  # (`</div>` in an svg closes it too)
                 if len(stack) > froot and stack[froot][0] not in _FOREIGN:  # (an element below it went)
                     froot = next((i for i, o in enumerate(stack) if o[0] in _FOREIGN), len(stack))
                     svg_plain = False
