@@ -741,18 +741,19 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             members = extra["items"]
             j = first + members[-1][0]
             long_item = _long_item(text, line_starts, j, parser, piece, quote_piece)
+            if long_item is not None and long_item[2]:  # the next item, if it reads as a list from its line on
+                end = long_item[0]
+                two = (line_starts[end + 2] if end + 2 < n_lines else total) - line_starts[end]
+                ahead = read(end, max(piece, two))
+                nxt = ahead[0][0]
+                is_open = bool(nxt) and nxt[0][0] == "list" and nxt[0][1][0] == 0
+                if not is_open:  # (alone, "- c | d" then "--- | ---" reads as a table: grow the piece)
+                    ahead = long_item = None
             if long_item is not None:
-                end, atoms, goes_on = long_item
+                end, atoms, _goes_on = long_item
                 cut = end - first
                 found[-1] = (name, (ls, cut), {**extra, "items": [*members[:-1], (members[-1][0], cut)]})
                 nested = [x for x in nested if x[0] < members[-1][0]] + [(x - first, y - first) for x, y in atoms]
-                if goes_on:  # the next item, if it reads as a list from its line on (as above)
-                    two = (line_starts[end + 2] if end + 2 < n_lines else total) - line_starts[end]
-                    ahead = read(end, max(piece, two))
-                    nxt = ahead[0][0]
-                    is_open = bool(nxt) and nxt[0][0] == "list" and nxt[0][1][0] == 0
-                    if not is_open:
-                        ahead = None
                 yield (found, nested), first, is_open
                 first += cut
                 size = piece
@@ -772,13 +773,23 @@ _ITEM_LINE = re.compile(r"( {0,3})([-+*]|\d{1,9}([.)]))( {1,4})[^ \t\r\n]")
 # A line that would start an item of a list, or a thematic break (never an item)
 _ANY_ITEM = re.compile(r" {0,3}(?:([-+*])|\d{1,9}([.)]))(?:[ \t]|\n|\Z)")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})(?:\n|\Z)")
-_INDENT_TAB = re.compile(r"\n *\t")
 
 
 @cache
 def _dedent(indent: int) -> re.Pattern:
     """Up to `indent` spaces at each line's start."""
     return re.compile(rf"^ {{1,{indent}}}", re.M)
+
+
+_DEEP_START = re.compile(r"[ >*+\-\d.)]{16}")
+
+
+@cache
+def _deep_line(indent: int) -> re.Pattern:
+    """A line of an item (content at `indent`) that opens 16 or more characters of quote and list
+    markers and indent past it: its content could be nested 18 levels deep, where markdown-it-py
+    stops (`maxNesting` 20 in the document, 2 levels shallower in the item read alone)."""
+    return re.compile(rf"\n {{{indent}}}[ >*+\-\d.)]{{16}}")
 
 
 @cache
@@ -793,9 +804,11 @@ def _long_item(text: str, line_starts: Sequence[int], j: int, parser: str, piece
     with the code blocks and tables in it, its content read in pieces (`_piece_items` with
     its indent taken off): (the line after it, atoms' lines, whether that line starts another
     item of the same list); None where that is not known to give one parse's blocks: text
-    with CR, a tab in a line's indent, an item whose content starts past 4 spaces or on its
-    next line, or that ends at a line right after a line of text (it may be a lazy
-    continuation of a paragraph in the item). (An item's content is its lines with the
+    with CR, a tab in the item (taking its indent off would move tab stops), a line that may
+    open 18 levels of nesting in it (`_deep_line`), an item whose content starts past 4 spaces
+    or on its next line, that ends at a line right after a line of text (it may be a lazy
+    continuation of a paragraph in the item), or whose next item would not read as a list
+    from its line on (checked by the caller). (An item's content is its lines with the
     item's indent taken off, CommonMark's list items; its end, the first line that is not
     blank and is indented less, after a blank line.)
     A list item of one-word paragraphs was parsed whole by markdown-it-py, some 11 seconds
@@ -807,8 +820,9 @@ def _long_item(text: str, line_starts: Sequence[int], j: int, parser: str, piece
     indent = m.end() - 1 - a
     stop = _item_end(indent).search(text, a)
     e = len(text) if stop is None else stop.end()
-    if _INDENT_TAB.search(text, a, e + indent + 1):  # (the end line's indent too: its tab may reach the item's)
-        return None
+    if text.find("\t", a, e + indent + 1) >= 0 or _deep_line(indent).search(text, a, e) \
+            or _DEEP_START.match(text, a + indent):  # (its first line's content too)
+        return None  # (the end line's indent too: a tab in it may reach the item's)
     end = bisect.bisect_left(line_starts, e) if stop is not None else len(line_starts)
     if stop is not None and (end - 1 <= j or text[line_starts[end - 1]:e].strip(" \t\n")):
         return None  # (the line before the end is not blank: maybe a lazy continuation line)

@@ -261,7 +261,8 @@ def test_traced_memory_of_one_list_item_of_one_word_paragraphs_grows_less_than_8
 _ITEM_PARTS = ["para {i}", "para {i}\nwith a second line", "```\ncode {i}\n\n  indented\n```", "    code {i}",
                "| a | b |\n| - | - |\n| {i} | x |", "> quote {i}\n> more", "- sub {i}\n- sub", "# heading {i}",
                "<div>\nhtml {i}\n</div>", "text {i}\nlazy line", "***", "text\n---", "[r{i}]: /url 'title'",
-               "1) sub\n2) sub", "  extra indent {i}", "\tin a tab {i}", "```\nfence left open {i}"]
+               "1) sub\n2) sub", "  extra indent {i}", "\tin a tab {i}", "```\nfence left open {i}",
+               "-\tt\n\n        c", ">\t  q", "- - - - - - - - - - deep {i}"]  # (helper-63's: tab stops, maxNesting)
 
 
 @st.composite
@@ -276,7 +277,8 @@ def _long_items(draw) -> str:
         out.append(marker + lines[0] + "\n" + "".join((pad if ln and draw(st.integers(0, 20)) else lazy) + ln + "\n"
                                                       for ln in lines[1:]))
         out.append(draw(st.sampled_from(["", "\n", "\n\n"])))
-    out.append(draw(st.sampled_from(["", "after\n", "- next\n", "* other\n", "3. next\n", "    code\n", "- - -\n"])))
+    out.append(draw(st.sampled_from(["", "after\n", "- next\n", "* other\n", "3. next\n", "    code\n", "- - -\n",
+                                     "- c | d\n--- | ---\n", "- c | d\n  --- | ---\n  e | f\n"])))
     return "".join(out)
 
 
@@ -285,6 +287,19 @@ def _long_items(draw) -> str:
 def test_long_list_items_read_in_pieces_of_their_own_give_the_blocks_of_one_parse(text):
     for parser in PARSERS:
         assert_pieces_agree(text, parser, pieces=(1, 20, 80))
+
+
+@pytest.mark.parametrize("text", [
+    "- a\n  b\n\n  -\tc\n\n        d\n",  # a tab after a marker: its stop moves with the indent taken off
+    "- a\n  b\n\n  >\t  c\n", "1. a\n   b\n\n   1.\tc\n\n           d\n", "- -\tc\n\n        d\n",
+    "- a\n  b\n\n- c | d\n--- | ---\n",  # the next item reads as a table on its own
+    "- a\n  b\n\n- c | d\n  --- | ---\n  e | f\n",
+    "- a\n  b\n\n  - - - - - - - - - x\n\nafter\n",  # markdown-it-py's maxNesting, two levels shallower alone
+    "# T\n\n- - - - - - - - - - deep\n\n- - -\n",  # the same on the item's first line
+])
+@pytest.mark.parametrize("parser", PARSERS)
+def test_long_items_helper_63_found_read_in_pieces_as_one_parse(text, parser):
+    assert_pieces_agree(text * 2, parser, pieces=tuple(range(1, 30)))
 
 
 @pytest.mark.parametrize("parser", PARSERS)
