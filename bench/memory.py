@@ -114,6 +114,12 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     add("list-md", "list.md", "Markdown: one bullet list, a word per item",
         lambda p: _repeat(p, size, lambda i: "".join(f"- {w}\n" for w in
                                                      plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])))
+    add("item-md", "item.md", "Markdown: one list item of paragraphs and sub-items",
+        lambda p: _repeat(p, size, lambda i: f"   {' '.join(plain[i % 5000:i % 5000 + 6])}\n\n   - {plain[i % len(plain)]}\n"
+                                             f"   - {plain[(7 * i) % len(plain)]}\n\n", head="# Steps\n\n1. First\n\n"))
+    add("short-lists-md", "short-lists.md", "Markdown: a paragraph and a two-item list, repeated",
+        lambda p: _repeat(p, size, lambda i: f"{' '.join(plain[i % 5000:i % 5000 + 6])}\n\n- {plain[i % len(plain)]}\n"
+                                             f"- {plain[(7 * i) % len(plain)]}\n\n", head="# Notes\n\n"))
     add("table-md", "table.md", "Markdown: one pipe table (4 columns)",
         lambda p: _repeat(p, size, lambda i: f"| {i} | {words[i % len(words)]} | {words[(3 * i) % len(words)]} "
                                              f"| {' '.join(words[i % 5000:i % 5000 + 6])} |\n",

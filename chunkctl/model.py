@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -158,7 +159,10 @@ class BlockList(Sequence[Block]):
     heading path id 4 bytes each (offsets 8 bytes past 2**32 characters): about 14 bytes a
     block. Heading paths are a tree of titles (a path is its parent path's id and its last
     title: 12 bytes beside the title, where a tuple and its index took about 160, which a
-    file of short headings paid for each). Blocks with extras are kept whole. Indexing and
+    file of short headings paid for each). A block whose one extra is its rows (a list's item
+    spans, up to `FEW_SPANS`) keeps them in one flat column: 8 bytes a span and 8 the block (a
+    document of short lists between paragraphs held some 400 bytes a list as objects). Blocks with other
+    extras are kept whole. Indexing and
     iteration give `Block` objects equal to those appended (made afresh in column mode:
     compare blocks with `==`, not `is`). In column mode a slice with step 1 is a read-only
     view sharing the columns; otherwise slices are lists.
@@ -176,7 +180,7 @@ class BlockList(Sequence[Block]):
     the list is kept, as it is faster to read (about 7% of a run on prose)."""
 
     __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_parent", "_title", "_prefix_ids",
-                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made")
+                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made", "_row_blocks", "_row_at", "_row_flat")
     _list: list[Block] | None
     _root: BlockList | None
     _kind: array
@@ -188,6 +192,9 @@ class BlockList(Sequence[Block]):
     _title: PackedStrings
     _prefix_ids: list[int]
     _rich: dict[int, Block]
+    _row_blocks: array  # the blocks whose rows are flat, in order; the k-th one's rows are the pairs
+    _row_at: array  # of `_row_flat` from `_row_at[k]` to `_row_at[k + 1]`
+    _row_flat: array
     _last_path: tuple[str, ...]
     _made: tuple[int, tuple[str, ...]]
     _paths_made: dict[int, tuple[str, ...]]
@@ -214,6 +221,7 @@ class BlockList(Sequence[Block]):
         i = len(self._start)
         if block.end > _MAX_U32 and self._end.typecode == "I":
             self._start, self._end = array("q", self._start), array("q", self._end)
+            self._row_flat = array("q", self._row_flat)
         level = block.level if 0 <= block.level < 256 else 0  # (any other level: kept whole below)
         self._kind.append(_KIND_CODE[block.kind])
         self._start.append(block.start)
@@ -233,8 +241,16 @@ class BlockList(Sequence[Block]):
                 self._title.append(title)
             self._last_path = path
         self._path.append(ids[len(path)])
-        if block.language or block.header is not None or block.rows or block.meta or level != block.level:
+        if block.language or block.header is not None or block.meta or level != block.level \
+                or len(block.rows) > FEW_SPANS:  # (many rows: a `Spans` already, read as it is)
             self._rich[i] = block
+        elif block.rows:
+            flat = self._row_flat
+            for a, b in block.rows:
+                flat.append(a)
+                flat.append(b)
+            self._row_blocks.append(i)
+            self._row_at.append(len(flat))
         self._hi = i + 1
 
     def extend(self, blocks: Iterable[Block]) -> None:
@@ -256,6 +272,7 @@ class BlockList(Sequence[Block]):
         self._made = (0, ())
         self._paths_made = {}  # paths made lately, by id
         self._rich = {}
+        self._row_blocks, self._row_at, self._row_flat = array("I"), array("I", [0]), array("I")
         for b in held:
             self.append(b)
         held.clear()
@@ -286,6 +303,14 @@ class BlockList(Sequence[Block]):
                     self._paths_made.clear()
                 self._paths_made[k] = path
             made = self._made = (k, path)
+        listed = self._row_blocks
+        if listed:
+            k = bisect.bisect_left(listed, i)
+            if k < len(listed) and listed[k] == i:
+                a, b = self._row_at[k], self._row_at[k + 1]
+                flat = self._row_flat
+                rows = tuple(zip(flat[a:b:2], flat[a + 1:b:2]))
+                return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1], rows=rows)
         return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1])
 
     def _path_of(self, k: int) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import tracemalloc
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 import chunkctl
 from chunkctl.chunking.sections import BlockIndex, iter_sections, sections, split_sections
-from chunkctl.model import Block, BlockKind, BlockList, kind_code
+from chunkctl.model import Block, BlockKind, BlockList, compact_spans, kind_code
 
 KINDS = [BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST, BlockKind.CODE, BlockKind.TABLE,
          BlockKind.QUOTE, BlockKind.RULE]
@@ -48,6 +49,11 @@ def block_runs(draw, front_matter: bool = True) -> list[Block]:
             out.append(Block(kind, s, e, headings=path, language="python"))
         elif kind == BlockKind.LIST and draw(st.booleans()):
             out.append(Block(kind, s, e, headings=path, meta={"atomic": [(s, s + 1)]}))
+        elif kind in (BlockKind.LIST, BlockKind.QUOTE) and draw(st.booleans()):
+            # item spans only (kept flat), a few or more than FEW_SPANS (a `Spans`, kept whole)
+            items = draw(st.sampled_from([1, 2, 5, 70]))
+            rows = compact_spans((s + k * length // items, s + (k + 1) * length // items) for k in range(items))
+            out.append(Block(kind, s, e, headings=path, rows=rows))
         else:
             # the path in force, an equal copy (a loader that makes a tuple a block), or another
             # one (a path id made for a block that is no heading: a prefix, a longer path)
@@ -223,3 +229,25 @@ def test_long_blocks_stay_a_list(compact_early):
     short = BlockList(Block(BlockKind.PARAGRAPH, i * 12, i * 12 + 10) for i in range(12))
     assert not long.compact and short.compact
     assert list(long) == [Block(BlockKind.PARAGRAPH, i * 202, i * 202 + 200) for i in range(12)]
+
+
+def test_short_lists_keep_their_item_spans_in_one_flat_column():
+    """A document of short lists between paragraphs (Markdown of a paragraph and a two-item list,
+    repeated: 18x its size at 5 MB) kept each list as a `Block` object with a tuple of item
+    pairs, some 400 bytes; their spans now go into one array."""
+    n = 50_000
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        blocks = BlockList()
+        for i in range(n):
+            s = 40 * i
+            blocks.append(Block(BlockKind.PARAGRAPH, s, s + 20))
+            blocks.append(Block(BlockKind.LIST, s + 22, s + 38, rows=((s + 22, s + 29), (s + 31, s + 38))))
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert blocks.compact and not blocks._rich
+    assert blocks[1] == Block(BlockKind.LIST, 22, 38, rows=((22, 29), (31, 38)))
+    assert blocks[2 * n - 1].rows == ((40 * n - 18, 40 * n - 11), (40 * n - 9, 40 * n - 2))
+    assert held < 64 * n, f"{held / n:.0f} bytes a paragraph and a list"  # (14 + 14 + 16 + 8: 56; was some 440)
