@@ -163,8 +163,9 @@ class BlockList(Sequence[Block]):
     spans, up to `FEW_SPANS`) keeps them in one flat column: 8 bytes a span and 8 the block
     (a document of short lists between paragraphs held some 400 bytes a list as objects).
     Blocks with other extras are kept whole. Indexing and iteration give `Block` objects
-    equal to those appended (made afresh in column mode: compare blocks with `==`, not `is`). In column mode a slice with step 1 is a read-only
-    view sharing the columns; otherwise slices are lists.
+    equal to those appended (made afresh in column mode: compare blocks with `==`, not `is`).
+    In column mode a slice with step 1 is a read-only view sharing the columns; otherwise
+    slices are lists.
 
     Loaders build one with `append`; everything downstream reads it as a `Sequence[Block]`.
     """
