@@ -698,6 +698,15 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             items = _reference_items(src)
         return items, last
 
+    def list_ahead(j: int) -> tuple[Items, bool] | None:
+        """The next piece, read from line `j`, when it starts with a list there, else None (an
+        item's line read with the line after it could also open a table, which a list's later
+        items never do; the other blocks a list item's line could start show on that line alone)."""
+        two = (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]
+        got = read(j, max(piece, two))
+        nxt = got[0][0]
+        return got if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0 else None
+
     first = base_line
     size = piece
     quote = False  # the block that fills the piece is a quote (read on to `quote_piece` by either parser)
@@ -712,21 +721,14 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         cut = _restart_line(text, found, line_starts, first)
         is_open = False
         if cut == 0 and found and found[-1][0] == "list" and len(found[-1][2]["items"]) > 1:
-            # Read on from the list's last item if that line starts a list on its own too (with
-            # the line after it, it could also open a table, which a list's later items never
-            # do; the other blocks a list item's line could start show on that line alone).
+            # Read on from the list's last item if that line starts a list on its own too.
             name, (ls, _le), extra = found[-1]
             members = extra["items"]
-            j = first + members[-1][0]
-            two = (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]
-            ahead = read(j, max(piece, two))
-            nxt = ahead[0][0]
-            if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0:
+            ahead = list_ahead(first + members[-1][0])
+            if ahead is not None:
                 cut = members[-1][0]
                 found[-1] = (name, (ls, cut), {**extra, "items": members[:-1]})
                 is_open = True
-            else:
-                ahead = None
         quote = bool(found) and found[-1][0] == "quote"
         if cut == 0 and quote and size >= quote_piece:
             name, (ls, le), extra = found[-1]
@@ -734,23 +736,18 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
-        if cut == 0 and found and found[-1][0] == "list" and found[-1][2]["items"] and not indent \
-                and found[-1][2]["items"][-1][1] - found[-1][2]["items"][-1][0] >= 2:
-            # (the item's first two lines read together: alone, "- a|b" then "---" read as a table)
-            name, (ls, _le), extra = found[-1]
-            members = extra["items"]
-            j = first + members[-1][0]
-            long_item = _long_item(text, line_starts, j, parser, piece, quote_piece)
+        members = found[-1][2]["items"] if cut == 0 and found and found[-1][0] == "list" and not indent else []
+        # (a last item whose first two lines were read together: alone, "- a|b" then "---" read as a table)
+        if members and members[-1][1] - members[-1][0] >= 2:
+            long_item = _long_item(text, line_starts, first + members[-1][0], parser, piece, quote_piece)
             if long_item is not None and long_item[2]:  # the next item, if it reads as a list from its line on
-                end = long_item[0]
-                two = (line_starts[end + 2] if end + 2 < n_lines else total) - line_starts[end]
-                ahead = read(end, max(piece, two))
-                nxt = ahead[0][0]
-                is_open = bool(nxt) and nxt[0][0] == "list" and nxt[0][1][0] == 0
+                ahead = list_ahead(long_item[0])
+                is_open = ahead is not None
                 if not is_open:  # (alone, "- c | d" then "--- | ---" reads as a table: grow the piece)
-                    ahead = long_item = None
+                    long_item = None
             if long_item is not None:
                 end, atoms, _goes_on = long_item
+                name, (ls, _le), extra = found[-1]
                 cut = end - first
                 found[-1] = (name, (ls, cut), {**extra, "items": [*members[:-1], (members[-1][0], cut)]})
                 nested = [x for x in nested if x[0] < members[-1][0]] + [(x - first, y - first) for x, y in atoms]
@@ -781,7 +778,7 @@ def _dedent(indent: int) -> re.Pattern:
     return re.compile(rf"^ {{1,{indent}}}", re.M)
 
 
-_DEEP_START = re.compile(r"[ >*+\-\d.)]{16}")
+_DEEP_START = re.compile(r"[ >*+\-\d.)]{16}")  # (on an item's first line, after its marker)
 
 
 @cache
@@ -789,7 +786,7 @@ def _deep_line(indent: int) -> re.Pattern:
     """A line of an item (content at `indent`) that opens 16 or more characters of quote and list
     markers and indent past it: its content could be nested 18 levels deep, where markdown-it-py
     stops (`maxNesting` 20 in the document, 2 levels shallower in the item read alone)."""
-    return re.compile(rf"\n {{{indent}}}[ >*+\-\d.)]{{16}}")
+    return re.compile(rf"\n {{{indent}}}" + _DEEP_START.pattern)
 
 
 @cache
