@@ -55,6 +55,32 @@ page number (an excerpt, a scan of a few pages); in longer documents that is cha
 index whose pages open with "..., 10" and "..., 11")."""
 
 
+def _add(table: dict[int, int | set[int]], key: int, page: int) -> None:
+    """Note that the line of `key` is on `page` (0-based): an int for one page, a set for more."""
+    got = table.get(key)
+    if got is None:
+        table[key] = page
+    elif isinstance(got, int):
+        if got != page:
+            table[key] = {got, page}
+    else:
+        got.add(page)
+
+
+def _seen(table: dict[int, int | set[int]], text: str, bucket: int) -> set[int]:
+    """The pages on which `text` stands in `bucket` or a bucket next to it."""
+    pages_seen: set[int] = set()
+    for b in (bucket - 1, bucket, bucket + 1):
+        got = table.get(hash((text, b)))
+        if got is None:
+            continue
+        if isinstance(got, int):
+            pages_seen.add(got)
+        else:
+            pages_seen |= got
+    return pages_seen
+
+
 def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> int:
     """Remove running headers, footers, page numbers and margin numbering, in place.
 
@@ -86,13 +112,17 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     n = len(pages)
     if n < 2:
         return 0
-    keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
-    zone_keyed: dict[tuple[str, int], set[int]] = defaultdict(set)
+    # Page sets keyed by hash((text, height bucket)): an int while the text is on one page, a set
+    # from the second; no copy of a line's text is kept (a 2,000-page book's 140,000 lines took 87 MB
+    # here as strings, tuples and one set each). Two texts of one hash would share a set: odds
+    # about lines^2 / 2^64.
+    keyed: dict[int, int | set[int]] = {}
+    zone_keyed: dict[int, int | set[int]] = {}
     offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
     # the outermost line of a page that reads as its number, per end: a page prints one number there
     # (the "4" of a slide's "4th Gen", set apart by pdfium on page 4 above the real "4", is text)
     outermost: dict[tuple[int, tuple[int, bool]], tuple[float, int]] = {}
-    facts = []
+    facts = []  # lines in a margin: all rules apply; a line off the margins is read again for rule (a)
     for p in pages:
         h = p.frame.height or 1.0
         by_height = sorted(p.lines, key=lambda ln: ln.top)
@@ -105,12 +135,13 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
+            _add(keyed, hash((exact, bucket)), p.index)
             band = cy < 0.12 * h or cy > 0.88 * h
-            zone = band or id(ln) in edge_ids
+            if not (band or id(ln) in edge_ids):
+                continue
             # (a line in the zone only as one of a page's two outer lines counts as a page number
             # when it is a number alone: a table of contents' first entry, "1 Topology 2", is not)
-            value = _page_number_value(text) if (band and len(text) <= 80) or (zone and _BARE_NUMBER.match(
-                text)) else None
+            value = _page_number_value(text) if (band and len(text) <= 80) or _BARE_NUMBER.match(text) else None
             # A page number runs with the page at the same end of every page.
             off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
@@ -119,18 +150,10 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 key = (p.index, off)
                 if key not in outermost or edge < outermost[key][0]:
                     outermost[key] = (edge, id(ln))
-            keyed[(exact, bucket)].add(p.index)
-            norm = _DIGITS.sub("#", exact) if zone and len(exact) <= 60 else exact
-            if zone:
-                zone_keyed[(norm, bucket)].add(p.index)
-            is_label = zone and bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
-            facts.append((p, ln, exact, norm, bucket, zone, off, is_label))
-
-    def seen(table: dict, key: str, bucket: int) -> set[int]:
-        pages_seen: set[int] = set()
-        for b in (bucket - 1, bucket, bucket + 1):
-            pages_seen |= table.get((key, b), set())
-        return pages_seen
+            norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
+            _add(zone_keyed, hash((norm, bucket)), p.index)
+            is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
+            facts.append((p.index, ln, exact, norm, bucket, off, is_label))
 
     def running(pages_seen: set[int]) -> bool:
         """3 of the pages within 6 pages in a row: running headers and page numbers are on
@@ -145,15 +168,29 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                     if running(idx) or (n <= SHORT_PDF and any(i + 1 in idx for i in idx))}
     drop: set[int] = set()
     body: set[int] = set()  # of those, lines off the margin that only repeat (rule a)
-    for _p, ln, exact, norm, bucket, zone, off, is_label in facts:
-        if (zone and n >= 3 and running(seen(zone_keyed, norm, bucket))) \
-                or (off is not None and off in good_offsets and outermost[(_p.index, off)][1] == id(ln)) \
+    in_zone: set[int] = set()
+    for index, ln, exact, norm, bucket, off, is_label in facts:
+        in_zone.add(id(ln))
+        if (n >= 3 and running(_seen(zone_keyed, norm, bucket))) \
+                or (off is not None and off in good_offsets and outermost[(index, off)][1] == id(ln)) \
                 or is_label:
             drop.add(id(ln))
-        elif n >= 3 and len(seen(keyed, exact, bucket)) >= repeat_min:
+        elif n >= 3 and len(_seen(keyed, exact, bucket)) >= repeat_min:
             drop.add(id(ln))
-            if not zone:
-                body.add(id(ln))
+    del facts
+    third = -(-repeat_min // 3)  # three buckets' pages reach repeat_min only if one holds a third of it
+    if n >= 3 and (third <= 1 or any(isinstance(v, set) and len(v) >= third for v in keyed.values())):
+        # rule (a) off the margins
+        for p in pages:
+            for ln in p.lines:
+                if id(ln) in in_zone:
+                    continue
+                text = ln.text.strip()
+                if len(text) > 120:
+                    continue
+                if len(_seen(keyed, _SPACES.sub(" ", text.lower()), int((ln.top + ln.bottom) / 2 // 4))) >= repeat_min:
+                    drop.add(id(ln))
+                    body.add(id(ln))
     if not drop:
         return 0
     dropped = 0

@@ -433,7 +433,8 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
         labels: printed page labels per page, when the PDF defines them.
 
     Returns:
-        (document text, blocks with character spans, first heading's title or None).
+        (document text, blocks with character spans, first heading's title or None); the
+        pages' lines and tables are let go (each page's as soon as it is written).
     """
     drop_furniture(pages, labels)
     for p in pages:
@@ -441,8 +442,7 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     groups_by_page: list[list[Group]] = []
     for p in pages:
         groups_by_page.append(group_page(reading_order(p), p.index))
-    all_groups = [g for gs in groups_by_page for g in gs]
-    body = body_size(all_groups)
+    body = body_size([g for gs in groups_by_page for g in gs])
     matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
     if not matched:
         font_headings(groups_by_page, body)
@@ -451,12 +451,18 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
     mark_toc(groups_by_page, outline)
     joiner = Joiner([ln.text + ("-" if ln.hyphen else "") for gs in groups_by_page for g in gs for ln in g.lines])
     move_split_words(groups_by_page, joiner)
+    for p in pages:  # the groups hold the lines now, and each page's go once it is written
+        p.lines = []
+        p.stray = []
+        p.tables = []
 
     w = _Writer()
     path = HeadingPath()
     first_heading = None
     last_table: Table | None = None
-    for pi, groups in enumerate(groups_by_page):
+    for pi in range(len(groups_by_page)):
+        groups = groups_by_page[pi]
+        groups_by_page[pi] = []
         if pi:
             w.new_page()
         gi = 0
