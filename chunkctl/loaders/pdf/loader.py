@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageRead
 from chunkctl.loaders.pdf.tables import Table, find_tables, find_text_tables
 from chunkctl.loaders.pdf.toc import is_contents_title, mark_toc
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, Document
+from chunkctl.model import Block, BlockKind, BlockList, Document, Spans, compact_spans
 
 # pdfium's FPDF_GetLastError codes (fpdfview.h).
 _ERR_FILE, _ERR_FORMAT, _ERR_PASSWORD, _ERR_SECURITY = 2, 3, 4, 6
@@ -296,7 +297,7 @@ class _OpenTable:
 
     start: int
     header: tuple[int, int]
-    rows: list[tuple[int, int]]
+    rows: Spans
     headings: tuple[str, ...]
     cells: list[str]
     col_x: list[float]
@@ -310,7 +311,7 @@ class _Writer:
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.pos = 0
-        self.blocks: list[Block] = []
+        self.blocks = BlockList()  # (packed when there are many short ones: a page of short lines)
         self.page_has_text = False
         self.table: _OpenTable | None = None
         self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
@@ -345,18 +346,18 @@ class _Writer:
             self.pos += 1
         self._table_break = None
         self.blocks.append(Block(BlockKind.TABLE, t.start, t.end, headings=t.headings, header=t.header,
-                                 rows=tuple(t.rows), meta={"header_cells": t.cells, "columns": len(t.cells),
+                                 rows=compact_spans(t.rows), meta={"header_cells": t.cells, "columns": len(t.cells),
                                                             "pages": t.pages}))
         self.table = None
 
     def block(self, kind: BlockKind, text: str, headings: tuple[str, ...], level: int = 0,
-              rows: tuple[tuple[int, int], ...] = (), offsets: list[tuple[int, int]] | None = None) -> None:
+              rows: Sequence[tuple[int, int]] = (), offsets: list[tuple[int, int]] | None = None) -> None:
         self.close_table()
         self._gap()
         start = self.pos
         self._put(text)
         if offsets is not None:
-            rows = tuple((start + a, start + b) for a, b in offsets)
+            rows = compact_spans((start + a, start + b) for a, b in offsets)
         self.blocks.append(Block(kind, start, self.pos, level=level, headings=headings, rows=rows))
 
     def table_block(self, table: Table, headings: tuple[str, ...], page: int) -> None:
@@ -388,7 +389,7 @@ class _Writer:
         self._put("\n")
         self._put(_md_row(["---"] * len(table.header)))
         header = (start, self.pos)
-        rows = []
+        rows = Spans()
         for row in table.rows:
             self._put("\n")
             s = self.pos
@@ -419,7 +420,7 @@ def _norm_cells(cells: list[str]) -> list[str]:
 
 
 def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | None]],
-             labels: list[str] | None = None) -> tuple[str, list[Block], str | None]:
+             labels: list[str] | None = None) -> tuple[str, BlockList, str | None]:
     """Turn read pages into the document text and its blocks.
 
     Steps: drop page furniture; join pieces of printed lines; order each page for
