@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +70,45 @@ def _repeat(path: Path, size: int, make_piece: Callable[[int], str], head: str =
             fh.write(make_piece(i))
             i += 1
         fh.write(tail)
+
+
+def _pdf(path: Path, size: int, make_page: Callable[[int], list[tuple[float, float, str]]]) -> int:
+    """Write a PDF (US letter, Helvetica, Flate-compressed content streams as most writers make
+    them) of pages from `make_page(i)` ((x, y from the top, text) items, points) until about
+    `size` bytes; returns the characters of text drawn (its text is several times the file)."""
+    offsets: list[int] = []
+    chars = 0
+    kids: list[int] = []
+    with open(path, "wb") as fh:
+        fh.write(b"%PDF-1.4\n")
+
+        def obj(num: int, body: bytes) -> None:
+            while len(offsets) < num:
+                offsets.append(0)
+            offsets[num - 1] = fh.tell()
+            fh.write(b"%d 0 obj\n" % num + body + b"\nendobj\n")
+
+        obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
+        obj(3, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+        num, i = 4, 0
+        while fh.tell() < size:
+            ops = []
+            for x, y, text in make_page(i):
+                chars += len(text) + 1
+                t = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                ops.append(f"BT /F1 10 Tf {x:.1f} {792 - y:.1f} Td ({t}) Tj ET")
+            stream = zlib.compress("\n".join(ops).encode("latin-1"))
+            obj(num, b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream")
+            obj(num + 1, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                         b"/Contents %d 0 R >>" % num)
+            kids.append(num + 1)
+            num, i = num + 2, i + 1
+        obj(2, b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids)))
+        xref = fh.tell()
+        fh.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1))
+        fh.write(b"".join(b"%010d 00000 n \n" % o for o in offsets))
+        fh.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(offsets) + 1, xref))
+    return chars
 
 
 def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
@@ -167,6 +207,29 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                                              + (f'<text x="{i % 800}" y="{i % 600}">label {i}</text>\n' if i % 50 == 0 else ""),
                           head='<html><body><h1>Plot</h1><p>Intro.</p><svg width="800" height="600"><g class="plot">\n',
                           tail="</g></svg><p>After the plot.</p></body></html>\n"))
+    # PDF: text-only pages; the text is 2-3x the file, so "x file" is some 2.5x "x text" (in `what`)
+    pdf_words = [w for w in plain if len(w) > 2][:5000]
+
+    def pdf_prose(i: int) -> list[tuple[float, float, str]]:
+        start = (i * 700) % (len(pdf_words) - 700)
+        return [(72, 60 + 11 * k, " ".join(pdf_words[start + 12 * k:start + 12 * k + 12]).capitalize() + ".")
+                for k in range(58)]
+
+    def pdf_table(i: int) -> list[tuple[float, float, str]]:
+        items = [(72, 50, "n"), (130, 50, "word"), (220, 50, "other"), (310, 50, "text")] if i == 0 else []
+        for k in range(56):
+            n = i * 56 + k
+            items += [(72, 64 + 12 * k, str(n)), (130, 64 + 12 * k, pdf_words[n % len(pdf_words)]),
+                      (220, 64 + 12 * k, pdf_words[(3 * n) % len(pdf_words)]),
+                      (310, 64 + 12 * k, " ".join(pdf_words[n % 4000:n % 4000 + 5]))]
+        return items
+
+    for name, what, make_page in [("pdf-prose", "PDF: pages of prose lines (a text-only book)", pdf_prose),
+                                  ("pdf-table", "PDF: one table of 4 columns without rulings over every page",
+                                   pdf_table)]:
+        p = folder / f"{name}.pdf"
+        chars = _pdf(p, size, make_page)
+        shapes[name] = (p, f"{what}; text {chars / 1e6:.0f} M characters, {chars / p.stat().st_size:.1f}x the file")
     # Old and ASP.NET pages: every block in one wrapper, a paragraph of one word a line (the worst case
     # for a page read as one tree; read whole until 0.1.16)
     for name, what, head, tail in [
