@@ -112,3 +112,16 @@ def test_pdf_table_over_many_pages_is_one_block_of_packed_row_spans():
     first, last = table.rows[0], table.rows[-1]
     assert doc.text[first[0]:first[1]].startswith("| 0 | ") and doc.text[last[0]:last[1]].startswith("| 2239 | ")
     assert held / len(doc.text) < 2.5, held / len(doc.text)
+
+
+def test_furniture_keeps_heights_just_above_the_page_apart():
+    # helper-64: a title centred 9.7 points above the top edge on pages 1-2 (height bucket
+    # -3) and 2.7 above on page 3 (bucket -1) is on two pages within its reach, not three:
+    # kept. Keyed by hash((text, bucket)), CPython's hash(-1) == hash(-2) merged buckets
+    # -1 and -2 and dropped it as a running header on pages 1-2.
+    pages = _book(3, 8)
+    for p in pages:
+        cy = -2.7 if p.index == 2 else -9.7
+        p.lines.insert(0, Line("Running Title Here", 72.0, cy - 12, 300.0, cy + 12, 24.0))
+    drop_furniture(pages)
+    assert [sum(ln.text == "Running Title Here" for ln in p.lines) for p in pages] == [1, 1, 1]

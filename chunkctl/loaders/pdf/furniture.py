@@ -55,6 +55,13 @@ page number (an excerpt, a scan of a few pages); in longer documents that is cha
 index whose pages open with "..., 10" and "..., 11")."""
 
 
+def _key(text: str, bucket: int) -> int:
+    """The key of a line's text at a height bucket. The bucket is shifted to be positive: in
+    CPython hash(-1) == hash(-2), so buckets -1 and -2 (lines centred just above the page's
+    top edge) would share their pages (helper-64)."""
+    return hash((text, bucket + (1 << 40)))
+
+
 def _add(table: dict[int, int | set[int]], key: int, page: int) -> None:
     """Note that the line of `key` is on `page` (0-based): an int for one page, a set for more."""
     got = table.get(key)
@@ -71,7 +78,7 @@ def _seen(table: dict[int, int | set[int]], text: str, bucket: int) -> set[int]:
     """The pages on which `text` stands in `bucket` or a bucket next to it."""
     pages_seen: set[int] = set()
     for b in (bucket - 1, bucket, bucket + 1):
-        got = table.get(hash((text, b)))
+        got = table.get(_key(text, b))
         if got is None:
             continue
         if isinstance(got, int):
@@ -135,7 +142,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
-            _add(keyed, hash((exact, bucket)), p.index)
+            _add(keyed, _key(exact, bucket), p.index)
             band = cy < 0.12 * h or cy > 0.88 * h
             if not (band or id(ln) in edge_ids):
                 continue
@@ -151,7 +158,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 if key not in outermost or edge < outermost[key][0]:
                     outermost[key] = (edge, id(ln))
             norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
-            _add(zone_keyed, hash((norm, bucket)), p.index)
+            _add(zone_keyed, _key(norm, bucket), p.index)
             is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
             facts.append((p.index, ln, exact, norm, bucket, off, is_label))
 
