@@ -477,6 +477,30 @@ def test_a_path_given_twice_is_one_input(tmp_path):
     assert run_cli("chunk", "examples", str(link), "-q").stdout == whole
 
 
+def test_a_folder_and_a_path_inside_it_chunk_each_file_once(tmp_path):
+    # helper-65: `chunk docs docs/sub` gave sub/b.md twice, as "sub/b.md" and as "b.md" (two doc ids for one
+    # file, which an upsert by id never merges), and --output-dir wrote it twice; `docs docs/a.md --source-root
+    # docs` was a usage error naming one file twice
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.md").write_text("# A\n\nAlpha text.\n")
+    (docs / "sub" / "b.md").write_text("# B\n\nBeta text.\n")
+    whole = run_cli("chunk", str(docs), "-q").stdout
+    for inner, what in (("sub", "1 file was taken"), ("a.md", "taken"), ("sub/b.md", "taken")):
+        p = run_cli("chunk", str(docs), str(docs / inner))
+        err = p.stderr.decode().splitlines()
+        assert p.returncode == 0 and p.stdout == whole
+        assert err[0] == (f"chunkctl: warning: {docs / inner}: {what} through {docs} already; chunked once, "
+                          f"with the source {docs} gives it"), err
+    p = run_cli("chunk", str(docs / "sub"), str(docs), "-q")  # the folder given first names its files
+    assert p.returncode == 0 and sorted(r["source"] for r in parse_jsonl(p.stdout)) == ["a.md", "b.md"]
+    p = run_cli("chunk", str(docs), str(docs / "a.md"), "--source-root", str(docs), "-q")
+    assert p.returncode == 0 and [r["source"] for r in parse_jsonl(p.stdout)] == ["a.md", "sub/b.md"]
+    out = tmp_path / "out"
+    assert run_cli("chunk", str(docs), str(docs / "sub"), "-q", "--output-dir", str(out)).returncode == 0
+    assert sorted(str(f.relative_to(out)) for f in out.rglob("*.jsonl")) == ["a.md.jsonl", "sub/b.md.jsonl"]
+
+
 def test_summary_json_named_by_a_link_is_written_through_it(tmp_path):
     target, link = tmp_path / "summary.json", tmp_path / "link.json"
     target.write_text("{}")

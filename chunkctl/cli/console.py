@@ -203,6 +203,7 @@ def warn_selection(con: Console, found: Any) -> None:
     command line that no loader reads, symbolic links that lead out of a folder, and patterns
     that matched nothing; one warning line each (`chunk` and `view` alike)."""
     from chunkctl.loaders import format_list
+    from chunkctl.pipeline.inputs import source_name
 
     for source in found.unsupported_named:
         con.warn(f"{source}: skipped, no loader for its extension ({format_list('and')} are read)")
@@ -210,3 +211,7 @@ def warn_selection(con: Console, found: Any) -> None:
         con.warn(f"{source}: skipped, a symbolic link that leads out of the folder (--follow-links follows it)")
     for pattern in found.unmatched:
         con.warn(f"{pattern} matched no file")
+    for given, n, earlier in found.repeated:  # (`docs docs/sub`: each file chunked once)
+        files = "" if not os.path.isdir(given) else "1 file was " if n == 1 else f"{n} files were "
+        con.warn(f"{source_name(given)}: {files}taken through {source_name(earlier)} already; chunked once, with the "
+                 f"source {source_name(earlier)} gives {'it' if n == 1 else 'them'}")

@@ -420,6 +420,9 @@ class Gathered:
             run, e.g. "--include '*.rst'"; a caller warns about each.
         left_out: (source, why) of the files `--include`/`--exclude` left out.
         folders: real paths of the folders given (walked for their files).
+        repeated: (input as given, files left out, the earlier input) for an input whose
+            files were all or partly taken already through an earlier one (`docs docs/sub`):
+            each file is chunked once, with the `source` the earlier input gives it.
     """
 
     inputs: list[InputFile]
@@ -429,6 +432,7 @@ class Gathered:
     unmatched: list[str] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)
+    repeated: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = None, stdin_format: str | None = None,
@@ -469,6 +473,9 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
     named: list[str] = []
     outside: list[str] = []
     folders: list[str] = []
+    taken: dict[tuple[str, str], str] = {}  # a file's directory entry (real folder, name) -> the input that took it
+    real_dirs: dict[str, str] = {}
+    repeated: list[tuple[str, int, str]] = []
     for p in paths:
         if p == "-":
             data = read_stdin() if read_stdin is not None else b""
@@ -481,6 +488,9 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
                          selection=selection)
         if os.path.isdir(p):
             folders.append(os.path.realpath(p))
+        if len(paths) > 1:
+            found.inputs, again = _taken_once(found.inputs, p, taken, real_dirs)
+            repeated += [(p, n, earlier) for earlier, n in again.items()]
         inputs += found.inputs
         problems += found.problems
         outside += found.outside
@@ -494,7 +504,32 @@ def gather(paths: Iterable[str], *, read_stdin: Callable[[], bytes] | None = Non
         shown = ", ".join(source_name(w) for w in where[:2])
         raise ConfigError(f"two inputs would both be recorded as source {src} ({shown}): chunk them in separate "
                           f"runs, or give their common parent folder instead")
-    return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out, folders)
+    return Gathered(inputs, problems, named, outside, selection.unmatched(), selection.left_out, folders, repeated)
+
+
+def _taken_once(found: list[InputFile], given: str, taken: dict[tuple[str, str], str],
+                real_dirs: dict[str, str]) -> tuple[list[InputFile], dict[str, int]]:
+    """(the inputs of `given` not taken by an earlier input, {earlier input: files of `given`
+    it took}). A file is known by its directory entry: its folder's real path and its name,
+    so `docs` and `docs/sub` (or `docs` and `docs/a.md`) reach `sub/b.md` once, while a
+    symbolic link to a file is a name of its own, chunked as before. `taken` and `real_dirs`
+    (a cache of real paths) are shared by the calls of one run."""
+    keep: list[InputFile] = []
+    again: dict[str, int] = {}
+    for item in found:
+        if item.path is None or item.format is None:  # (a file no loader reads is skipped, and warned of if named)
+            keep.append(item)
+            continue
+        folder, name = os.path.split(item.path)
+        real = real_dirs.get(folder)
+        if real is None:
+            real = real_dirs[folder] = os.path.realpath(folder or ".")
+        earlier = taken.setdefault((real, name), given)
+        if earlier == given:
+            keep.append(item)
+        else:
+            again[earlier] = again.get(earlier, 0) + 1
+    return keep, again
 
 
 @dataclass(frozen=True)
