@@ -41,6 +41,29 @@ def test_inspect_shows_every_chunk_with_its_parts(tmp_path):
     assert invoke("inspect", "no/such.md").exit_code == 1
 
 
+def test_inspect_and_view_say_a_document_warning_once_on_one_line(tmp_path):
+    # helper-65: both printed Python's two-line warning ("chunkctl/cli/commands.py:125: DocumentWarning: ..."
+    # and a line of chunkctl's code, naming no file), and view then said it again in its own words
+    f = tmp_path / "latin1.txt"
+    f.write_bytes("Caf\xe9 cr\xe8me, na\xefve fa\xe7ade: a short text written in Latin-1.\n".encode("latin-1"))
+    for args in (["inspect", str(f)], ["view", str(f), "-o", str(tmp_path / "v.html")]):
+        p = subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=ROOT)
+        said = [line for line in p.stderr.splitlines() if "encoding not declared" in line]
+        assert p.returncode == 0, p.stderr
+        assert len(said) == 1 and said[0].startswith(f"chunkctl: warning: {f}: encoding not declared; decoded as "), said
+        assert all(line.startswith("chunkctl: ") for line in p.stderr.splitlines()), p.stderr
+
+
+def test_inspect_shows_cr_line_breaks_as_line_breaks(tmp_path):
+    # helper-65: a classic Mac file's lines ran together in the panel ("# Aline oneline two"); records were right
+    f = tmp_path / "cr.md"
+    f.write_bytes(b"# A\r\rline one\rline two\r\r## B\r\rmore text here\r")
+    r = invoke("inspect", f, "-n", "16")
+    assert r.exit_code == 0, r.stderr
+    lines = [line.strip("│ ") for line in r.stdout.splitlines()]
+    assert "line one" in lines and "line two" in lines and "# A" in lines
+
+
 def test_inspect_labels_breadcrumb_repeated_header_and_overlap():
     recs = chunkctl.chunk_text(TABLE_MD, format="md", chunk_size=64, overlap=0)
     table = [v for v in views(recs) if v.record["kind"] == "table" and v.record["prefix"]]

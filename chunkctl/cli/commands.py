@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_line, usage_error
+from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_line, usage_error, warnings_as_lines
 from chunkctl.cli.options import (
     CHUNK_OPTIONS,
     CONFIG_OPTIONS,
@@ -122,7 +122,8 @@ def inspect_cmd(
     for line in levels_warnings(values, origins, config):
         print_line("warning", line)
     try:
-        views = inspect_file(file, config)
+        with warnings_as_lines(lambda line: print_line("warning", line)):
+            views = inspect_file(file, config)
     except LoaderError as exc:
         print_line("error", str(exc))
         raise typer.Exit(EXIT_FAILED) from None

@@ -6,7 +6,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import typer
@@ -154,6 +154,27 @@ def one_line(msg: str) -> str:
 def print_line(kind: str, msg: str) -> None:
     """`chunkctl: KIND: MSG` on stderr, on one line (outside a progress display)."""
     print(f"chunkctl: {kind}: {one_line(msg)}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def warnings_as_lines(say: Callable[[str], None], documents: bool = True) -> Iterator[None]:
+    """Python warnings shown meanwhile (a document's `DocumentWarning`, "<source>: <what>"; a
+    model call that failed) said through `say`, one line each, after the block, not in
+    Python's two-line form that names a line of chunkctl's code (helper-65: `inspect` and
+    `view` printed them so). `documents=False` drops `DocumentWarning`s, for a caller
+    that prints each document's warnings itself."""
+    import warnings
+
+    from chunkctl.errors import DocumentWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DocumentWarning)
+        try:
+            yield
+        finally:
+            lines = [str(w.message) for w in caught if documents or not issubclass(w.category, DocumentWarning)]
+            for line in dict.fromkeys(lines):  # (once each: inspect reads a document once per strategy)
+                say(line)
 
 
 def usage_error(msg: str) -> typer.Exit:

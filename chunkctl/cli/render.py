@@ -158,6 +158,8 @@ def chunk_panels(views: list[ChunkView], preview: int = 0) -> Group:
         text = Text()
         shown = 0
         for role, part in v.parts:
+            if "\r" in part:  # a CR line break (CRLF, or CR alone in a classic Mac file) shown as one
+                part = part.replace("\r\n", "\n").replace("\r", "\n")
             if preview and shown + len(part) > preview:
                 text.append(part[: max(0, preview - shown)], style=STYLES[role])
                 text.append(" …", style="dim")

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, Console, usage_error, warn_selection
+from chunkctl.cli.console import EXIT_FAILED, EXIT_OK, Console, usage_error, warn_selection, warnings_as_lines
 from chunkctl.cli.options import (
     CHUNK_OPTIONS,
     CONFIG_OPTIONS,
@@ -126,10 +126,11 @@ def view_cmd(
             con.warn(f"{view.source}: {w}")
 
     started = time.monotonic()
-    if record_file is not None:
-        views = record_views(found.inputs, record_file, config, done)
-    else:
-        views = chunk_views(found.inputs, config, done)
+    with warnings_as_lines(con.warn, documents=False):  # (`done` says each document's warnings)
+        if record_file is not None:
+            views = record_views(found.inputs, record_file, config, done)
+        else:
+            views = chunk_views(found.inputs, config, done)
     page = render_view(views, title or "chunkctl view: " + " ".join(paths)).encode("utf-8")
     try:
         out = Output(output)
