@@ -387,6 +387,19 @@ def test_br27_forced_utf8_fails_with_the_byte_offset():
     assert p.stdout == b""
 
 
+def test_a_forced_encoding_that_fails_on_a_byte_order_mark_names_the_marked_one():
+    # helper-65: UTF-16 with its BOM, forced as utf-8, was told to try cp1252
+    from chunkctl.errors import LoaderError
+    from chunkctl.loaders.decode import decode_bytes
+
+    for data, hint in [("Hi there\n".encode("utf-16"), "utf-16 byte order mark: try --encoding utf-16 or"),
+                       ("Hi there\n".encode("utf-32"), "utf-32 byte order mark: try --encoding utf-32 or"),
+                       (b"caf\xe9\n", "try --encoding cp1252 or")]:
+        with pytest.raises(LoaderError) as caught:
+            decode_bytes(data, "x.txt", "utf-8")
+        assert hint in caught.value.reason, caught.value.reason
+
+
 # ---------------------------------------------------------------- BR-30
 @pytest.mark.parametrize("strategy,size,overlap", [("recursive", 12, 0), ("fixed", 2, 1), ("recursive", 256, 0),
                                                    ("fixed", 2, 0)])

@@ -444,6 +444,9 @@ def test_main_content_without_trafilatura_is_one_line_before_any_file(tmp_path):
     assert p.returncode == 2 and not out.exists()
     assert lines == ["chunkctl: error: --main-content needs the optional package trafilatura: "
                      "pip install 'chunkctl[html-main]' (or: pip install trafilatura)"]
+    # extract says the same with the same exit code (helper-65: it exited 1, as for a file that failed)
+    p = run_cli("extract", str(tmp_path / "page0.html"), "--main-content")
+    assert p.returncode == 2 and p.stderr.decode().strip().splitlines() == lines and p.stdout == b""
 
 
 def test_an_upper_case_gz_name_is_compressed_too(tmp_path):

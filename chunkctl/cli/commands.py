@@ -207,12 +207,15 @@ def extract(
     import orjson
 
     from chunkctl.config import ChunkConfig
+    from chunkctl.errors import MissingExtraError
     from chunkctl.pipeline import load
+    from chunkctl.pipeline.document import check_loader_extras
 
     try:
         config = ChunkConfig(encoding=encoding, main_content=main_content, keep_boilerplate=keep_boilerplate,
                              password=password, ocr=ocr)
-    except ConfigError as exc:
+        check_loader_extras(config)  # (a missing extra is a usage error, as for chunk: exit 2)
+    except (ConfigError, MissingExtraError) as exc:
         raise usage_error(str(exc)) from None
     if file == "-":
         raise usage_error("extract reads a file, not standard input: save the document to a file first")

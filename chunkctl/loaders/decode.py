@@ -763,9 +763,13 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         try:
             text = data.decode(enc)
         except UnicodeDecodeError as exc:
+            # a byte order mark names the file's encoding (helper-65: UTF-16 was told to try cp1252)
+            marked = next((e for bom, e in _BOMS if data.startswith(bom)), None)
+            hint = f"it starts with a {marked} byte order mark: try --encoding {marked}" if marked and marked != enc \
+                else "try --encoding cp1252"
             raise LoaderError(
                 source, f"cannot decode as {enc} at byte {exc.start} (0x{data[exc.start]:02x}); "
-                        f"try --encoding cp1252 or leave --encoding out to detect it") from None
+                        f"{hint} or leave --encoding out to detect it") from None
         return Decoded(_strip_bom(text), enc, False)
     for bom, enc in _BOMS:
         if data.startswith(bom):

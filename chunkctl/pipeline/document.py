@@ -239,6 +239,25 @@ def prepare(config: ChunkConfig) -> None:
     """
     get_strategy(config.strategy).ready(config)
     get_tokenizer(config.tokenizer, config.tokenizer_pattern)
+    check_loader_extras(config)
+    if config.sentence_splitter != "blingfire":
+        from chunkctl.text.sentences import SentenceSplitter
+
+        SentenceSplitter(config.sentence_splitter)
+    if config.extras.get("contextualize") or config.extras.get("summaries"):
+        from chunkctl.llm import check_llm
+
+        check_llm(config)
+
+
+def check_loader_extras(config: ChunkConfig) -> None:
+    """Check that the optional packages the loaders need for `config` are installed (`--ocr
+    always`: an OCR engine; `main_content`: trafilatura), as `prepare` does before a run and
+    `extract` before its file.
+
+    Raises:
+        MissingExtraError: naming the pip command.
+    """
     if config.ocr == "always":
         from chunkctl.loaders.pdf import ocr
 
@@ -249,14 +268,6 @@ def prepare(config: ChunkConfig) -> None:
 
         if importlib.util.find_spec("trafilatura") is None:  # (found, not imported: it takes a second)
             raise MissingExtraError("--main-content", "html-main", "trafilatura")
-    if config.sentence_splitter != "blingfire":
-        from chunkctl.text.sentences import SentenceSplitter
-
-        SentenceSplitter(config.sentence_splitter)
-    if config.extras.get("contextualize") or config.extras.get("summaries"):
-        from chunkctl.llm import check_llm
-
-        check_llm(config)
 
 
 def warm(config: ChunkConfig, formats: Iterable[str] | None = None) -> None:
