@@ -128,6 +128,21 @@ def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
 
 
+@pytest.fixture(scope="module", params=["objects", "packed"])
+def pdf_pages_both_ways(request):
+    """Run a module's PDF tests twice: pages held as objects (a small document), and packed from the
+    first page on (`chunkctl.loaders.pdf.packed`: a big document's way), which must read the same.
+    Module-scoped (hypothesis refuses function-scoped fixtures); the threshold is restored after."""
+    from chunkctl.loaders.pdf import packed
+
+    saved = packed.PACK_AT
+    packed.PACK_AT = -1 if request.param == "packed" else saved
+    try:
+        yield request.param
+    finally:
+        packed.PACK_AT = saved
+
+
 def pdf_file(objects: list[bytes]) -> bytes:
     """A PDF of the given objects (numbered from 1; object 1 is the catalog), with its cross-reference
     table: for the small PDFs tests write by hand."""

@@ -9,9 +9,14 @@ from __future__ import annotations
 import random
 import tracemalloc
 
+import pytest
+
+from chunkctl.loaders.pdf import packed
 from chunkctl.loaders.pdf.furniture import drop_furniture
+from chunkctl.loaders.pdf.groups import Group
 from chunkctl.loaders.pdf.loader import load_pdf
 from chunkctl.loaders.pdf.page import Frame, Line, PageData
+from tests.conftest import CORPUS, needs_shared
 from tests.test_pdf_text_tables import pdf_of
 
 _WORDS = ["river", "model", "chunk", "table", "value", "system", "north", "data", "rapid", "under", "across",
@@ -73,23 +78,25 @@ def test_furniture_finds_a_header_that_moves_between_neighbouring_heights():
     assert all(len(p.lines) == 8 for p in pages)
 
 
+def _prose_pdf(n_pages: int = 80) -> bytes:
+    """Pages of 60 lines of twelve random words (80 pages: 356,000 characters)."""
+    rng = random.Random(4)
+    return pdf_of([[(72, 60 + 11 * k, " ".join(rng.choice(_WORDS) for _ in range(12)).capitalize() + ".")
+                    for k in range(60)] for _ in range(n_pages)])
+
+
 def test_pdf_loader_holds_under_eight_bytes_a_character():
     # 80 pages of 60 prose lines (356,000 characters): 12.6 bytes a character traced in
     # 0.1.18 (every line's float coordinates its own objects, the furniture search's copies,
     # every page's lines kept while the text was written); 5.7 now.
-    rng = random.Random(4)
-    pages = [[(72, 60 + 11 * k, " ".join(rng.choice(_WORDS) for _ in range(12)).capitalize() + ".")
-              for k in range(60)] for _ in range(80)]
-    data = pdf_of(pages)
+    data = _prose_pdf()
     doc, peak = _traced_peak(lambda: load_pdf(data, "book.pdf", _Config()))
     assert doc.text.count("\f") == 79 and len(doc.text) > 350_000
     assert peak / len(doc.text) < 8, peak / len(doc.text)
 
 
-def test_pdf_table_over_many_pages_is_one_block_of_packed_row_spans():
-    # One 4-column table without rulings over 40 pages: one table block, its header once,
-    # whose 2,240 row spans are packed (16 bytes a row, where a tuple of two ints took some
-    # 120): the document held 3.96 bytes a character of its text in 0.1.18, 1.92 now.
+def _table_pdf() -> bytes:
+    """One 4-column table without rulings over 40 pages of 56 rows, its header on the first."""
     rng = random.Random(5)
     pages = []
     for i in range(40):
@@ -99,7 +106,14 @@ def test_pdf_table_over_many_pages_is_one_block_of_packed_row_spans():
             items += [(72, 64 + 12 * k, str(n)), (130, 64 + 12 * k, rng.choice(_WORDS)),
                       (220, 64 + 12 * k, rng.choice(_WORDS)), (310, 64 + 12 * k, " ".join(rng.sample(_WORDS, 5)))]
         pages.append(items)
-    data = pdf_of(pages)
+    return pdf_of(pages)
+
+
+def test_pdf_table_over_many_pages_is_one_block_of_packed_row_spans():
+    # One 4-column table without rulings over 40 pages: one table block, its header once,
+    # whose 2,240 row spans are packed (16 bytes a row, where a tuple of two ints took some
+    # 120): the document held 3.96 bytes a character of its text in 0.1.18, 1.92 now.
+    data = _table_pdf()
     tracemalloc.start()
     try:
         doc = load_pdf(data, "table.pdf", _Config())
@@ -125,3 +139,73 @@ def test_furniture_keeps_heights_just_above_the_page_apart():
         p.lines.insert(0, Line("Running Title Here", 72.0, cy - 12, 300.0, cy + 12, 24.0))
     drop_furniture(pages)
     assert [sum(ln.text == "Running Title Here" for ln in p.lines) for p in pages] == [1, 1, 1]
+
+
+
+def test_a_big_pdf_holds_its_pages_packed(monkeypatch):
+    # Past PACK_AT characters each read page's lines, and then its groups, are held packed
+    # (chunkctl.loaders.pdf.packed) and unpacked a page at a time by each pass: the 80-page
+    # book's traced peak went from 5.8 bytes a character (every page's objects held until the
+    # text was written) to 3.2. (A 20 MB text-only PDF: 14.1x the file -> 7.1x, bench/memory.py.)
+    monkeypatch.setattr(packed, "PACK_AT", -1)
+    data = _prose_pdf()
+    doc, peak = _traced_peak(lambda: load_pdf(data, "book.pdf", _Config()))
+    monkeypatch.setattr(packed, "PACK_AT", 1 << 60)
+    assert load_pdf(data, "book.pdf", _Config()).text == doc.text
+    assert doc.text.count("\f") == 79 and len(doc.text) > 350_000
+    assert peak / len(doc.text) < 4, peak / len(doc.text)
+
+
+def test_a_big_pdf_table_is_packed_with_its_page(monkeypatch):
+    # The 40-page table of the test above, packed: 7.9 -> 3.4 bytes a character at the peak.
+    monkeypatch.setattr(packed, "PACK_AT", -1)
+    data = _table_pdf()
+    doc, peak = _traced_peak(lambda: load_pdf(data, "table.pdf", _Config()))
+    [table] = doc.blocks
+    assert len(table.rows) == 40 * 56 and doc.text.count("\f") == 39
+    assert peak / len(doc.text) < 4.5, peak / len(doc.text)
+
+
+@needs_shared()
+@pytest.mark.parametrize("name", ["freeculture-book-352p.pdf", "latex-outline-bookmarks.pdf", "roman-page-labels.pdf",
+                                  "ca-warn-report-16p-table.pdf", "chinese-quarterly-report-22p.pdf",
+                                  "pymupdf-1.8-docs-47p.pdf", "tracemonkey-two-column-paper.pdf"])
+def test_packed_pages_read_as_the_same_document(name, monkeypatch):
+    # Real documents with running headers, outlines, page labels, tables over pages and two
+    # columns: packed from the first page, the same text, blocks, metadata and warnings.
+    data = (CORPUS / "pdf" / name).read_bytes()
+
+    def read():
+        doc = load_pdf(data, name, _Config())
+        return doc.text, [(b.kind, b.start, b.end, b.level, b.headings, list(b.rows)) for b in doc.blocks], \
+            doc.meta, doc.warnings
+
+    whole = read()
+    monkeypatch.setattr(packed, "PACK_AT", -1)
+    assert read() == whole
+
+
+def _groups(page: int, texts: list[str]) -> list[Group]:
+    return [Group("para", [Line(t, 72.0, 100.0 + 12 * k, 300.0, 110.0 + 12 * k, 10.0)], page=page)
+            for k, t in enumerate(texts)]
+
+
+def test_page_groups_keep_changes_and_only_changes(monkeypatch):
+    monkeypatch.setattr(packed, "LIVE_PAGES", 2)
+    pages = packed.PageGroups(packed=True)
+    for i in range(5):
+        pages.append(_groups(i, [f"page {i} first", f"page {i} second"]))
+    assert [g.plain() for g in pages[3]] == ["page 3 first", "page 3 second"]
+    pages[0][0].lines[0].text = "changed"  # a page to change: kept when it leaves the live ones
+    pages[0].pop()
+    pages.read(1)[0].lines[0].text = "looked at"  # a page to look at: its change is not kept
+    for i in (2, 3, 4):
+        pages[i]  # noqa: B018 (three other pages: 0 and 1 are packed again, or dropped)
+    assert [g.plain() for g in pages.read(0)] == ["changed"]
+    assert [g.plain() for g in pages.read(1)] == ["page 1 first", "page 1 second"]
+    assert [len(gs) for gs in pages.reading()] == [1, 2, 2, 2, 2]
+    assert [g.plain() for g in pages.take(0)] == ["changed"] and pages.read(0) == []
+    assert len(pages) == 5
+    plain = packed.PageGroups(packed=False)
+    plain.append(_groups(0, ["a"]))
+    assert plain.read(0) is plain[0] is plain.take(0)

@@ -10,6 +10,8 @@ from chunkctl.pipeline import chunk_records, load
 from tests.conftest import pdf_file
 from tests.test_table_roundtrip import expected_rows, parsed_rows
 
+pytestmark = pytest.mark.usefixtures("pdf_pages_both_ways")  # objects and packed pages
+
 
 def pdf_of(pages: list[list[tuple[float, float, str]]], size: float = 10.0) -> bytes:
     """A PDF (US letter, Helvetica) whose pages show text items (x, y from the top, text); no rulings at all."""

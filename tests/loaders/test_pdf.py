@@ -22,6 +22,8 @@ from chunkctl.loaders.pdf.tables import Table
 from chunkctl.pipeline import load
 from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, pdf_file, run_checker, run_cli
 
+pytestmark = pytest.mark.usefixtures("pdf_pages_both_ways")  # objects and packed pages
+
 PDF = CORPUS / "pdf"
 
 

@@ -18,6 +18,8 @@ import chunkctl.loaders.pdf.page as page_mod
 from tests.conftest import pdf_file
 from tests.loaders.pdf_drawing import GB1_CIDS, pdf_bytes
 
+pytestmark = pytest.mark.usefixtures("pdf_pages_both_ways")  # objects and packed pages
+
 WIDE = (0, 0, 14400, 800)  # the largest page a PDF allows: long lines stay on it
 
 

@@ -9,6 +9,7 @@ import json
 import re
 
 import pypdfium2 as pdfium
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from chunkctl.loaders.pdf.page import _FILE_EXT, _SPACE_CANDIDATE, Line, space_m
 from chunkctl.model import BlockKind
 from tests.conftest import parse_jsonl, run_cli
 from tests.loaders.pdf_drawing import GB1_CIDS, cid_column, pdf_bytes, spaced, text
+
+pytestmark = pytest.mark.usefixtures("pdf_pages_both_ways")  # objects and packed pages
 
 CONFIG = ChunkConfig(ocr="never") if "ocr" in ChunkConfig.__dataclass_fields__ else ChunkConfig()
 HAN = "中国的年度报告显示经济增长"

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from chunkctl.loaders.pdf.packed import pack_page, unpack_page
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text, font_style
 
 # A page is read again when this many of its glyphs (and this share of them) are
@@ -108,37 +109,42 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
     maybe_cut: list[int] = []
     for i in wanted:
         p = pages[i]
-        mine = _page_text(p)
-        if not suspect(p):  # only long strings: pdfminer's reading replaces a cut one
+        packed = unpack_page(p)  # (a big document's pages are packed: chunkctl.loaders.pdf.packed)
+        try:
+            mine = _page_text(p)
+            if not suspect(p):  # only long strings: pdfminer's reading replaces a cut one
+                r = got.get(i)
+                if r is not None and _reads_more(mine, r):
+                    p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
+                    recovered.append(i)
+                elif r is None or not r.clean:
+                    maybe_cut.append(i)
+                continue
+            glyphs = p.n_chars + p.empty_objects
             r = got.get(i)
-            if r is not None and _reads_more(mine, r):
-                p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
-                recovered.append(i)
-            elif r is None or not r.clean:
-                maybe_cut.append(i)
-            continue
-        glyphs = p.n_chars + p.empty_objects
-        r = got.get(i)
-        if r is not None and r.clean:
-            if _overlap("".join(mine.split()), r.text()) >= AGREE_SHARE:
+            if r is not None and r.clean:
+                if _overlap("".join(mine.split()), r.text()) >= AGREE_SHARE:
+                    continue
+                if r.good >= KEEP_SHARE * (p.n_chars - p.bad_chars - p.guessed):
+                    p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
+                    recovered.append(i)
+                    if r.good < READABLE_SHARE * max(glyphs, r.good + r.bad):
+                        incomplete.append(i)
+                        p.unreadable = True
+                    continue
+            junk = p.bad_chars + min(p.guessed, mixed_script_chars(mine))
+            readable = p.n_chars - junk
+            if readable >= READABLE_SHARE * glyphs:
                 continue
-            if r.good >= KEEP_SHARE * (p.n_chars - p.bad_chars - p.guessed):
-                p.lines, p.frame, p.stray, p.tables = r.lines, r.frame, [], []
-                recovered.append(i)
-                if r.good < READABLE_SHARE * max(glyphs, r.good + r.bad):
-                    incomplete.append(i)
-                    p.unreadable = True
-                continue
-        junk = p.bad_chars + min(p.guessed, mixed_script_chars(mine))
-        readable = p.n_chars - junk
-        if readable >= READABLE_SHARE * glyphs:
-            continue
-        p.unreadable = True
-        if junk > readable:
-            p.lines, p.stray, p.tables = [], [], []
-            left_out.append(i)
-        else:
-            incomplete.append(i)
+            p.unreadable = True
+            if junk > readable:
+                p.lines, p.stray, p.tables = [], [], []
+                left_out.append(i)
+            else:
+                incomplete.append(i)
+        finally:
+            if packed:
+                pack_page(p)
     if left_out:
         warnings.append(f"{_pages(left_out)}: fonts without a Unicode mapping that no extractor could read; "
                         "their text is left out")

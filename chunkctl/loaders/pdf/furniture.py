@@ -6,6 +6,7 @@ import math
 import re
 from collections import defaultdict
 
+from chunkctl.loaders.pdf.packed import lines_of, pack_page, unpack_page
 from chunkctl.loaders.pdf.page import PageData
 
 # A page number alone: "12", "- 12 -", "Page 3 of 9", "iv".
@@ -109,6 +110,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     2 pages or more. Lines that open a few scattered pages ("Definition 20" on pages 24,
     32 and 63 of a book) or end in a number by chance are content.
 
+    Lines are known by their page and their index in it, so a packed page
+    (`chunkctl.loaders.pdf.packed`) is unpacked one at a time, and again only to drop lines.
+
     Args:
         pages: the read pages (their `lines` are filtered).
         labels: printed page labels per physical page, when the PDF defines them.
@@ -132,10 +136,11 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     facts = []  # lines in a margin: all rules apply; a line off the margins is read again for rule (a)
     for p in pages:
         h = p.frame.height or 1.0
-        by_height = sorted(p.lines, key=lambda ln: ln.top)
+        lines = lines_of(p)
+        by_height = sorted(lines, key=lambda ln: ln.top)
         edge_ids = {id(ln) for ln in by_height[:2] + by_height[-2:]} if len(by_height) >= 6 else set()
         label = labels[p.index].strip().lower() if labels and p.index < len(labels) else ""
-        for ln in p.lines:
+        for li, ln in enumerate(lines):
             text = ln.text.strip()
             if len(text) > 120:
                 continue
@@ -156,11 +161,11 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 edge = cy if off[1] else h - cy  # distance from its end of the page
                 key = (p.index, off)
                 if key not in outermost or edge < outermost[key][0]:
-                    outermost[key] = (edge, id(ln))
+                    outermost[key] = (edge, li)
             norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
             _add(zone_keyed, _key(norm, bucket), p.index)
             is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
-            facts.append((p.index, ln, exact, norm, bucket, off, is_label))
+            facts.append((p.index, li, exact, norm, bucket, off, is_label))
 
     def running(pages_seen: set[int]) -> bool:
         """3 of the pages within 6 pages in a row: running headers and page numbers are on
@@ -173,47 +178,57 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     # a page number runs on 3 pages close together (or on 2 pages in a row in a short document)
     good_offsets = {o for o, idx in offsets.items()
                     if running(idx) or (n <= SHORT_PDF and any(i + 1 in idx for i in idx))}
-    drop: set[int] = set()
-    body: set[int] = set()  # of those, lines off the margin that only repeat (rule a)
-    in_zone: set[int] = set()
-    for index, ln, exact, norm, bucket, off, is_label in facts:
-        in_zone.add(id(ln))
+    # lines by page: {page index: {line index}}
+    drop: dict[int, set[int]] = defaultdict(set)
+    body: dict[int, set[int]] = defaultdict(set)  # of those, lines off the margin that only repeat (rule a)
+    in_zone: dict[int, set[int]] = defaultdict(set)
+    for index, li, exact, norm, bucket, off, is_label in facts:
+        in_zone[index].add(li)
         if (n >= 3 and running(_seen(zone_keyed, norm, bucket))) \
-                or (off is not None and off in good_offsets and outermost[(index, off)][1] == id(ln)) \
+                or (off is not None and off in good_offsets and outermost[(index, off)][1] == li) \
                 or is_label:
-            drop.add(id(ln))
+            drop[index].add(li)
         elif n >= 3 and len(_seen(keyed, exact, bucket)) >= repeat_min:
-            drop.add(id(ln))
+            drop[index].add(li)
     del facts
     third = -(-repeat_min // 3)  # three buckets' pages reach repeat_min only if one holds a third of it
     if n >= 3 and (third <= 1 or any(isinstance(v, set) and len(v) >= third for v in keyed.values())):
         # rule (a) off the margins
         for p in pages:
-            for ln in p.lines:
-                if id(ln) in in_zone:
+            zone = in_zone.get(p.index, ())
+            for li, ln in enumerate(lines_of(p)):
+                if li in zone:
                     continue
                 text = ln.text.strip()
                 if len(text) > 120:
                     continue
                 if len(_seen(keyed, _SPACES.sub(" ", text.lower()), int((ln.top + ln.bottom) / 2 // 4))) >= repeat_min:
-                    drop.add(id(ln))
-                    body.add(id(ln))
-    if not drop:
-        return 0
+                    drop[p.index].add(li)
+                    body[p.index].add(li)
     dropped = 0
     for p in pages:
-        if body:
-            repeated = sum(len(ln.text) for ln in p.lines if id(ln) in body)
-            if repeated > BODY_SHARE * sum(len(ln.text) for ln in p.lines):
-                # most of the page's text repeats off its margins: the same content on every
-                # page (a form's boxes, a font specimen), not furniture; its margins still go
-                keep = [ln for ln in p.lines if id(ln) not in drop or id(ln) in body]
-                dropped += len(p.lines) - len(keep)
-                p.lines = keep
-                continue
-        keep = [ln for ln in p.lines if id(ln) not in drop]
-        if not keep and not p.tables and not p.unreadable:
-            continue  # what repeats is all the page says: it is content, not furniture
-        dropped += len(p.lines) - len(keep)
-        p.lines = keep
+        gone = drop.get(p.index)
+        if not gone:
+            continue
+        packed = unpack_page(p)
+        dropped += _drop(p, gone, body.get(p.index, set()))
+        if packed:
+            pack_page(p)
     return dropped
+
+
+def _drop(p: PageData, gone: set[int], mine: set[int]) -> int:
+    """Drop page p's lines of indices `gone` (of which `mine` only repeat off the margins); returns how many went."""
+    lines = p.lines
+    if mine:
+        repeated = sum(len(ln.text) for li, ln in enumerate(lines) if li in mine)
+        if repeated > BODY_SHARE * sum(len(ln.text) for ln in lines):
+            # most of the page's text repeats off its margins: the same content on every
+            # page (a form's boxes, a font specimen), not furniture; its margins still go
+            p.lines = [ln for li, ln in enumerate(lines) if li not in gone or li in mine]
+            return len(lines) - len(p.lines)
+    keep = [ln for li, ln in enumerate(lines) if li not in gone]
+    if not keep and not p.tables and not p.unreadable:
+        return 0  # what repeats is all the page says: it is content, not furniture
+    p.lines = keep
+    return len(lines) - len(keep)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 from chunkctl.loaders.pdf.groups import LEADER, LETTER, NUMBERED_HEADING, Group
+from chunkctl.loaders.pdf.packed import PageGroups, read, reading
 from chunkctl.loaders.pdf.page import PageData
 
 _NUMBERING = re.compile(
@@ -13,7 +15,7 @@ _NUMBERING = re.compile(
     r"(?:\d{1,3}(?:\.\d{1,3})*|[ivxlc]{1,6}|[a-z])?[.:)]?\s+", re.I)
 
 
-def body_size(groups: list[Group]) -> float:
+def body_size(groups: Iterable[Group]) -> float:
     """The body text's font size: the most common size in points, weighted by characters (10 when empty)."""
     c: Counter = Counter()
     for g in groups:
@@ -43,7 +45,7 @@ def _heading_like(g: Group, body: float) -> str | None:
     return None
 
 
-def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
+def font_headings(groups_by_page: PageGroups | list[list[Group]], body: float) -> None:
     """Mark heading groups by font size and weight relative to the body text, in place.
 
     Larger sizes rank higher (level 1 = largest); bold body-size headings come one
@@ -52,17 +54,24 @@ def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
     Heading lines of the same level that follow each other closely (a title set on
     two lines) become one heading.
     """
-    groups = [g for gs in groups_by_page for g in gs]
-    kinds = {}
-    for i, g in enumerate(groups):
-        k = _heading_like(g, body)
-        if k == "bold":
-            nxt = next((x for x in groups[i + 1:i + 2]), None)
-            if nxt is not None and nxt.kind in ("para", "item") and nxt.bold and nxt.size <= g.size:
-                k = None  # a run of bold text, not a heading
-        if k:
-            kinds[id(g)] = k
-    sizes = sorted({round(g.size * 2) / 2 for g in groups if kinds.get(id(g)) == "size"}, reverse=True)
+    kinds: dict[tuple[int, int], str] = {}  # (page, index in it) -> "size" or "bold"
+    found: set[float] = set()
+    bold: tuple[tuple[int, int], Group] | None = None  # a bold candidate, until the group after it is seen
+    for pi, gs in enumerate(reading(groups_by_page)):
+        for gi, g in enumerate(gs):
+            if bold is not None:
+                if not (g.kind in ("para", "item") and g.bold and g.size <= bold[1].size):
+                    kinds[bold[0]] = "bold"  # (else a run of bold text, not a heading)
+                bold = None
+            k = _heading_like(g, body)
+            if k == "bold":
+                bold = ((pi, gi), g)
+            elif k == "size":
+                kinds[(pi, gi)] = k
+                found.add(round(g.size * 2) / 2)
+    if bold is not None:
+        kinds[bold[0]] = "bold"
+    sizes = sorted(found, reverse=True)
     # Merge sizes closer than 0.75 pt so that tiny differences do not make levels.
     levels: dict[float, int] = {}
     lvl = 0
@@ -73,10 +82,11 @@ def font_headings(groups_by_page: list[list[Group]], body: float) -> None:
         levels[s] = min(lvl, 6)
         last = s
     bold_level = min(lvl + 1, 6)
-    for gs in groups_by_page:
+    for pi in sorted({pi for pi, _ in kinds}):
+        gs = groups_by_page[pi]
         out: list[Group] = []
-        for g in gs:
-            k = kinds.get(id(g))
+        for gi, g in enumerate(gs):
+            k = kinds.get((pi, gi))
             if k:
                 g.kind = "heading"
                 g.level = levels.get(round(g.size * 2) / 2, 1) if k == "size" else bold_level
@@ -102,7 +112,7 @@ def _norm_title(s: str) -> str:
     return "".join(ch for ch in s if ch.isalnum())
 
 
-def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int, str, int, float | None]],
+def outline_headings(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple[int, str, int, float | None]],
                      pages: list[PageData], body: float) -> int:
     """Mark the groups that outline (bookmark) entries point at as headings, in place.
 
@@ -131,7 +141,7 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
     matched = 0
     known = [e[2] for e in outline]
     placed = any(p >= 0 for p in known)  # (an outline of links and actions alone places nothing)
-    norms = _Titles()
+    norms = _Titles({_norm_title(e[1]) for e in outline if e[2] == -1} - {""})
     for i, (depth, title, pidx, y) in enumerate(outline):
         if pidx == -1:
             if placed:  # (not counted: font headings still apply when no placed entry matches)
@@ -142,7 +152,7 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
         want = _norm_title(title)
         if not want:
             continue
-        groups = groups_by_page[pidx]
+        groups = read(groups_by_page, pidx)
         frame = pages[pidx].frame
         ty = -y - frame.oy if y is not None and frame.angle == 0 else None
         best = None
@@ -172,21 +182,30 @@ def outline_headings(groups_by_page: list[list[Group]], outline: list[tuple[int,
         if best is None:
             continue
         _, gi, k = best
-        _make_heading(groups, gi, k, depth, " ".join(title.split()) if best[0] >= 0 else None)
+        _make_heading(groups_by_page[pidx], gi, k, depth, " ".join(title.split()) if best[0] >= 0 else None)
         matched += 1
     return matched
 
 
 class _Titles:
     """The normalized text (`_norm_title`) of each group's first one to three lines, computed once a
-    group (again when its lines change), and, for the whole document, of every run of one to three
-    lines in a group (`present`). Each outline entry compared them afresh with every group it
-    looked at: helper-58's PDFs of 1,000 bookmarks without a destination over 50 pages took 11 s,
-    of 4,000 over 200 pages over 120 s; 4,000 bookmarks into one page of 1,600 lines 39 s."""
+    group (again when its lines change), and the pages on which the titles of entries without a
+    destination read as a run of one to three lines of a group (`pages_of`). Each outline entry
+    compared them afresh with every group it looked at: helper-58's PDFs of 1,000 bookmarks without
+    a destination over 50 pages took 11 s, of 4,000 over 200 pages over 120 s; 4,000 bookmarks into
+    one page of 1,600 lines 39 s.
 
-    def __init__(self) -> None:
+    Args:
+        wanted: the normalized titles of the outline entries without a destination.
+    """
+
+    KEEP = 8192
+    """Groups whose texts are kept (then forgotten all at once: the cache holds their lines)."""
+
+    def __init__(self, wanted: set[str]) -> None:
         self._of: dict[int, tuple[list, list[str]]] = {}  # id(group) -> (its lines list, the texts)
-        self._present: set[str] | None = None
+        self._wanted = wanted
+        self._pages: dict[str, list[int]] | None = None
 
     def first(self, g: Group) -> list[str]:
         """The normalized text of `g`'s first 1, 2 and 3 lines (as many as it has)."""
@@ -194,17 +213,28 @@ class _Titles:
         if hit is not None and hit[0] is g.lines:
             return hit[1]
         texts = [_norm_title(" ".join(ln.text for ln in g.lines[:k])) for k in range(1, min(3, len(g.lines)) + 1)]
+        if len(self._of) >= self.KEEP:
+            self._of.clear()
         self._of[id(g)] = (g.lines, texts)
         return texts
 
-    def present(self, groups_by_page: list[list[Group]]) -> set[str]:
-        """Every normalized run of one to three lines of a group, from any line: what an exact title
-        match can find, also in the rest of a group a heading was split from."""
-        if self._present is None:
-            self._present = {_norm_title(" ".join(ln.text for ln in g.lines[j:j + k]))
-                             for groups in groups_by_page for g in groups
-                             for j in range(len(g.lines)) for k in range(1, 4) if j + k <= len(g.lines)}
-        return self._present
+    def pages_of(self, groups_by_page: PageGroups | list[list[Group]]) -> dict[str, list[int]]:
+        """{wanted title: the pages, in order, where it reads as a run of one to three lines of a group,
+        from any line}: where an exact title match can be, also in the rest of a group a heading was
+        split from (splits only cut runs). Read once, at the first call."""
+        if self._pages is None:
+            self._pages = {}
+            for pi, groups in enumerate(reading(groups_by_page)):
+                for g in groups:
+                    n = len(g.lines)
+                    for j in range(n):
+                        for k in range(1, min(3, n - j) + 1):
+                            t = _norm_title(" ".join(ln.text for ln in g.lines[j:j + k]))
+                            if t in self._wanted:
+                                at = self._pages.setdefault(t, [])
+                                if not at or at[-1] != pi:
+                                    at.append(pi)
+        return self._pages
 
 
 def _title_lines(g: Group, want: str, norms: _Titles, exact: bool = False) -> int:
@@ -230,24 +260,25 @@ def _make_heading(groups: list[Group], gi: int, k: int, depth: int, title: str |
     g.title = title if title is not None else g.plain()
 
 
-def _match_without_destination(groups_by_page: list[list[Group]], depth: int, title: str, i: int,
+def _match_without_destination(groups_by_page: PageGroups | list[list[Group]], depth: int, title: str, i: int,
                                known: list[int], body: float, norms: _Titles) -> None:
     """Mark the first group that reads as outline entry `i`'s title, between the pages of the entries
-    before and after it that have one (`known`: page index per entry, -1 for none); none when no
-    run of lines reads so (`_Titles.present`: no scan of those pages then)."""
+    before and after it that have one (`known`: page index per entry, -1 for none); only pages where
+    a run of lines reads so are looked at (`_Titles.pages_of`)."""
     want = _norm_title(title)
-    if not want or want not in norms.present(groups_by_page):
+    if not want:
         return
     first = next((p for p in reversed(known[:i]) if p >= 0), 0)
     last = next((p for p in known[i + 1:] if p >= 0), len(groups_by_page) - 1)
-    for pidx in range(max(first, 0), min(last, len(groups_by_page) - 1) + 1):
-        groups = groups_by_page[pidx]
-        for gi, g in enumerate(groups):
+    for pidx in norms.pages_of(groups_by_page).get(want, ()):
+        if not max(first, 0) <= pidx <= min(last, len(groups_by_page) - 1):
+            continue
+        for gi, g in enumerate(read(groups_by_page, pidx)):
             if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
                 continue
             k = _title_lines(g, want, norms, exact=True)
             if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
-                _make_heading(groups, gi, k, depth, " ".join(title.split()))
+                _make_heading(groups_by_page[pidx], gi, k, depth, " ".join(title.split()))
                 return
 
 
@@ -258,7 +289,7 @@ def _style(g: Group) -> tuple[float, bool]:
     return round(g.size * 2) / 2, g.bold
 
 
-def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
+def complete_outline(groups_by_page: PageGroups | list[list[Group]], body: float) -> int:
     """Mark numbered headings the outline left out ("3.3. Rencontres ..." when the bookmarks stop at
     "3.2."), in place: a group that looks like a heading by its font (`_heading_like`), is set in the
     one font size and weight of the numbered outline headings of a level (two or more), and is
@@ -269,7 +300,7 @@ def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
         the number of headings added.
     """
     by_level: dict[int, list[Group]] = {}
-    for gs in groups_by_page:
+    for gs in reading(groups_by_page):
         for g in gs:
             if g.kind == "heading" and g.level and g.lines:
                 by_level.setdefault(g.level, []).append(g)
@@ -288,8 +319,9 @@ def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
     if not styles:
         return 0
     added = 0
-    for gs in groups_by_page:
-        for g in gs:
+    for pi, gs in enumerate(reading(groups_by_page)):
+        found: list[tuple[int, int, str]] = []
+        for gi, g in enumerate(gs):
             if g.kind not in ("para", "item") or not g.lines or _style(g) not in styles:
                 continue
             text = g.plain()
@@ -298,7 +330,12 @@ def complete_outline(groups_by_page: list[list[Group]], body: float) -> int:
             if m is None or not NUMBERED_HEADING.match(text) or len(m.group().split(".")) not in parts \
                     or LEADER.search(text) or _heading_like(g, body) is None:
                 continue
-            g.kind, g.level, g.title = "heading", level, " ".join(text.split())
-            added += 1
+            found.append((gi, level, " ".join(text.split())))
+        if found:
+            live = groups_by_page[pi]
+            for gi, level, title in found:
+                g = live[gi]
+                g.kind, g.level, g.title = "heading", level, title
+            added += len(found)
     return added
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 
 from chunkctl.loaders.pdf.groups import Group
+from chunkctl.loaders.pdf.packed import PageGroups, reading
 from chunkctl.loaders.pdf.page import Line, is_cjk
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -44,7 +46,7 @@ class Joiner:
         texts: every line of the document (to learn its words and compounds).
     """
 
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: Iterable[str]):
         words: Counter = Counter()
         compounds: Counter = Counter()
         broken = False  # the previous line ended in a hyphen: this line's first word is a fragment
@@ -121,25 +123,44 @@ class Joiner:
         return left[:-1] + right
 
 
-def move_split_words(groups_by_page: list[list[Group]], joiner: Joiner) -> None:
+def move_split_words(groups_by_page: PageGroups | list[list[Group]], joiner: Joiner) -> None:
     """A word hyphenated across a page break moves whole to the earlier page, in place.
 
     Applies when a page's last group is a paragraph or item ending in a hyphen and
     the next page's first group is a paragraph starting lower-case; the joined word
     follows the `Joiner` rules.
     """
-    for gp, gn in zip(groups_by_page, groups_by_page[1:]):
-        if not gp or not gn:
-            continue
-        last, first = gp[-1], gn[0]
-        if last.kind not in ("para", "item") or first.kind != "para" or not last.lines or not first.lines:
-            continue
-        a, b = last.lines[-1], first.lines[0]
-        left = a.text.rstrip() + ("-" if a.hyphen else "")
-        head = b.text.lstrip()
-        if not (len(left) > 1 and left.endswith("-") and left[-2].isalpha()) or not head or not head[0].islower():
-            continue
-        word, _, rest = head.partition(" ")
+    before: list[Group] | None = None
+    for pi, groups in enumerate(reading(groups_by_page)):
+        if before is not None and _split_word(before, groups) is not None:
+            groups = groups_by_page[pi]  # (the page's groups to change, packed again when they change)
+            _move_word(groups_by_page[pi - 1], groups, joiner)
+        before = groups
+
+
+def _split_word(gp: list[Group], gn: list[Group]) -> tuple[Line, Line, str] | None:
+    """(last line of page gp, first line of page gn, the last line's text ending in its hyphen) when a word is
+    split across them, else None."""
+    if not gp or not gn:
+        return None
+    last, first = gp[-1], gn[0]
+    if last.kind not in ("para", "item") or first.kind != "para" or not last.lines or not first.lines:
+        return None
+    a, b = last.lines[-1], first.lines[0]
+    left = a.text.rstrip() + ("-" if a.hyphen else "")
+    head = b.text.lstrip()
+    if not (len(left) > 1 and left.endswith("-") and left[-2].isalpha()) or not head or not head[0].islower():
+        return None
+    return a, b, left
+
+
+def _move_word(gp: list[Group], gn: list[Group], joiner: Joiner) -> None:
+    """Move the word split across pages gp and gn (`_split_word`) whole to gp's last line."""
+    split = _split_word(gp, gn)
+    if split is not None:
+        a, b, left = split
+        first = gn[0]
+        word, _, rest = b.text.lstrip().partition(" ")
         a.text = joiner.hyphen(left, word)
         a.hyphen = False
         b.text = rest

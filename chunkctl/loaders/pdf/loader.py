@@ -12,10 +12,11 @@ from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.pdf import ocr
 from chunkctl.loaders.pdf.fallback import read_document, recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
-from chunkctl.loaders.pdf.groups import Group, group_page
+from chunkctl.loaders.pdf.groups import group_page
 from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner, move_split_words
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
+from chunkctl.loaders.pdf.packed import PageGroups, pack_page, should_pack, unpack_page
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
 from chunkctl.loaders.pdf.tables import Table, find_tables, find_text_tables
 from chunkctl.loaders.pdf.toc import is_contents_title, mark_toc
@@ -69,7 +70,14 @@ def load_pdf(data: bytes, source: str, config) -> Document:
         warnings: list[str] = []
         ocr_mode = getattr(config, "ocr", "auto")
         ocr_conf: list[float | None] = [None] * n
-        pages = [_read_page(pdf, i, reader, warnings, ocr_mode, ocr_conf) for i in range(n)]
+        pages = []
+        chars = 0
+        for i in range(n):
+            p = _read_page(pdf, i, reader, warnings, ocr_mode, ocr_conf)
+            chars += p.n_chars
+            if should_pack(chars):  # (a big document: see chunkctl.loaders.pdf.packed)
+                pack_page(p)
+            pages.append(p)
         outline = _outline(pdf)
         labels = _page_labels(pdf, n)
         meta_title = _metadata_title(pdf)
@@ -309,7 +317,8 @@ class _Writer:
     """Appends block texts to the document text and records their spans."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.parts: list[str] = []  # the text since the last page break, and a part or two before it
+        self.done: list[str] = []  # the text before those, one string a page
         self.pos = 0
         self.blocks = BlockList()  # (packed when there are many short ones: a page of short lines)
         self.page_has_text = False
@@ -321,6 +330,17 @@ class _Writer:
         self.pos += len(s)
 
     def new_page(self) -> None:
+        # The parts so far as one string (a part's own 57 bytes were more than its text: a
+        # paragraph's line, a table's row); the last one stays for table_block to look at, and
+        # the open table's page break for close_table.
+        keep = len(self.parts) - 1
+        if self._table_break is not None:
+            keep = min(keep, self._table_break)
+        if keep > 0:
+            self.done.append("".join(self.parts[:keep]))
+            del self.parts[:keep]
+            if self._table_break is not None:
+                self._table_break -= keep
         # After a table the form feed opens a line of its own: a Markdown parser reads a
         # form feed inside a line as cell text, not a row end, and drops the row after it
         # (a continuation's rows follow it; close_table adds a blank line for other blocks).
@@ -399,7 +419,9 @@ class _Writer:
                                 [page + 1], self.pos)
 
     def text(self) -> str:
-        return "".join(self.parts)
+        self.done.extend(self.parts)
+        self.parts = []
+        return "".join(self.done)
 
 
 def _md_row(cells: list[str]) -> str:
@@ -438,32 +460,32 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
         pages' lines and tables are let go (each page's as soon as it is written).
     """
     drop_furniture(pages, labels)
+    # a big document's groups are packed between passes, as its pages were (chunkctl.loaders.pdf.packed)
+    groups_by_page = PageGroups(packed=any(p.packed is not None for p in pages))
     for p in pages:
+        unpack_page(p)
         p.lines = merge_pieces(p.lines)
-    groups_by_page: list[list[Group]] = []
-    for p in pages:
         groups_by_page.append(group_page(reading_order(p), p.index))
-    body = body_size([g for gs in groups_by_page for g in gs])
+        p.lines = []  # the groups hold the lines now, and each page's go once it is written
+        p.stray = []
+        p.tables = []
+    body = body_size(g for gs in groups_by_page.reading() for g in gs)
     matched = outline_headings(groups_by_page, outline, pages, body) if outline else 0
     if not matched:
         font_headings(groups_by_page, body)
     else:
         complete_outline(groups_by_page, body)
     mark_toc(groups_by_page, outline)
-    joiner = Joiner([ln.text + ("-" if ln.hyphen else "") for gs in groups_by_page for g in gs for ln in g.lines])
+    joiner = Joiner(ln.text + ("-" if ln.hyphen else "")
+                    for gs in groups_by_page.reading() for g in gs for ln in g.lines)
     move_split_words(groups_by_page, joiner)
-    for p in pages:  # the groups hold the lines now, and each page's go once it is written
-        p.lines = []
-        p.stray = []
-        p.tables = []
 
     w = _Writer()
     path = HeadingPath()
     first_heading = None
     last_table: Table | None = None
     for pi in range(len(groups_by_page)):
-        groups = groups_by_page[pi]
-        groups_by_page[pi] = []
+        groups = groups_by_page.take(pi)
         if pi:
             w.new_page()
         gi = 0

@@ -288,6 +288,8 @@ class PageData:
         long_strings: text objects of at least LONG_STRING characters: pdfium keeps
             only the first 32,767 bytes of a string in a content stream, so their text
             may be cut (read again by `chunkctl.loaders.pdf.fallback.recover_text`).
+        packed: lines, stray lines and tables packed by `chunkctl.loaders.pdf.packed.pack_page`
+            (their lists are empty then), or None.
     """
 
     index: int
@@ -306,6 +308,7 @@ class PageData:
     empty_objects: int = 0
     unreadable: bool = False
     long_strings: int = 0
+    packed: bytes | None = None
 
 
 class PageReader:

@@ -12,6 +12,7 @@ import re
 
 from chunkctl.loaders.pdf.groups import LEADER, LETTER, Group
 from chunkctl.loaders.pdf.headings import norm_title
+from chunkctl.loaders.pdf.packed import PageGroups, reading
 
 _PAGE_NO = re.compile(r"(?:^|[\s.\u00b7\u2024\u2219\u2026_])(\d{1,4}|[ivxlcdm]{1,7})\s*$", re.I)
 TITLE = re.compile(
@@ -76,7 +77,7 @@ def _rising(segments: list[list[tuple[bool, int]]]) -> bool:
     return pairs == 0 or ok >= RISING_SHARE * pairs
 
 
-def toc_pages(groups_by_page: list[list[Group]], outline: list[tuple[int, str, int, float | None]]) -> list[bool]:
+def toc_pages(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple[int, str, int, float | None]]) -> list[bool]:
     """Which pages are tables of contents (or lists of figures and tables).
 
     Signals: lines ending in a page number after dot leaders, or whose words are
@@ -89,7 +90,7 @@ def toc_pages(groups_by_page: list[list[Group]], outline: list[tuple[int, str, i
     """
     titles = {norm_title(t) for _, t, _, _ in outline} - {""}
     out: list[bool] = []
-    for groups in groups_by_page:
+    for groups in reading(groups_by_page):
         lines = [ln for g in groups if g.kind != "table" for ln in g.lines]
         worded = sum(1 for ln in lines if LETTER.search(ln.text))
         segments: list[list[tuple[bool, int]]] = [[]]
@@ -105,7 +106,7 @@ def toc_pages(groups_by_page: list[list[Group]], outline: list[tuple[int, str, i
     return out
 
 
-def mark_toc(groups_by_page: list[list[Group]], outline: list[tuple[int, str, int, float | None]]) -> int:
+def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple[int, str, int, float | None]]) -> int:
     """Give table-of-contents pages a heading of their own and shorten their leaders, in place.
 
     On every run of contents pages: a group whose text is a contents title (`TITLE`)
@@ -124,9 +125,10 @@ def mark_toc(groups_by_page: list[list[Group]], outline: list[tuple[int, str, in
         the number of contents pages.
     """
     flags = toc_pages(groups_by_page, outline)
-    for pi, groups in enumerate(groups_by_page):
+    for pi in range(len(groups_by_page)):
         if not flags[pi]:
             continue
+        groups = groups_by_page[pi]
         _join_leader_lines(groups)
         _split_titles(groups)
         titled = False
