@@ -12,6 +12,7 @@ blocks landed, not of chunkctl).
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-PROBE = """
+_HEAD = """
 import sys
 from chunkctl.allocator import return_freed_memory
 def rss_mb():
@@ -28,6 +29,9 @@ def rss_mb():
         if line.startswith("VmRSS"):
             return int(line.split()[1]) // 1024
 tuned = return_freed_memory() if sys.argv[1] == "tuned" else None
+"""
+
+PROBE = _HEAD + """
 big = bytearray(8 << 20); del big
 blocks, pins = [], []
 for _ in range(64):
@@ -42,10 +46,10 @@ glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or not (
     os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"), reason="glibc's allocator only")
 
 
-def _probe(mode: str) -> tuple[str, int]:
+def _probe(mode: str, code: str = PROBE) -> tuple[str, int]:
     # glibc's own settings from the environment would decide the result instead of the probe
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
-    p = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, cwd=ROOT, timeout=60,
+    p = subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True, cwd=ROOT, timeout=60,
                        env=env)
     assert p.returncode == 0, p.stderr
     tuned, freed = p.stdout.split()
@@ -156,3 +160,41 @@ def test_ocr_runs_the_engine_with_large_buffers_from_the_heap(monkeypatch):
     monkeypatch.setattr(ocr, "_engine", lambda: engine)
     got = ocr.read_page(Page(), 0)
     assert inside == [True] and got.lines == [] and got.confidence is None
+
+
+RELEASE_PROBE = _HEAD + """
+from chunkctl.allocator import release_heap
+blocks, pins = [], []
+for _ in range(640):
+    blocks.append(bytearray(100_000))
+    pins.append(bytearray(2_000))
+del blocks
+freed = rss_mb()
+release_heap()
+print(tuned, freed - rss_mb())
+"""
+
+
+@glibc
+def test_release_heap_gives_back_the_free_memory_between_blocks_in_use():
+    # 64 MB of blocks under the mmap threshold, each followed by a small one kept: once they
+    # are freed, glibc keeps the holes resident until malloc_trim (a loaded PDF's packed pages
+    # and its text's parts, before its chunking); only where return_freed_memory set the allocator
+    tuned, freed = _probe("tuned", RELEASE_PROBE)
+    assert tuned == "True" and freed >= 50  # MiB of the 64
+    tuned, freed = _probe("plain", RELEASE_PROBE)
+    assert tuned == "None" and freed < 10  # the library alone leaves a heap as it is
+
+
+def test_a_big_document_releases_the_heap_once_loaded(monkeypatch):
+    from chunkctl.config import ChunkConfig
+    run_mod = importlib.import_module("chunkctl.pipeline.run")
+    from chunkctl.pipeline.inputs import InputFile
+
+    calls = []
+    monkeypatch.setattr(run_mod, "release_heap", lambda: calls.append(1))
+    monkeypatch.setattr(run_mod, "RELEASE_AFTER", 20)
+    for text in (b"# A\n\nShort.", b"# A\n\nA paragraph of more than twenty characters."):
+        res = run_mod.process_file(InputFile(None, "doc.md", "md", len(text), text), ChunkConfig())
+        assert res.error is None and res.n_chunks == 1
+    assert calls == [1]  # the second document only

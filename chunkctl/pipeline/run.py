@@ -17,6 +17,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chunkctl.allocator import release_heap
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
 from chunkctl.pipeline.capture import library_messages, tidy
@@ -47,6 +48,9 @@ about what it saves. It loads files up to AHEAD_MAX characters of text ahead of 
 chunks (a file is let in by its size in bytes), so at most that much waits in memory."""
 AHEAD_FILES = 32
 """Files a one-job run loads ahead of the one it chunks, at most (see AHEAD_MAX)."""
+RELEASE_AFTER = 1 << 20
+"""Characters: a document this big has the heap's free memory given back once it is loaded
+(`chunkctl.allocator.release_heap`; a few milliseconds, against its chunking's second or more)."""
 SWITCH = 0.0001
 """Seconds: Python's thread switch interval while `_TablesAhead`'s thread runs (see there)."""
 SAMPLE, SHARE = 0.25, 0.8
@@ -235,6 +239,8 @@ class _FileJob:
         # disk in clear (see RecordCache)
         res.sha256 = None if doc.protected else (str(doc.meta.get("sha256") or "") or None)
         self.doc = doc
+        if len(doc.text) >= RELEASE_AFTER:
+            release_heap()  # what the loader freed, before the chunking's big buffers (chunkctl.allocator)
 
     def _chunk(self) -> None:
         item, res, doc = self.item, self.res, self.doc
