@@ -580,3 +580,28 @@ def test_a_pdf_pdfium_calls_damaged_is_read_by_pdfminer(monkeypatch):
     monkeypatch.setattr(pdf_loader, "_open", refuse("unreadable PDF: damaged beyond repair (truncated)"))
     with pytest.raises(LoaderError, match="damaged beyond repair"):
         load_pdf(data[: len(data) // 3], "p.pdf", ChunkConfig(ocr="never"))
+
+
+def test_outline_entries_of_one_title_look_at_each_packed_page_once(monkeypatch):
+    """helper-66: 500 bookmarks without a destination, all "Summary of results", a body line of each of
+    400 packed pages (never a heading): each entry unpacked every page of its range again (7x the
+    old time). A page looked at for a title without a match is not looked at again for it until a
+    heading is made on it."""
+    from chunkctl.loaders.pdf import packed
+
+    monkeypatch.setattr(packed, "LIVE_PAGES", 2)
+    unpacked = []
+    unpack = packed.PageGroups._unpack
+    monkeypatch.setattr(packed.PageGroups, "_unpack", staticmethod(lambda data: unpacked.append(1) or unpack(data)))
+    pages = [_page(i, []) for i in range(40)]
+    groups = packed.PageGroups(packed=True)
+    for p in range(40):
+        groups.append([Group("para", [_line("Summary of results", 60, 100, 300)], page=p),
+                       Group("para", [_line(f"Running text {p}, a sentence of words.", 60, 120, 540)], page=p)])
+    groups.append([Group("para", [_line("Summary of results", 60, 100, 300, size=16.0, bold=True)], page=40)])
+    pages.append(_page(40, []))
+    outline = [(0, "Start", 0, None)] + [(1, "Summary of results", -1, None) for _ in range(100)]
+    outline_headings(groups, outline, pages, 10.0)
+    assert [(p, g.title) for p, gs in enumerate(groups.reading()) for g in gs if g.kind == "heading"] == [
+        (40, "Summary of results")]
+    assert len(unpacked) <= 3 * 41 + 41, len(unpacked)  # (was 100 entries x 41 pages)

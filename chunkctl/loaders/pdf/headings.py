@@ -183,6 +183,7 @@ def outline_headings(groups_by_page: PageGroups | list[list[Group]], outline: li
             continue
         _, gi, k = best
         _make_heading(groups_by_page[pidx], gi, k, depth, " ".join(title.split()) if best[0] >= 0 else None)
+        norms.changed(pidx)
         matched += 1
     return matched
 
@@ -199,13 +200,23 @@ class _Titles:
         wanted: the normalized titles of the outline entries without a destination.
     """
 
-    KEEP = 8192
-    """Groups whose texts are kept (then forgotten all at once: the cache holds their lines)."""
+    KEEP = 2048
+    """Groups whose texts are kept (then forgotten all at once: the cache holds their lines, which
+    a big document's packed pages would otherwise let go)."""
 
     def __init__(self, wanted: set[str]) -> None:
         self._of: dict[int, tuple[list, list[str]]] = {}  # id(group) -> (its lines list, the texts)
         self._wanted = wanted
         self._pages: dict[str, list[int]] | None = None
+        # title -> pages looked at for it without a match since they last changed: entries of one
+        # title (a helper's 500 "Summary of results" over 400 pages) look at each page once, not
+        # once an entry (each look unpacks a packed page)
+        self.missed: dict[str, set[int]] = {}
+
+    def changed(self, page: int) -> None:
+        """A heading was made on `page`: its groups may match titles they did not."""
+        for pages in self.missed.values():
+            pages.discard(page)
 
     def first(self, g: Group) -> list[str]:
         """The normalized text of `g`'s first 1, 2 and 3 lines (as many as it has)."""
@@ -270,8 +281,9 @@ def _match_without_destination(groups_by_page: PageGroups | list[list[Group]], d
         return
     first = next((p for p in reversed(known[:i]) if p >= 0), 0)
     last = next((p for p in known[i + 1:] if p >= 0), len(groups_by_page) - 1)
+    missed = norms.missed.setdefault(want, set())
     for pidx in norms.pages_of(groups_by_page).get(want, ()):
-        if not max(first, 0) <= pidx <= min(last, len(groups_by_page) - 1):
+        if not max(first, 0) <= pidx <= min(last, len(groups_by_page) - 1) or pidx in missed:
             continue
         for gi, g in enumerate(read(groups_by_page, pidx)):
             if g.kind not in ("para", "item", "heading") or not g.lines or (g.kind == "heading" and g.title):
@@ -279,7 +291,9 @@ def _match_without_destination(groups_by_page: PageGroups | list[list[Group]], d
             k = _title_lines(g, want, norms, exact=True)
             if k and (g.kind == "heading" or _heading_like(Group(g.kind, g.lines[:k], page=g.page), body)):
                 _make_heading(groups_by_page[pidx], gi, k, depth, " ".join(title.split()))
+                norms.changed(pidx)
                 return
+        missed.add(pidx)
 
 
 _NUMBER_PARTS = re.compile(r"\d{1,2}(?:\.\d{1,2})*")

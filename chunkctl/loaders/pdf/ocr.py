@@ -133,8 +133,8 @@ def read_page(page, index: int) -> OcrPage:
         text = clean_text(text).strip()
         if not text:
             continue
-        xs = [p[0] / scale for p in box]
-        ys = [p[1] / scale for p in box]
+        xs = [float(p[0]) / scale for p in box]  # (plain floats: a packed page keeps no numpy number)
+        ys = [float(p[1]) / scale for p in box]
         x0, x1, top, bottom = max(0.0, min(xs)), min(float(w), max(xs)), max(0.0, min(ys)), min(float(h), max(ys))
         if x1 <= x0 or bottom <= top:
             continue

@@ -10,7 +10,8 @@ character; each pass unpacks one page at a time (`lines_of`, `PageGroups.read`) 
 packs it again only when it changes it.
 
 Pages are packed only once the document's text passes `PACK_AT` characters: a small
-document keeps its objects and pays nothing.
+document keeps its objects and pays nothing. A line's and a table's fields must be plain
+Python values: `marshal` writes a numpy number as its bytes, without a word (helper-66).
 """
 
 from __future__ import annotations
