@@ -5,9 +5,9 @@ hyphenation over the whole document, so every page's lines, and then its groups,
 held until the last page is read. As objects (a `Line` of 13 slots, a float a
 coordinate, a string) that is some 310 bytes a line of prose, 4.3 bytes a character
 of text: 14x the file of a 20 MB text-only PDF. Packed (each line a tuple of its
-fields, a page's tuples one `marshal` string) a line takes about 2 bytes a
-character; each pass unpacks one page at a time (`lines_of`, `PageGroups.read`) and
-packs it again only when it changes it.
+fields, a page's tuples one `marshal` string compressed by zlib at level 1) prose takes
+about 0.8 bytes a character; each pass unpacks one page at a time (`lines_of`,
+`PageGroups.reading`) and packs it again only when it changes it.
 
 Pages are packed only once the document's text passes `PACK_AT` characters: a small
 document keeps its objects and pays nothing. A line's and a table's fields must be plain
@@ -59,8 +59,7 @@ def _table(t: tuple | None) -> Table | None:
 def pack_page(p: PageData) -> None:
     """Pack a read page's lines, stray lines and tables into `p.packed` (their lists are emptied).
     Unpack with `unpack_page` (to change them) or read them with `lines_of`."""
-    p.packed = _dumps(([_LINE(ln) for ln in p.lines], [_LINE(ln) for ln in p.stray],
-                              [_TABLE(t) for t in p.tables]))
+    p.packed = _dumps(([_LINE(ln) for ln in p.lines], [_LINE(ln) for ln in p.stray], [_TABLE(t) for t in p.tables]))
     p.lines, p.stray, p.tables = [], [], []
 
 
@@ -156,13 +155,12 @@ class PageGroups:
     @staticmethod
     def _pack(groups: list[Group]) -> bytes:
         return _dumps([(g.kind, [_LINE(ln) for ln in g.lines], None if g.table is None else _TABLE(g.table),
-                               g.page, g.level, g.title) for g in groups])
+                        g.page, g.level, g.title) for g in groups])
 
     @staticmethod
     def _unpack(data: bytes) -> list[Group]:
         return [Group(kind, _lines(lines), _table(table), page, level, title)
                 for kind, lines, table, page, level, title in _loads(data)]
-
 
 
 def read(groups_by_page: PageGroups | list[list[Group]], i: int) -> list[Group]:
