@@ -55,6 +55,23 @@ def test_cid_text_pdfium_drops_is_read_with_pdfminer():
     assert doc.warnings == []
 
 
+def test_pdfminer_reading_never_orders_text_boxes_by_object_identity(monkeypatch):
+    # helper-67: thinkpython2.pdf's page 114 (a figure of quote marks, read by pdfminer) came out in
+    # another order at each run: pdfminer's grouping of text boxes (`group_textboxes`, used unless
+    # boxes_flow is None) breaks ties between equal distances by id(), a memory address
+    # (pdfminer.six issue #607). Boxes now go in the order of their place on the page; the
+    # loader orders lines for reading itself.
+    from pdfminer.layout import LTLayoutContainer
+
+    def by_identity(*args, **kwargs):
+        raise AssertionError("group_textboxes orders boxes by id()")
+
+    monkeypatch.setattr(LTLayoutContainer, "group_textboxes", by_identity)
+    page = [text(72, 800, "Annual report 2016")] + [cid_column(500 - 20 * i, 780, HAN) for i in range(6)]
+    doc = load_pdf(pdf_bytes([page]), "drawn.pdf", CONFIG)
+    assert doc.text.count(HAN) == 6 and "Annual report 2016" in doc.text
+
+
 def test_cid_text_no_extractor_maps_is_named_and_the_readable_rest_kept():
     # Adobe-Identity ordering: pdfminer cannot map these CIDs either.
     page = [text(72, 800, "Annual report 2016")] + [cid_column(500 - 20 * i, 780, HAN, font=b"/C2") for i in range(6)]

@@ -295,8 +295,12 @@ def _pdfminer_pages(data: bytes, password: str | None) -> Iterator[tuple[int, Ca
     doc = PDFDocument(PDFParser(io.BytesIO(data)), password=password or "")
     rsrc = PDFResourceManager()
     # all_texts: characters drawn by a form XObject are laid out into lines too (else
-    # they stay loose in an LTFigure and the page reads as empty).
-    device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True, all_texts=True))
+    # they stay loose in an LTFigure and the page reads as empty). boxes_flow=None: text
+    # boxes in the order of their place on the page; pdfminer's grouping of boxes breaks
+    # ties between equal distances by id(), so a page of equally spaced glyphs (a figure's
+    # quote marks) read in another order at each run (helper-67; pdfminer.six issue #607).
+    # The loader orders the lines for reading itself (`lines.reading_order`).
+    device = PDFPageAggregator(rsrc, laparams=LAParams(detect_vertical=True, all_texts=True, boxes_flow=None))
     interp = PDFPageInterpreter(rsrc, device)
     for i, page in enumerate(PDFPage.create_pages(doc)):
         def read(page: Any = page) -> _Read:
