@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from chunkctl.loaders.pdf.packed import pack_page, unpack_page
+from chunkctl.loaders.pdf.packed import unpacked
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text, font_style
 
 # A page is read again when this many of its glyphs (and this share of them) are
@@ -109,8 +109,7 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
     maybe_cut: list[int] = []
     for i in wanted:
         p = pages[i]
-        packed = unpack_page(p)  # (a big document's pages are packed: chunkctl.loaders.pdf.packed)
-        try:
+        with unpacked(p):  # (a big document's pages are packed: chunkctl.loaders.pdf.packed)
             mine = _page_text(p)
             if not suspect(p):  # only long strings: pdfminer's reading replaces a cut one
                 r = got.get(i)
@@ -142,9 +141,6 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
                 left_out.append(i)
             else:
                 incomplete.append(i)
-        finally:
-            if packed:
-                pack_page(p)
     if left_out:
         warnings.append(f"{_pages(left_out)}: fonts without a Unicode mapping that no extractor could read; "
                         "their text is left out")

@@ -6,7 +6,7 @@ import math
 import re
 from collections import defaultdict
 
-from chunkctl.loaders.pdf.packed import lines_of, pack_page, unpack_page
+from chunkctl.loaders.pdf.packed import lines_of, unpacked
 from chunkctl.loaders.pdf.page import PageData
 
 # A page number alone: "12", "- 12 -", "Page 3 of 9", "iv".
@@ -210,10 +210,8 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
         gone = drop.get(p.index)
         if not gone:
             continue
-        packed = unpack_page(p)
-        dropped += _drop(p, gone, body.get(p.index, set()))
-        if packed:
-            pack_page(p)
+        with unpacked(p):
+            dropped += _drop(p, gone, body.get(p.index, set()))
     return dropped
 
 

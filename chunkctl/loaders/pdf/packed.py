@@ -20,6 +20,7 @@ import marshal
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import starmap
 from operator import attrgetter
 from typing import Any
@@ -71,6 +72,18 @@ def unpack_page(p: PageData) -> bool:
     p.packed = None
     p.lines, p.stray, p.tables = _lines(lines), _lines(stray), [Table(*t) for t in tables]
     return True
+
+
+@contextmanager
+def unpacked(p: PageData) -> Iterator[PageData]:
+    """The page with its lines, stray lines and tables unpacked for the block to change them;
+    packed again after it when they were packed."""
+    packed = unpack_page(p)
+    try:
+        yield p
+    finally:
+        if packed:
+            pack_page(p)
 
 
 def lines_of(p: PageData) -> list[Line]:
