@@ -154,8 +154,8 @@ class BlockList(Sequence[Block]):
 
     A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
     dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when
-    they average fewer than `DENSE` characters, a block without extras (no language,
-    table spans or meta) is kept as columns: kind and level 1 byte each; start, end and a
+    they average fewer than `DENSE` characters (from `MANY` blocks on, whatever their length),
+    a block without extras (no language, table spans or meta) is kept as columns: kind and level 1 byte each; start, end and a
     heading path id 4 bytes each (offsets 8 bytes past 2**32 characters): about 14 bytes a
     block. Heading paths are a tree of titles (a path is its parent path's id and its last
     title: 12 bytes beside the title, where a tuple and its index took about 160, which a
@@ -177,7 +177,13 @@ class BlockList(Sequence[Block]):
     DENSE = 128
     """Characters per block, on average up to the last block appended, below which the list
     turns into columns: there a `Block` object costs 2x the text or more; in longer blocks
-    the list is kept, as it is faster to read (about 7% of a run on prose)."""
+    the list is kept, as it is faster to read (about 7% of a run on prose), up to `MANY`."""
+
+    MANY = 16 * 4096
+    """Blocks from which the list turns into columns whatever their length: 65,536 `Block`
+    objects take some 16 MB, which a long document of prose paragraphs pays on top of its
+    text (a PDF book of 8,000 pages, 282,000 blocks of 166 characters: 67 MB, 3.4x its
+    20 MB file)."""
 
     __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_parent", "_title", "_prefix_ids",
                  "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made", "_row_blocks", "_row_at", "_row_flat")
@@ -215,7 +221,7 @@ class BlockList(Sequence[Block]):
         if self._list is not None:
             self._list.append(block)
             n = len(self._list)
-            if n % self.COMPACT_FROM == 0 and block.end < n * self.DENSE:
+            if n % self.COMPACT_FROM == 0 and (block.end < n * self.DENSE or n >= self.MANY):
                 self._compact()
             return
         i = len(self._start)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import random
 import tracemalloc
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chunkctl.loaders.pdf import packed
+from chunkctl.loaders.pdf import furniture, packed
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group
 from chunkctl.loaders.pdf.loader import load_pdf
@@ -56,13 +59,54 @@ def _book(n_pages: int, per_page: int) -> list[PageData]:
 def test_furniture_keeps_no_copy_of_every_line():
     # 0.1.18 kept each line's lower-cased text, a tuple of facts and a set of pages per line
     # while looking for running headers: 564 bytes a line (87 MB of a 2,000-page book's
-    # 140,000 lines), the loader's peak. Now a hash and a page number: 96.
+    # 140,000 lines), the loader's peak. 0.1.19 kept a hash and a page number in a dict: 97
+    # bytes a line here (109 at 2,000 pages; 81 MB of an 8,000-page book's 780,000 lines,
+    # again the peak). Now two hashes and a page number in arrays, and the dict only for
+    # lines whose text repeats: 56 (50 at 1,000 pages).
     pages = _book(300, 60)
     n_lines = sum(len(p.lines) for p in pages)
     dropped, peak = _traced_peak(lambda: drop_furniture(pages))
     assert dropped == 600  # the running header and the page number of every page
     assert all(len(p.lines) == 60 and not p.lines[0].text.startswith("Annual") for p in pages)
-    assert peak / n_lines < 200, peak / n_lines
+    assert peak / n_lines < 70, peak / n_lines
+
+
+def _every_key(keys, texts, pages, least):
+    """The page sets of every line key, as 0.1.19 kept them (the reference for `_repeated`)."""
+    keyed: dict = {}
+    for k, page in zip(keys, pages):
+        furniture._add(keyed, k, page)
+    return keyed
+
+
+_POOL = ["Annual report", "Confidential draft", "7", "Page 3", "Chapter 2 Rivers", "river model chunk",
+         "table value system", "iv", "- 12 -", "north data"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_furniture_drops_the_same_lines_keying_only_texts_that_repeat(data):
+    # Only texts on `repeat_min` lines or more are keyed (the others cannot reach that many
+    # pages over three height buckets): the lines dropped are those of keying every line,
+    # margins, page numbers, neighbouring heights and the rule (a) gate included.
+    n_pages = data.draw(st.integers(2, 12))
+    layout: list[list[tuple[str, float]]] = [[] for _ in range(n_pages)]
+    for text in _POOL:  # each text on a set of pages, about one height (margins included)
+        y = data.draw(st.sampled_from([24.0, 100.0, 300.0, 500.0, 760.0]))
+        for page in data.draw(st.sets(st.integers(0, n_pages - 1))):
+            layout[page].append((text, y + data.draw(st.sampled_from([-4.0, 0.0, 0.0, 4.0]))))
+
+    def pages():
+        return [PageData(i, Frame(0, width=612.0, height=792.0),
+                         lines=[Line(t, 72.0, y, 300.0, y + 8.0, 10.0) for t, y in rows])
+                for i, rows in enumerate(layout)]
+
+    got, want = pages(), pages()
+    n_got = drop_furniture(got)
+    with mock.patch.object(furniture, "_repeated", _every_key):
+        n_want = drop_furniture(want)
+    assert n_got == n_want
+    assert [[ln.text for ln in p.lines] for p in got] == [[ln.text for ln in p.lines] for p in want]
 
 
 def test_furniture_finds_a_header_that_moves_between_neighbouring_heights():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import defaultdict
 
 from chunkctl.loaders.pdf.packed import lines_of, unpacked
@@ -89,6 +90,23 @@ def _seen(table: dict[int, int | set[int]], text: str, bucket: int) -> set[int]:
     return pages_seen
 
 
+def _repeated(keys: array, texts: array, pages: array, least: int) -> dict[int, int | set[int]]:
+    """The page sets (as `_add` makes them) of the line keys `keys` (on `pages`) whose text (hash
+    in `texts`) stands on `least` lines or more, wherever on their pages: the others cannot reach
+    `least` pages in three height buckets. Texts are counted in a table of one to two slots a
+    line (4 bytes a slot); two texts in one slot add up, which only lets more keys in."""
+    size = 1 << max(10, len(texts).bit_length())
+    mask = size - 1
+    counts = array("I", bytes(4 * size))
+    for t in texts:
+        counts[t & mask] += 1
+    keyed: dict[int, int | set[int]] = {}
+    for k, t, page in zip(keys, texts, pages):
+        if counts[t & mask] >= least:
+            _add(keyed, k, page)
+    return keyed
+
+
 def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> int:
     """Remove running headers, footers, page numbers and margin numbering, in place.
 
@@ -126,8 +144,10 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     # Page sets keyed by hash((text, height bucket)): an int while the text is on one page, a set
     # from the second; no copy of a line's text is kept (a 2,000-page book's 140,000 lines took 87 MB
     # here as strings, tuples and one set each). Two texts of one hash would share a set: odds
-    # about lines^2 / 2^64.
-    keyed: dict[int, int | set[int]] = {}
+    # about lines^2 / 2^64. Every line's key is first noted in arrays (20 bytes a line), and only
+    # the keys of texts seen on repeat_min lines or more go into `keyed` (_repeated): a dict entry
+    # took some 100 bytes a line, 81 MB for the 780,000 lines of an 8,000-page book.
+    line_keys, line_texts, line_pages = array("q"), array("q"), array("i")
     zone_keyed: dict[int, int | set[int]] = {}
     offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
     # the outermost line of a page that reads as its number, per end: a page prints one number there
@@ -147,7 +167,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             exact = _SPACES.sub(" ", text.lower())
             cy = (ln.top + ln.bottom) / 2
             bucket = int(cy // 4)
-            _add(keyed, _key(exact, bucket), p.index)
+            line_keys.append(_key(exact, bucket))
+            line_texts.append(hash(exact))
+            line_pages.append(p.index)
             band = cy < 0.12 * h or cy > 0.88 * h
             if not (band or id(ln) in edge_ids):
                 continue
@@ -175,6 +197,8 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
         return any(c - a <= 5 for a, c in zip(order, order[2:]))
 
     repeat_min = max(3, math.ceil(0.4 * n))
+    keyed = _repeated(line_keys, line_texts, line_pages, repeat_min) if n >= 3 else {}
+    del line_keys, line_texts, line_pages
     # a page number runs on 3 pages close together (or on 2 pages in a row in a short document)
     good_offsets = {o for o, idx in offsets.items()
                     if running(idx) or (n <= SHORT_PDF and any(i + 1 in idx for i in idx))}
