@@ -16,8 +16,8 @@ from chunkctl.text.segment import Level
 if TYPE_CHECKING:
     import numpy as np
 
-# Sentences embedded at a time: a multiple of WordLlama's own batch of 64, so each of its
-# batches holds the same sentences as when everything is embedded at once (same vectors).
+# Sentences embedded at a time (a sentence's vector does not depend on the others embedded
+# with it: `chunkctl.text.embeddings.embed`).
 EMBED_BLOCK = 1024
 # Atoms (about 0.8 KB each with their spans and blocks) kept from the embedding pass
 # for the packing pass; a document with more has them made again (a second pass of
@@ -38,8 +38,7 @@ def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOC
     from a running prefix sum carried across blocks, so memory is one block of
     vectors (about 1 KB a sentence) plus 8 bytes a gap, whatever the document's
     length. The distances are the same floats as from one pass over all sentences:
-    the prefix sum is sequential, and with `block` a multiple of 64 WordLlama's own
-    batches hold the same sentences.
+    the prefix sum is sequential, and a sentence's vector does not depend on its batch.
 
     Returns:
         float64 array of (number of sentences - 1) distances in [0, 2] (empty for
