@@ -258,6 +258,59 @@ def test_form_wrapping_the_whole_page_is_kept():
     assert doc.text == "Title\n\nBody"
 
 
+_WORDS = "river model chunk table value system north data rapid under across paper token".split()
+
+
+def _paragraphs(draw, n: int) -> str:
+    return "".join("<p>" + " ".join(draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30))) + ".</p>\n"
+                   for _ in range(n))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_page_wrapped_in_one_form_keeps_its_text(data):
+    # An ASP.NET page is one <form> around its body (a view-state field, then the page). Without
+    # an <h1> or <h2> in it the whole form was furniture: no text at all ("no text to chunk").
+    content = _paragraphs(data.draw, data.draw(st.integers(1, 40)))
+    if data.draw(st.booleans()):
+        content = "<h3>Opening hours</h3>\n" + content
+    hidden = '<div class="aspNetHidden"><input type="hidden" name="__VIEWSTATE" value="dDwtMTA4NzA=" /></div>'
+    form = f'<form method="post" action="./Default.aspx" id="form1">{hidden}{content}</form>'
+    for _ in range(data.draw(st.integers(0, 2))):  # wrappers that hold nothing else
+        form = f'<div class="page">{form}</div>'
+    tail = "<script>WebForm_Init();</script>" if data.draw(st.booleans()) else ""
+    assert text_of(f"<html><body>{form}{tail}</body></html>") == text_of(f"<html><body>{content}</body></html>")
+
+
+def test_a_form_holding_much_text_is_content_and_small_forms_stay_furniture():
+    from chunkctl.loaders.html.select import FORM_TEXT
+
+    long = "The survey asks about the river. " * (FORM_TEXT // 30)
+    page = (f"<body><p>Intro.</p><form><p>{long}</p><input name=a></form><p>Outro.</p>"
+            "<form role=search><input name=q><button>Search</button></form></body>")
+    assert text_of(page) == f"Intro.\n\n{long.strip()}\n\nOutro."
+    # a login form beside the site's navigation and footer is not the page: nothing is left
+    login = ("<body><header><nav><a href=/>Home</a> <a href=/about>About us</a> <a href=/blog>Blog</a></nav>"
+             "</header><form><p><label>Username</label><input name=u></p><p><label>Password</label>"
+             "<input name=p></p><button>Sign in</button></form><footer>Copyright 2024 Example Corporation, "
+             "all rights reserved.</footer></body>")
+    assert text_of(login) == ""
+    # a reply form after the article stays out
+    article = ("<body><article><h1>Title</h1><p>Body text.</p></article><form><p>Leave a reply</p>"
+               "<textarea></textarea><button>Post</button></form></body>")
+    assert text_of(article) == "Title\n\nBody text."
+
+
+def test_a_form_wrapped_page_read_in_pieces_keeps_its_text():
+    from chunkctl.loaders.html import loader as html_loader
+
+    body = "".join(f"<p>Paragraph {i} of the notice, with some words.</p>\n" for i in range(400))
+    html = f'<html><body><form id="form1"><input type="hidden" name="__VIEWSTATE" value="x">{body}</form></body></html>'
+    whole = html_loader.render_html(html, False, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, False, False, pieces_from=0, piece_chars=300)
+    assert whole[0] == pieced[0] and whole[0].startswith("Paragraph 0 of") and whole[0].count("\n\n") == 399
+
+
 def test_ruby_annotations_are_left_out():
     assert text_of("<p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字</ruby>です</p>") == "漢字です"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
+    ALWAYS_DROPPED,
     CELL_BLOCKS,
     CONSENT,
     DISPLAY_NONE,
@@ -68,10 +69,64 @@ def semantic_root(tree):
     return tree.css_first("main") or tree.css_first('[role="main"]')
 
 
+FORM_TEXT = 2000
+"""Characters of text (outside its controls, scripts and styles) from which a `<form>` is the
+page's content, not furniture, even without a heading: an ASP.NET page wraps its whole body in
+one form, and one without an `<h1>` or `<h2>` gave no text at all. Search, login, comment and
+newsletter forms hold tens to some hundreds (the shared corpus's 39 forms: 412 at most)."""
+
+_WRAPPER_CHILDREN = 32  # element children of the body up to which a form in it may be the page's wrapper
+_CONTROLS = "select, textarea, button, script, style, noscript, template"
+
+
+def _text_len(node) -> int:
+    """Characters of `node`'s text outside form controls, scripts and styles (each text node stripped)."""
+    n = len(node.text(deep=True, strip=True))
+    if n:
+        n -= sum(len(c.text(deep=True, strip=True)) for c in node.css(_CONTROLS))
+    return n
+
+
+def _wraps_page(form, n: int) -> bool:
+    """True when `form` (holding `n` characters of text) is the page: a child of the `<body>` (or
+    of wrappers that hold nothing else, up to it) holding more text than the rest of the body."""
+    node, parent = form, form.parent
+    while parent is not None and parent.tag != "body":
+        if parent.tag not in ("div", "section", "center", "span") or sum(
+                1 for c in parent.iter(include_text=False)) > 1:
+            return False
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    others = children = 0
+    child = parent.child
+    while child is not None:
+        tag = child.tag or ""
+        if not tag.startswith("-"):
+            children += 1
+            if children > _WRAPPER_CHILDREN:
+                return False
+        if tag == "-text" or (not tag.startswith("-") and tag not in ALWAYS_DROPPED and child.mem_id != node.mem_id):
+            others += len(child.text(deep=True, strip=True))
+            if others >= n:
+                return False
+        child = child.next
+    return True
+
+
+def _form_is_content(node) -> bool:
+    """A form that wraps the page's headings (`h1`, `h2`, `article`, `main`), holds FORM_TEXT
+    characters of text or more outside its controls, or is the page's wrapper (`_wraps_page`)."""
+    if node.css_first("h1, h2, article, main") is not None:
+        return True
+    n = _text_len(node)
+    return n >= FORM_TEXT or (n > 0 and _wraps_page(node, n))
+
+
 def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
     """True when an element is page furniture (see docs/loaders.md, HTML: what counts as boilerplate)."""
     if tag in FURNITURE_TAGS:
-        return not (tag == "form" and node.css_first("h1, h2, article, main") is not None)
+        return not (tag == "form" and _form_is_content(node))
     if tag == "header" and not scoped:
         return True
     if not attrs:
