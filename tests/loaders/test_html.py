@@ -262,7 +262,7 @@ _WORDS = "river model chunk table value system north data rapid under across pap
 
 
 def _paragraphs(draw, n: int) -> str:
-    return "".join("<p>" + " ".join(draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30))) + ".</p>\n"
+    return "".join("<p>" + " ".join(draw(st.lists(st.sampled_from(_WORDS), min_size=8, max_size=30))) + ".</p>\n"
                    for _ in range(n))
 
 
@@ -271,7 +271,9 @@ def _paragraphs(draw, n: int) -> str:
 def test_a_page_wrapped_in_one_form_keeps_its_text(data):
     # An ASP.NET page is one <form> around its body (a view-state field, then the page). Without
     # an <h1> or <h2> in it the whole form was furniture: no text at all ("no text to chunk").
-    content = _paragraphs(data.draw, data.draw(st.integers(1, 40)))
+    # (8 paragraphs of 8 words or more: over WRAPPER_TEXT, under which a page that is only a
+    # form, a login page, stays empty)
+    content = _paragraphs(data.draw, data.draw(st.integers(8, 40)))
     if data.draw(st.booleans()):
         content = "<h3>Opening hours</h3>\n" + content
     hidden = '<div class="aspNetHidden"><input type="hidden" name="__VIEWSTATE" value="dDwtMTA4NzA=" /></div>'
@@ -285,20 +287,48 @@ def test_a_page_wrapped_in_one_form_keeps_its_text(data):
 def test_a_form_holding_much_text_is_content_and_small_forms_stay_furniture():
     from chunkctl.loaders.html.select import FORM_TEXT
 
-    long = "The survey asks about the river. " * (FORM_TEXT // 30)
-    page = (f"<body><p>Intro.</p><form><p>{long}</p><input name=a></form><p>Outro.</p>"
+    article = "<p>" + "The article tells of the river board. " * 100 + "</p>"
+    long = "The survey asks about the river. " * (FORM_TEXT // 20)  # (27 characters without spaces each)
+    page = (f"<body>{article}<form><p>{long}</p><input name=a></form>"
             "<form role=search><input name=q><button>Search</button></form></body>")
-    assert text_of(page) == f"Intro.\n\n{long.strip()}\n\nOutro."
+    assert text_of(page) == article[3:-4].strip() + "\n\n" + long.strip()
     # a login form beside the site's navigation and footer is not the page: nothing is left
     login = ("<body><header><nav><a href=/>Home</a> <a href=/about>About us</a> <a href=/blog>Blog</a></nav>"
              "</header><form><p><label>Username</label><input name=u></p><p><label>Password</label>"
              "<input name=p></p><button>Sign in</button></form><footer>Copyright 2024 Example Corporation, "
              "all rights reserved.</footer></body>")
     assert text_of(login) == ""
+    # nor is a page that is only a login form (under WRAPPER_TEXT)
+    assert text_of("<body><form><label>Username</label><input><label>Password</label><input>"
+                   "<label><input type=checkbox> Remember me</label><a href=/r>Forgot your password?</a></form></body>") == ""
+    # a search page: its form is the page, but mostly labels (under CONTROL_TEXT a control)
+    labels = "".join(f"<p><label>Search field number {i} of the docket:</label><input name=f{i}></p>" for i in range(20))
+    assert text_of(f"<body><h3>Case Search</h3><form>{labels}</form></body>") == "Case Search"
+    # a case page in a form beside a column of links keeps its text (the court pages of helper-68)
+    case = "The appeal was filed on the date below and is set for oral argument. " * 6
+    page = f"<body><div id=side><a href=/>Home</a> <a href=/s>Search</a></div><form><input name=q><p>{case}</p></form></body>"
+    assert text_of(page) == case.strip()
     # a reply form after the article stays out
-    article = ("<body><article><h1>Title</h1><p>Body text.</p></article><form><p>Leave a reply</p>"
-               "<textarea></textarea><button>Post</button></form></body>")
-    assert text_of(article) == "Title\n\nBody text."
+    reply = ("<body><article><h1>Title</h1><p>Body text.</p></article><form><p>Leave a reply</p>"
+             "<textarea></textarea><button>Post</button></form></body>")
+    assert text_of(reply) == "Title\n\nBody text."
+    # a wrapper holding text beside the form does not make the form the page
+    beside = "<body><div>Intro words, more of them than the form holds.<form><p>Short form.</p></form></div></body>"
+    assert text_of(beside) == "Intro words, more of them than the form holds."
+
+
+def test_search_forms_stay_out_however_long_their_markup():
+    # helper-68 (juriscraper's minnctapp pages): a search form of some 950 characters measured
+    # 10,507 with its indentation, and its <datalist> of subjects counted and was printed;
+    # a role=search form with long help text was kept.
+    article = "<h1>Opinion</h1><p>" + "The court of appeals affirms the order. " * 40 + "</p>"
+    indented = ("<form action=/search><p>Keyword" + "\n" + " " * 3000 + "search:<input name=q></p><p>Sort"
+                + "\n" + " " * 3000 + "by:<select><option>Relevance<option>Date</select></p></form>")
+    options = "".join(f"<option>SUBJECT {i:03d} OF THE LAW</option>" for i in range(300))
+    datalist = f"<form><label>Subject</label><input list=subjects><datalist id=subjects>{options}</datalist></form>"
+    tips = "<form role=search><p>" + "Search tips: quote a phrase to find it as written. " * 60 + "</p><input></form>"
+    for form in (indented, datalist, tips):
+        assert text_of(f"<body>{article}{form}</body>") == text_of(f"<body>{article}</body>")
 
 
 def test_a_form_wrapped_page_read_in_pieces_keeps_its_text():

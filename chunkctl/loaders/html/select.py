@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -70,63 +71,118 @@ def semantic_root(tree):
 
 
 FORM_TEXT = 2000
-"""Characters of text (outside its controls, scripts and styles) from which a `<form>` is the
-page's content, not furniture, even without a heading: an ASP.NET page wraps its whole body in
-one form, and one without an `<h1>` or `<h2>` gave no text at all. Search, login, comment and
-newsletter forms hold tens to some hundreds (the shared corpus's 39 forms: 412 at most)."""
+"""Characters of text (not white space; outside its controls, scripts and styles) from which a
+`<form>` is the page's content, not furniture, even without a heading: an ASP.NET page wraps
+its whole body in one form, and one without an `<h1>` or `<h2>` gave no text at all. Search,
+login, comment and newsletter forms hold tens to some hundreds (the shared corpus's 39 forms:
+412 at most; helper-68's 1,704 real pages with forms: their search forms once counted with
+their indentation and their `<datalist>` options)."""
 
-_WRAPPER_CHILDREN = 32  # element children of the body up to which a form in it may be the page's wrapper
-_CONTROLS = "select, textarea, button, script, style, noscript, template"
+WRAPPER_TEXT = 200
+"""Characters of text (as FORM_TEXT counts them) from which a form holding more text than the
+rest of the page is its content: a page that is only a login or newsletter form stays empty."""
+
+CONTROL_TEXT = 100
+"""Characters of text (as FORM_TEXT counts them) a form holding more text than the rest of the
+page needs per visible control (an `input` other than hidden, a `select`, `textarea` or
+`button`) to be its content: a search page's form is mostly labels (helper-68: a court's
+search page, 1,279 characters for 41 controls), an ASP.NET page's has a search box or two."""
+
+_CONTROLS = "select, datalist, option, textarea, button, script, style, noscript, template"
+_SPACE = re.compile(r"\s+")
+_LOOK_SIBLINGS = 64  # siblings per level, and levels, looked at for the text beside a form
+_LOOK_NODES = 20_000  # nodes of a sibling walked before its text counts as more than enough
 
 
 def _text_len(node) -> int:
-    """Characters of `node`'s text outside form controls, scripts and styles (each text node stripped)."""
-    n = len(node.text(deep=True, strip=True))
+    """Characters of `node`'s text, white space left out, outside form controls, scripts and styles."""
+    n = len(_SPACE.sub("", node.text(deep=True)))
     if n:
-        n -= sum(len(c.text(deep=True, strip=True)) for c in node.css(_CONTROLS))
+        controls = node.css(_CONTROLS)
+        inner = {c.mem_id for c in controls}
+        for c in controls:
+            p = c.parent
+            while p is not None and p.mem_id != node.mem_id and p.mem_id not in inner:
+                p = p.parent
+            if p is None or p.mem_id == node.mem_id:  # (an option in a select is the select's)
+                n -= len(_SPACE.sub("", c.text(deep=True)))
     return n
 
 
-def _wraps_page(form, n: int) -> bool:
-    """True when `form` (holding `n` characters of text) is the page: a child of the `<body>` (or
-    of wrappers that hold nothing else, up to it) holding more text than the rest of the body."""
-    node, parent = form, form.parent
-    while parent is not None and parent.tag != "body":
-        if parent.tag not in ("div", "section", "center", "span") or sum(
-                1 for c in parent.iter(include_text=False)) > 1:
-            return False
-        node, parent = parent, parent.parent
-    if parent is None:
+def _visible_controls(node) -> int:
+    """The form controls in `node` a reader sees (inputs other than hidden ones, selects, text
+    areas, buttons)."""
+    return sum(1 for c in node.css("input, select, textarea, button")
+               if c.tag != "input" or (node_attrs(c).get("type") or "").strip().lower() != "hidden")
+
+
+def _text_reaches(node, limit: int) -> bool:
+    """True when `node` holds `limit` characters of text (white space left out) or more; walks at
+    most _LOOK_NODES nodes (more: True), so a big sibling costs no more than a small one."""
+    if node.tag == "-text":
+        return len(_SPACE.sub("", node.text_content)) >= limit
+    if node.tag in ALWAYS_DROPPED or (node.tag or "").startswith("-"):
         return False
-    others = children = 0
-    child = parent.child
-    while child is not None:
-        tag = child.tag or ""
-        if not tag.startswith("-"):
-            children += 1
-            if children > _WRAPPER_CHILDREN:
+    seen = 0
+    for k, d in enumerate(node.traverse(include_text=True)):
+        if k > _LOOK_NODES:
+            return True
+        if d.tag == "-text":
+            seen += len(_SPACE.sub("", d.text_content))
+            if seen >= limit:
+                return True
+    return False
+
+
+def _wraps_page(form, n: int) -> bool:
+    """True when `form` (holding `n` characters of text) holds more text than the rest of the
+    page: the text of its siblings and of its ancestors' siblings, up to the `<body>`, is
+    counted until it reaches `n` (at most _LOOK_SIBLINGS siblings a level and levels)."""
+    node = form
+    for _ in range(_LOOK_SIBLINGS):
+        parent = node.parent
+        if parent is None:
+            return False
+        others = 0
+        for k, sib in enumerate(parent.iter(include_text=True)):
+            if k > _LOOK_SIBLINGS:
                 return False
-        if tag == "-text" or (not tag.startswith("-") and tag not in ALWAYS_DROPPED and child.mem_id != node.mem_id):
-            others += len(child.text(deep=True, strip=True))
+            if sib.mem_id == node.mem_id:
+                continue
+            if _text_reaches(sib, n - others):
+                return False
+            if sib.tag == "-text":
+                others += len(_SPACE.sub("", sib.text_content))
+            elif sib.tag not in ALWAYS_DROPPED and not (sib.tag or "").startswith("-"):
+                others += len(_SPACE.sub("", sib.text(deep=True)))
             if others >= n:
                 return False
-        child = child.next
-    return True
+        n -= others
+        if parent.tag == "body":
+            return True
+        node = parent
+    return False
 
 
-def _form_is_content(node) -> bool:
+def _form_is_content(node, attrs: dict[str, Any]) -> bool:
     """A form that wraps the page's headings (`h1`, `h2`, `article`, `main`), holds FORM_TEXT
-    characters of text or more outside its controls, or is the page's wrapper (`_wraps_page`)."""
+    characters of text or more, or holds more text than the rest of the page (`_wraps_page`),
+    WRAPPER_TEXT or more and CONTROL_TEXT a visible control; never one with a furniture role
+    (`role="search"`)."""
+    role = attrs.get("role")
+    if role and role.strip().lower() in FURNITURE_ROLES:
+        return False
     if node.css_first("h1, h2, article, main") is not None:
         return True
     n = _text_len(node)
-    return n >= FORM_TEXT or (n > 0 and _wraps_page(node, n))
+    return n >= FORM_TEXT or (n >= WRAPPER_TEXT and n >= CONTROL_TEXT * _visible_controls(node)
+                              and _wraps_page(node, n))
 
 
 def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
     """True when an element is page furniture (see docs/loaders.md, HTML: what counts as boilerplate)."""
     if tag in FURNITURE_TAGS:
-        return not (tag == "form" and _form_is_content(node))
+        return not (tag == "form" and _form_is_content(node, attrs))
     if tag == "header" and not scoped:
         return True
     if not attrs:
