@@ -152,20 +152,20 @@ class PackedStrings(Sequence[str]):
 class BlockList(Sequence[Block]):
     """A document's blocks in order: a list while there are few, columns when there are many.
 
-    A `Block` object takes about 240 bytes (the object, its two offsets, its `meta`
-    dict), which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when
-    they average fewer than `DENSE` characters (from `MANY` blocks on, whatever their length),
-    a block without extras (no language, table spans or meta) is kept as columns: kind and level 1 byte each; start, end and a
-    heading path id 4 bytes each (offsets 8 bytes past 2**32 characters): about 14 bytes a
-    block. Heading paths are a tree of titles (a path is its parent path's id and its last
-    title: 12 bytes beside the title, where a tuple and its index took about 160, which a
-    file of short headings paid for each). A block whose one extra is its rows (a list's item
-    spans, up to `FEW_SPANS`) keeps them in one flat column: 8 bytes a span and 8 the block
-    (a document of short lists between paragraphs held some 400 bytes a list as objects).
-    Blocks with other extras are kept whole. Indexing and iteration give `Block` objects
-    equal to those appended (made afresh in column mode: compare blocks with `==`, not `is`).
-    In column mode a slice with step 1 is a read-only view sharing the columns; otherwise
-    slices are lists.
+    A `Block` object takes about 240 bytes (the object, its two offsets, its `meta` dict),
+    which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when they
+    average fewer than `DENSE` characters (from `MANY` blocks on, whatever their length), a
+    block without extras (no language, table spans or meta) is kept as columns: kind and level
+    1 byte each; start, end and a heading path id 4 bytes each (offsets 8 bytes past 2**32
+    characters): about 14 bytes a block. Heading paths are a tree of titles (a path is its
+    parent path's id and its last title: 12 bytes beside the title, where a tuple and its
+    index took about 160, which a file of short headings paid for each). A block whose one
+    extra is its rows (a list's item spans, up to `FEW_SPANS`) keeps them in one flat column:
+    8 bytes a span and 8 the block (a document of short lists between paragraphs held some 400
+    bytes a list as objects). Blocks with other extras are kept whole. Indexing and iteration
+    give `Block` objects equal to those appended (made afresh in column mode: compare blocks
+    with `==`, not `is`). In column mode a slice with step 1 is a read-only view sharing the
+    columns; otherwise slices are lists.
 
     Loaders build one with `append`; everything downstream reads it as a `Sequence[Block]`.
     """

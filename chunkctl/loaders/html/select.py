@@ -90,7 +90,7 @@ search page, 1,279 characters for 41 controls), an ASP.NET page's has a search b
 
 _CONTROLS = "select, datalist, option, textarea, button, script, style, noscript, template"
 _SPACE = re.compile(r"\s+")
-_LOOK_SIBLINGS = 64  # siblings per level, and levels, looked at for the text beside a form
+_LOOK_SIBLINGS = 64  # siblings per level (text nodes included), and levels, looked at beside a form
 _LOOK_NODES = 20_000  # nodes of a sibling walked before its text counts as more than enough
 
 
