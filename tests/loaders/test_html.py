@@ -317,6 +317,21 @@ def test_a_form_holding_much_text_is_content_and_small_forms_stay_furniture():
     assert text_of(beside) == "Intro words, more of them than the form holds."
 
 
+def test_the_text_beside_a_form_is_looked_for_in_a_bounded_number_of_nodes(monkeypatch):
+    # The walk over a form's siblings (and its ancestors' siblings) shares one budget of
+    # nodes; past it the rest of the page counts as holding more text than the form, so a form
+    # deep among big textless siblings costs a bounded walk (it was 20,000 nodes a sibling: 64
+    # levels of 64 such siblings, 82 M nodes for one form).
+    from chunkctl.loaders.html import select
+
+    case = "The appeal was filed on the date below and is set for oral argument. " * 6
+    empty = "<div>" + "<i></i>" * 5 + "</div>"
+    page = f"<body>{empty * 5}<form><input name=q><p>{case}</p></form></body>"
+    assert text_of(page) == case.strip()
+    monkeypatch.setattr(select, "_LOOK_NODES", 12)  # more than a sibling, less than all five
+    assert text_of(page) == ""
+
+
 def test_search_forms_stay_out_however_long_their_markup():
     # helper-68 (juriscraper's minnctapp pages): a search form of some 950 characters measured
     # 10,507 with its indentation, and its <datalist> of subjects counted and was printed;

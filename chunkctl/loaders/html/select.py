@@ -91,7 +91,7 @@ search page, 1,279 characters for 41 controls), an ASP.NET page's has a search b
 _CONTROLS = "select, datalist, option, textarea, button, script, style, noscript, template"
 _SPACE = re.compile(r"\s+")
 _LOOK_SIBLINGS = 64  # siblings per level (text nodes included), and levels, looked at beside a form
-_LOOK_NODES = 20_000  # nodes of a sibling walked before its text counts as more than enough
+_LOOK_NODES = 20_000  # nodes walked beside a form, in all, before the text there counts as more than enough
 
 
 def _text_len(node) -> int:
@@ -116,16 +116,18 @@ def _visible_controls(node) -> int:
                if c.tag != "input" or (node_attrs(c).get("type") or "").strip().lower() != "hidden")
 
 
-def _text_reaches(node, limit: int) -> bool:
-    """True when `node` holds `limit` characters of text (white space left out) or more; walks at
-    most _LOOK_NODES nodes (more: True), so a big sibling costs no more than a small one."""
+def _text_reaches(node, limit: int, budget: list[int]) -> bool:
+    """True when `node` holds `limit` characters of text (white space left out) or more; walks
+    nodes while `budget[0]` (spent as it goes) lasts, and says True when it runs out, so
+    the siblings of a form cost _LOOK_NODES at most, however big or deep they are."""
     if node.tag == "-text":
         return len(_SPACE.sub("", node.text_content)) >= limit
     if node.tag in ALWAYS_DROPPED or (node.tag or "").startswith("-"):
         return False
     seen = 0
-    for k, d in enumerate(node.traverse(include_text=True)):
-        if k > _LOOK_NODES:
+    for d in node.traverse(include_text=True):
+        budget[0] -= 1
+        if budget[0] < 0:
             return True
         if d.tag == "-text":
             seen += len(_SPACE.sub("", d.text_content))
@@ -137,8 +139,10 @@ def _text_reaches(node, limit: int) -> bool:
 def _wraps_page(form, n: int) -> bool:
     """True when `form` (holding `n` characters of text) holds more text than the rest of the
     page: the text of its siblings and of its ancestors' siblings, up to the `<body>`, is
-    counted until it reaches `n` (at most _LOOK_SIBLINGS siblings a level and levels)."""
+    counted until it reaches `n` (at most _LOOK_SIBLINGS siblings a level and levels, and
+    _LOOK_NODES nodes in all: past that, the rest of the page counts as more)."""
     node = form
+    budget = [_LOOK_NODES]
     for _ in range(_LOOK_SIBLINGS):
         parent = node.parent
         if parent is None:
@@ -149,7 +153,7 @@ def _wraps_page(form, n: int) -> bool:
                 return False
             if sib.mem_id == node.mem_id:
                 continue
-            if _text_reaches(sib, n - others):
+            if _text_reaches(sib, n - others, budget):
                 return False
             if sib.tag == "-text":
                 others += len(_SPACE.sub("", sib.text_content))
