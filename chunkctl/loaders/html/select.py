@@ -94,9 +94,14 @@ _LOOK_SIBLINGS = 64  # siblings per level (text nodes included), and levels, loo
 _LOOK_NODES = 20_000  # nodes walked beside a form, in all, before the text there counts as more than enough
 
 
+def _chars(text: str) -> int:
+    """Characters of `text`, white space left out (how the form rules count text)."""
+    return len(_SPACE.sub("", text))
+
+
 def _text_len(node) -> int:
     """Characters of `node`'s text, white space left out, outside form controls, scripts and styles."""
-    n = len(_SPACE.sub("", node.text(deep=True)))
+    n = _chars(node.text(deep=True))
     if n:
         controls = node.css(_CONTROLS)
         inner = {c.mem_id for c in controls}
@@ -105,7 +110,7 @@ def _text_len(node) -> int:
             while p is not None and p.mem_id != node.mem_id and p.mem_id not in inner:
                 p = p.parent
             if p is None or p.mem_id == node.mem_id:  # (an option in a select is the select's)
-                n -= len(_SPACE.sub("", c.text(deep=True)))
+                n -= _chars(c.text(deep=True))
     return n
 
 
@@ -116,24 +121,24 @@ def _visible_controls(node) -> int:
                if c.tag != "input" or (node_attrs(c).get("type") or "").strip().lower() != "hidden")
 
 
-def _text_reaches(node, limit: int, budget: list[int]) -> bool:
-    """True when `node` holds `limit` characters of text (white space left out) or more; walks
-    nodes while `budget[0]` (spent as it goes) lasts, and says True when it runs out, so
-    the siblings of a form cost _LOOK_NODES at most, however big or deep they are."""
+def _text_upto(node, limit: int, budget: list[int]) -> int:
+    """Characters of `node`'s text (white space left out), counted up to `limit`: `limit` once
+    reached, or once `budget[0]` (nodes, spent as it goes) runs out, so the siblings of a form
+    cost _LOOK_NODES at most, however big or deep they are."""
     if node.tag == "-text":
-        return len(_SPACE.sub("", node.text_content)) >= limit
+        return min(limit, _chars(node.text_content))
     if node.tag in ALWAYS_DROPPED or (node.tag or "").startswith("-"):
-        return False
+        return 0
     seen = 0
     for d in node.traverse(include_text=True):
         budget[0] -= 1
         if budget[0] < 0:
-            return True
+            return limit
         if d.tag == "-text":
-            seen += len(_SPACE.sub("", d.text_content))
+            seen += _chars(d.text_content)
             if seen >= limit:
-                return True
-    return False
+                return limit
+    return seen
 
 
 def _wraps_page(form, n: int) -> bool:
@@ -147,21 +152,13 @@ def _wraps_page(form, n: int) -> bool:
         parent = node.parent
         if parent is None:
             return False
-        others = 0
         for k, sib in enumerate(parent.iter(include_text=True)):
             if k > _LOOK_SIBLINGS:
                 return False
-            if sib.mem_id == node.mem_id:
-                continue
-            if _text_reaches(sib, n - others, budget):
-                return False
-            if sib.tag == "-text":
-                others += len(_SPACE.sub("", sib.text_content))
-            elif sib.tag not in ALWAYS_DROPPED and not (sib.tag or "").startswith("-"):
-                others += len(_SPACE.sub("", sib.text(deep=True)))
-            if others >= n:
-                return False
-        n -= others
+            if sib.mem_id != node.mem_id:
+                n -= _text_upto(sib, n, budget)
+                if n <= 0:
+                    return False
         if parent.tag == "body":
             return True
         node = parent
