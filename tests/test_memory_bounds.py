@@ -73,6 +73,9 @@ def _inputs() -> dict[str, tuple[str, str]]:
         "code block": ("md", "# Code\n\n```\n" + code + "```\n"),
         "python block": ("md", "# Code\n\n```python\n" + code + "```\n"),
         "table": ("md", "# Table\n\n" + table),
+        # a row longer than a chunk, split like text as the packer takes its atoms (helper-70)
+        "table row of one line": ("md", "# Table\n\n| a | b |\n| - | - |\n| x | " + " ".join(rng.choices(words, k=40_000))
+                                  + " |\n| y | z |\n"),
     }
 
 
@@ -278,7 +281,7 @@ def test_the_encoder_never_gets_a_long_piece_at_once():
     assert max(sizes) <= max(4 * tokenizers.BPE_WINDOW, 2 * tokenizers.TABLE_PIECE + 1)
 
 
-@pytest.mark.parametrize("shape,size", [("letters", 1_000_000), ("words", 400_000)])
+@pytest.mark.parametrize("shape,size", [("letters", 1_000_000), ("words", 400_000), ("table row", 400_000)])
 def test_traced_memory_of_a_long_line_stays_within_8x(shape, size):
     """Python-traced peak (numpy arrays included; tiktoken's own memory is not traced) of
     chunking a long line and writing its records, after a warm-up: at most 8x the text,
@@ -288,12 +291,15 @@ def test_traced_memory_of_a_long_line_stays_within_8x(shape, size):
     from chunkctl.pipeline.document import process_document, serialize
 
     rng = random.Random(1)
+    fmt = "txt"
     if shape == "letters":
         text = _letters(rng, size)
     else:
         text = " ".join(rng.choices("the of and to in a is that for it as was with be by".split(), k=size // 4))
+    if shape == "table row":  # one cell of a Markdown table (helper-70: 50x at 20 MB, a list of its word atoms)
+        text, fmt = "| a | b |\n| - | - |\n| x | " + text + " |\n", "md"
     config = ChunkConfig()
-    doc = load_bytes(text.encode(), "line.txt", "txt", config)
+    doc = load_bytes(text.encode(), "line." + fmt, fmt, config)
     serialize(process_document(load_bytes(b"warm up. " * 100, "w.txt", "txt", config), config).records)
     tracemalloc.start()
     try:

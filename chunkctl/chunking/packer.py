@@ -103,6 +103,13 @@ class Atom:
     block: Block | None = None
 
 
+def _unbarred(atoms: Iterable[Atom]) -> Iterator[Atom]:
+    """`atoms` with overlap allowed into each (the pieces of a table row split like text)."""
+    for x in atoms:
+        x.barrier = False
+        yield x
+
+
 def _chunk_kind(kinds: set[str]) -> str:
     """A chunk's `kind` from the kinds of its body atoms (math reads as text): the one kind, "mixed", or "text"."""
     kinds = {"text" if k == "math" else k for k in kinds}
@@ -1184,23 +1191,31 @@ class Packer:
                     first = False
                     continue
                 s, e = rows[r]
-                row_atoms: list[Atom] = []
-                self._refine(s, e, list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget, True, block, row_atoms)
-                for x in row_atoms:
-                    x.barrier = False
-                for c in self._pack_run(row_atoms, path, budget):
+                row_atoms = self._refine_long(s, e, list(TABLE_LINE_LEVELS), Level.BLOCK, "table", budget, True, block)
+                for c in self._pack_run(_unbarred(row_atoms), path, budget):
                     c.kind = "table"
                     out.append(c)
                 r += 1
             first = False
         return out
 
-    def _fit_atoms(self, atoms: list[Atom], budget: int) -> list[Atom]:
-        out: list[Atom] = []
+    def _fit_atoms(self, atoms: list[Atom], budget: int) -> Iterator[Atom]:
+        """`atoms`, each that does not fit `budget` (tokens) split into atoms that do, as they are taken."""
         for x in atoms:
             if self.fits(x.start, x.end, budget):
-                out.append(x)
+                yield x
             else:
                 levels = TABLE_LINE_LEVELS if x.kind == "table" else ROW_LEVELS
-                self._refine(x.start, x.end, list(levels), 0, x.strength, x.kind, budget, x.barrier, x.block, out)
-        return out
+                yield from self._refine_long(x.start, x.end, list(levels), x.strength, x.kind, budget, x.barrier,
+                                             x.block)
+
+    def _refine_long(self, a: int, b: int, levels: list[Level], strength: int, kind: str, budget: int,
+                     barrier: bool, block: Block | None) -> Iterator[Atom]:
+        """`_refine` of `[a, b)` (characters) from `levels[0]` on, its atoms yielded as they are made
+        when the span is over ITER_SPAN characters: a table row of 20 MB held 4 M word atoms, some
+        1 GB, where the packer takes 256 at a time."""
+        if b - a > ITER_SPAN:
+            return self._refine_iter(a, b, levels, 0, strength, kind, budget, barrier, block)
+        out: list[Atom] = []
+        self._refine(a, b, levels, 0, strength, kind, budget, barrier, block, out)
+        return iter(out)
