@@ -186,16 +186,25 @@ def test_long_quotes_read_in_parts_give_the_blocks_of_one_parse(lines, end):
 
 
 @pytest.mark.parametrize("parser", PARSERS)
-def test_a_long_quote_of_nested_lists_is_one_block_read_in_parts(parser):
-    """A break run: a quote of lists holding quotes (`> - a` / `>   > b`, 10 MB) was read
-    whole by markdown-it-py (some GB, over 300 s); it is read `quote_piece` characters at a
-    time now, and stays one block."""
-    text = "# Notes\n\n" + "> - a\n>   > b\n" * 400 + "\nAfter.\n"
+@pytest.mark.parametrize("body", [
+    # a break run: a quote of lists holding quotes (`> - a` / `>   > b`, 10 MB) was read whole by
+    # markdown-it-py (some GB, over 300 s)
+    "> - a\n>   > b\n" * 400,
+    # helper-70: `> word` / `> > word`... without a blank line (each line goes on the deepest quote's
+    # paragraph) had no line to cut at: 20 MB were read whole, 21-38x the file; cut at a line not
+    # indented past its markers now
+    "".join("> " * (1 + i % 2) + f"word {i}\n" for i in range(600)),
+    "".join("> " * (1 + i % 30) + f"word {i}\n" for i in range(600)),
+])
+def test_a_long_quote_without_blank_lines_is_one_block_read_in_parts(parser, body):
+    """Quotes of nested blocks without a blank line are read `quote_piece` characters at a time,
+    and stay one block."""
+    text = "# Notes\n\n" + body + "\nAfter.\n"
     whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
     got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=64, quote_piece=256)
     assert list(got) == list(whole)
     assert [(b.kind.value, text[b.start:b.end][:9]) for b in got] == [
-        ("heading", "# Notes"), ("quote", "> - a\n>  "), ("paragraph", "After.")]
+        ("heading", "# Notes"), ("quote", body[:9]), ("paragraph", "After.")]
     pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 64, 256))
     assert sum(is_open for _items, _first, is_open in pieces) > 15
 
