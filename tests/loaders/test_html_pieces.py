@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from chunkctl.config import ChunkConfig
 from chunkctl.loaders import load_bytes
 from chunkctl.loaders.html import loader as html_loader
+from chunkctl.loaders.html import select
 from chunkctl.loaders.html.loader import Assembler, _render_pieces
 from chunkctl.loaders.html.pieces import cut_page, is_piecewise_codec, pieces
 
@@ -183,7 +184,7 @@ def _blocks(draw, depth: int = 0) -> str:
     for _ in range(draw(st.integers(1, 5 if depth else 8))):
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
                                      "hidden", "script", "comment", "foster", "attrs", "prose", "loose", "wrapped",
-                                     "closers", "layout", "form", "svg"]
+                                     "closers", "layout", "form", "svg", "grid"]
                                     if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
@@ -243,6 +244,11 @@ def _blocks(draw, depth: int = 0) -> str:
                 f"<table><tr><td><table><tr><td>menu</td></tr></table>{inner}</td></tr><tr><th>x</th></tr></table>",
                 f"<table role=presentation><tr><td>{inner}</td></tr><tr><th>x</th><th>y</th></tr></table>",
                 f"<table><td>{inner}</td><td>x</td></table>", f"<table><td>{inner}<tr><td>x</table>"])))
+        elif kind == "grid":  # a data table so far, until a table in a later row's cell makes it layout
+            rows = [f"<tr><td>{_text(draw)}</td><td>{_text(draw)}</td></tr>" for _ in range(draw(st.integers(2, 12)))]
+            nested = f"<tr><td>{_text(draw)}</td><td><table><tr><td>{_text(draw)}</td></tr></table></td></tr>"
+            rows.insert(draw(st.integers(1, len(rows))), nested)
+            out.append("<table><tr><th>when</th><th>what</th></tr>" + "".join(rows) + "</table>")
         elif kind == "form":  # content once a heading is in it, furniture without one
             out.append("<form>" + ("<h2>Form</h2>" if draw(st.booleans()) else "") + draw(_blocks(depth + 1)) + "</form>")
         elif kind == "svg":  # an image drawn inline: cut between its elements unless the parser may leave it
@@ -595,3 +601,51 @@ def test_a_table_is_cut_between_rows_only_after_a_row_of_two_cells(html, piece_c
     whole = rendered(html, 10**9, True)
     assert "| --- |" in whole[0]  # a data table, read whole
     assert rendered(html, piece_chars, True)[:3] == whole[:3]
+
+
+# -- a form made content by its text: cut inside once its first piece holds that much -----------
+
+_CONTROL = st.sampled_from([
+    "<button>Send the whole of this long form now</button>", "<select><option>first choice</option>"
+    "<option>second choice</option></select>", '<datalist id="d"><option>listed option</option></datalist>',
+    "<noscript><p>enable scripts to see this page</p></noscript>", "<template><p>templated text</p></template>",
+    "<textarea>typed words</textarea>", '<input type="text" name="q">', '<input type="hidden" value="state">',
+    "<label>Name &amp; surname</label>", "&nbsp;&#160;&#x3000;", "<p>\x00\x00words\x00</p>", "<!-- comment words -->"])
+
+
+@st.composite
+def _form_page(draw) -> str:
+    """A page with a form of blocks and controls, opened with a role or in a table or not, beside other text."""
+    parts = [draw(_blocks(1)) if draw(st.booleans()) else draw(_CONTROL) for _ in range(draw(st.integers(1, 8)))]
+    attrs = draw(st.sampled_from(["", ' method="post" id="form1"', ' role="search"', " ROLE=form", ' class="x"']))
+    form = f"<form{attrs}>" + "".join(parts) + ("</form>" if draw(st.booleans()) else "")
+    around = draw(st.sampled_from(["{}", "<div>{}</div>", "<table><tr><td>{}</td></tr></table>", "<table>{}</table>",
+                                   "<p>before {}", "<b>{}</b>", "<div><ul><li>menu</li></ul>{}</div><p>after</p>"]))
+    return around.format(form) + (draw(_blocks(1)) if draw(st.booleans()) else "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=_form_page(), piece_chars=st.integers(20, 300), keep=st.booleans(), form_text=st.integers(1, 80))
+def test_a_form_cut_inside_after_its_text_makes_it_content_reads_as_the_whole_page(body, piece_chars, keep,
+                                                                                  form_text):
+    html = f'<!DOCTYPE html><html lang="en"><body>{body}</body></html>'
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(select, "FORM_TEXT", form_text)
+        whole = rendered(html, 10**9, keep)
+        assert rendered(html, piece_chars, keep)[:3] == whole[:3]
+        assert rendered(html.encode("utf-8"), piece_chars, keep, "utf-8")[:3] == whole[:3]
+
+
+def test_a_form_without_a_heading_is_cut_inside_only_after_its_text_makes_it_content():
+    paras = "".join(f"<p>paragraph {i} of the page</p>" for i in range(200))  # 19-21 characters counted each
+    for attrs, cut in (("", True), (' role="search"', False)):
+        html = f'<!DOCTYPE html><html><body><form{attrs}><input type="text" name="q">{paras}</form></body></html>'
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(select, "FORM_TEXT", 400)
+            parts = cut_page(html, 100).parts
+            whole = rendered(html, 10**9, False)
+            assert rendered(html, 100, False)[:3] == whole[:3]
+        assert (len(parts) > 1) is cut
+        if cut:  # the first cut comes after the run that brought the count to 400 (10 x 19 + 10 x 20 + 20)
+            first = html[parts[0].start:parts[0].end]
+            assert first.count("<p>") == 21 and first.endswith("paragraph 20 of the page</p>")

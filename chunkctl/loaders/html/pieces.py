@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from chunkctl.loaders.html import select
 from chunkctl.loaders.html.elements import LINE_NUMBER_CLASSES
 
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
@@ -97,7 +98,8 @@ _LAYOUT_ROLE = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=\s*(?i:"\s*(?:presentati
                           r"""|(?:presentation|none)(?=[\s/>]|$))""")
 _LAYOUT_ROLE_BYTES = re.compile(_LAYOUT_ROLE.pattern.encode())
 # Start tags whose element makes a form around it content, not furniture (`select.is_furniture`):
-# a form is cut inside only after one, which its first piece then holds (an ASP.NET page is one form).
+# a form is cut inside only after one, which its first piece then holds (an ASP.NET page is one form),
+# or after `select.FORM_TEXT` characters of its text, counted as `_form_chars` counts them.
 _FORM_CONTENT = frozenset("h1 h2 article main".split())
 # Start tags a piece may begin with.
 _CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
@@ -165,6 +167,16 @@ _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
 # Markup the tokens above should have taken (a tag they do not read): text is cut only before it.
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
 _MARKUP_BYTES = re.compile(_MARKUP.pattern.encode())
+# Elements whose text the form's count leaves out, as `select._text_len` does (script, style and
+# textarea are raw text, which the scan skips).
+_UNCOUNTED = frozenset("button datalist option select noscript template".split())
+# What a form's text count leaves out of a text run: white space, NUL (the parser drops it) and
+# character references (one may stand for white space), so that the count is never more than
+# `select._text_len` finds in the form's tree.
+_NOT_COUNTED = re.compile(rf"{_REF_PATTERN}|[\s\x00]+")
+# A role attribute: a form with one may be furniture (`role="search"`) whatever its text.
+_ROLE_ATTR = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=""")
+_ROLE_ATTR_BYTES = re.compile(_ROLE_ATTR.pattern.encode())
 _DEEPEST = 200  # open elements past which a page is not cut (read whole): the scan walks its stack
 
 
@@ -536,6 +548,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     form_open = False  # the parser's form pointer
     form_at = -1  # the offset of the open form not yet known to be content, or -1
+    form_text = -1  # characters of its text counted so far (`_form_chars`); -1: not counted (a role, a table)
+    form_min = select.FORM_TEXT  # (read at each scan: tests lower it)
+    has_role = (_ROLE_ATTR_BYTES if as_bytes else _ROLE_ATTR).search
     # Tables cut inside a cell (`_cuttable`'s `layout`): those known to be layout (a table in one of
     # their cells, or a layout role), and those of one row so far (`trs`: rows made, by table offset),
     # whose cuts are undone at a second row (`is_data_table` may then take it for data).
@@ -588,7 +603,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
 
     def table_opened(attrs: Any, at: int) -> None:
         """A table opened at `at` (the top of the stack) with `attrs` (its start tag's attributes):
-        a layout role makes it layout; the tables around it with it in a cell are layout."""
+        a layout role makes it layout; the tables around it with it in a cell are layout, and the
+        cuts made between their rows undone (`select.is_data_table` took such a table for data in
+        the piece it starts in, a grid of court events with a table of documents in a later row)."""
         if attrs and layout_role(attrs):
             layout[0].add(at)
         cell = False
@@ -596,6 +613,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if name in ("td", "th"):
                 cell = True
             elif name == "table" and cell:
+                if outer not in layout[0] and outer not in layout[1]:  # (one row so far: layout already)
+                    undo_cuts(outer)
                 layout[0].add(outer)
                 layout[1].discard(outer)
 
@@ -693,6 +712,26 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             q += 1
         return -1
 
+    def form_chars(q: int, q_end: int) -> int:
+        """Characters of the text run `html[q:q_end]` that the open form `form_at` certainly holds
+        (none in a control, noscript or template in it; -1 once it is closed): those
+        `select._text_len` counts, less references, NUL and what follows markup the tokens did not
+        take; decoded alone (a run ends at a `<`, where a piecewise codec may be cut)."""
+        f = len(stack) - 1
+        uncounted = False
+        while f >= 0 and stack[f][2] != form_at:
+            uncounted = uncounted or stack[f][0] in _UNCOUNTED
+            f -= 1
+        if f < 0:
+            return -1
+        if uncounted:
+            return 0
+        odd = markup(html, q, q_end)
+        run = html[q:q_end if odd is None else odd.start()]
+        if as_bytes:
+            run = run.decode(enc or "utf-8", "ignore")
+        return len(_NOT_COUNTED.sub("", run))
+
     def closed(at: int) -> None:
         for found in mains.values():
             if found[3] is None and len(stack) < found[1]:
@@ -744,6 +783,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     break
                 cut(q, stack)
                 at = start + text_chars
+        if form_text >= 0 and text_end > pos and not foreign:
+            counted = form_chars(pos, text_end)
+            form_text = form_text + counted if counted >= 0 else -1
+            if form_text >= form_min:  # content by its text, which its first piece holds (up to here)
+                rows[form_at] = 0
+                form_at = form_text = -1
         if m is None:
             break
         if m.group(4) is not None:
@@ -785,7 +830,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     for o in stack:  # piece reopening it would set again (its `</form>` would close it)
                         if o[0] == "form":
                             rows[o[2]] = -1
-                    form_at = -1  # (for good: no heading after makes it cuttable)
+                    form_at = form_text = -1  # (for good: no heading or text after makes it cuttable)
             depth = len(stack)
             own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1
@@ -899,9 +944,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name == "form":
                 rows[m.start()] = -1  # not until a heading or article in it makes it content (`_FORM_CONTENT`)
                 form_at = m.start()
+                form_text = -1 if m.group(3) and has_role(m.group(3)) else 0  # (a role may make it furniture)
             elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack):
                 rows[form_at] = 0
-                form_at = -1
+                form_at = form_text = -1
             if name == "table":
                 table_opened(m.group(3), m.start())
             elif name in _CELL_PARTS:
