@@ -164,6 +164,12 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
         lambda p: _repeat(p, size, lambda i: f"| {i} | {words[i % len(words)]} | {words[(3 * i) % len(words)]} "
                                              f"| {' '.join(words[i % 5000:i % 5000 + 6])} |\n",
                           head="# Table\n\n| n | word | other | text |\n| --- | --- | --- | --- |\n"))
+    add("table-cell-md", "table-cell.md", "Markdown: a pipe table whose one row holds a cell of prose the file's size",
+        lambda p: _repeat(p, size, lambda i: " ".join(paras[i % len(paras)].split()) + " ",
+                          head="# Table\n\n| n | text |\n| --- | --- |\n| 1 | ", tail=" |\n"))
+    add("quote-depths-md", "quote-depths.md", "Markdown: one block quote nested to depths 1-30, no blank line",
+        lambda p: _repeat(p, size, lambda i: "> " * (1 + i % 30) + " ".join(plain[i % 5000:i % 5000 + 8]) + "\n",
+                          head="# Quote\n\n"))
     code_lines = [f"    value_{k} = compute(item, {k}) + offset  # step {k}\n" for k in range(50)]
     add("code-md", "code.md", "Markdown: one fenced code block (no language)",
         lambda p: _repeat(p, size, lambda i: f"def function_{i}(item, offset):\n" + "".join(code_lines[:i % 40 + 5])
@@ -239,7 +245,10 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
              "<html><body><table><tr><td>nav</td><td><h1>Words</h1>\n", "</td></tr></table></body></html>\n"),
             ("form-html", "HTML: one-word paragraphs in one <form> (an ASP.NET page)",
              '<html><body><form method="post" id="form1"><input type="hidden" name="__VIEWSTATE" value="x">'
-             "<div><h2>Words</h2>\n", "</div></form></body></html>\n")]:
+             "<div><h2>Words</h2>\n", "</div></form></body></html>\n"),
+            ("form-plain-html", "HTML: one-word paragraphs in one <form> without a heading",
+             '<html><body><form method="post" id="form1"><input type="hidden" name="__VIEWSTATE" value="x">\n',
+             "</form></body></html>\n")]:
         add(name, name.replace("-html", ".html"), what,
             lambda p, head=head, tail=tail: _repeat(
                 p, size, lambda i: "".join(f"<p>{w}</p>\n" for w in plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000]),
