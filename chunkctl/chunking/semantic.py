@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, iter_sections
-from chunkctl.model import ChunkList
+from chunkctl.model import Block, BlockList, ChunkList, kind_code
 from chunkctl.text.segment import Level
 
 if TYPE_CHECKING:
@@ -19,9 +20,10 @@ if TYPE_CHECKING:
 # Sentences embedded at a time (a sentence's vector does not depend on the others embedded
 # with it: `chunkctl.text.embeddings.embed`).
 EMBED_BLOCK = 1024
-# Atoms (about 0.8 KB each with their spans and blocks) kept from the embedding pass
-# for the packing pass; a document with more has them made again (a second pass of
-# sentence splitting) rather than held: memory stays flat, time grows by that pass.
+# Atoms kept from the embedding pass for the packing pass (as `_KeptAtoms`, about 30 bytes
+# each); a document with more has them made again (a second pass of sentence splitting)
+# rather than held: memory stays flat, time grows by that pass (keeping 8,192 made a 1 MB
+# document 28% slower).
 KEEP_ATOMS = 50_000
 _EMBEDDED = ("text", "mixed")
 
@@ -37,7 +39,8 @@ def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOC
     The sentences are read and embedded `block` at a time and the window sums come
     from a running prefix sum carried across blocks, so memory is one block of
     vectors (about 1 KB a sentence) plus 8 bytes a gap, whatever the document's
-    length. The distances are the same floats as from one pass over all sentences:
+    length (the gaps grow in one buffer, never joined from parts: that held them
+    twice). The distances are the same floats as from one pass over all sentences:
     the prefix sum is sequential, and a sentence's vector does not depend on its batch.
 
     Returns:
@@ -48,7 +51,7 @@ def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOC
 
     from chunkctl.text.embeddings import embed
 
-    parts = []
+    gaps = array("d")
     it = iter(texts)
     # cum[k] = sum of the first k vectors; `tail` holds cum[lo:hi] (hi = sentences embedded).
     tail: np.ndarray | None = None
@@ -74,13 +77,13 @@ def gap_distances(texts: Iterable[str], window: int = 2, block: int = EMBED_BLOC
             right = cum[np.minimum(hi, idx + window) - lo] - cum[idx - lo]
             norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
             norms[norms == 0] = 1.0
-            parts.append(1.0 - np.einsum("ij,ij->i", left, right) / norms)
+            gaps.frombytes((1.0 - np.einsum("ij,ij->i", left, right) / norms).tobytes())
             done = last + 1
         if not batch:
             break
         keep = max(0, done - window)           # the next gaps read cum from done - window on
         tail, lo = cum[keep - lo:].copy(), keep
-    return np.concatenate(parts) if parts else np.empty(0, dtype=np.float64)
+    return np.frombuffer(gaps, dtype=np.float64) if gaps else np.empty(0, dtype=np.float64)
 
 
 def _check(config) -> None:
@@ -109,40 +112,35 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
     packer = Packer(doc, tokenizer, config, table)
     text = doc.text
 
-    kept: list[tuple[Section, list[Atom]]] | None = []   # pass 1's atoms, while there are few
-    count = 0
+    kept: _KeptAtoms | None = _KeptAtoms()   # pass 1's atoms, while there are few
 
     def atoms_of(sec: Section) -> Iterator[Atom]:
         return iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
 
     def sentences() -> Iterator[str]:
-        nonlocal kept, count
+        nonlocal kept
         for sec in iter_sections(doc.blocks):
-            atoms: list[Atom] = []
+            if kept is not None:
+                kept.open(sec.blocks)
             for a in atoms_of(sec):
                 if kept is not None:
-                    atoms.append(a)
-                    count += 1
-                    if count > KEEP_ATOMS:
-                        kept, atoms = None, []
+                    kept.add(a)
+                    if len(kept) > KEEP_ATOMS:
+                        kept = None
                 if a.kind in _EMBEDDED:
                     yield text[a.start:a.end]
-            if kept is not None:
-                kept.append((sec, atoms))
 
     def runs() -> Iterator[tuple[Section, Iterator[Atom]]]:
-        if kept is not None:
-            for sec, atoms in kept:
-                yield sec, iter(atoms)
-            return
-        for sec in iter_sections(doc.blocks):
-            yield sec, atoms_of(sec)
+        for k, sec in enumerate(iter_sections(doc.blocks)):
+            yield sec, kept.atoms(k, sec.blocks) if kept is not None else atoms_of(sec)
 
     # Pass 1 embeds the sentences as they come; pass 2 packs the atoms between the
     # breaks: pass 1's when there were at most KEEP_ATOMS, else made again, so that no
     # pass holds a large document's atoms at once.
     dist = gap_distances(sentences())
     threshold = float(np.percentile(dist, config.breakpoint_percentile)) if len(dist) else 0.0
+    breaks = _Breaks(dist, threshold)
+    del dist
     seen = 0                                   # sentences met so far (gap k-1 sits before sentence k)
 
     def cut_here(a: Atom) -> bool:
@@ -150,7 +148,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
         if a.kind not in _EMBEDDED:
             return False
         seen += 1
-        return seen > 1 and bool(dist[seen - 2] > threshold)
+        return seen > 1 and breaks[seen - 2]
 
     out = ChunkList()
     for sec, atoms in runs():
@@ -158,6 +156,97 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
         while stream.more():
             out.extend(packer.pack(stream.piece(), sec.path))
     return Chunked(out)
+
+
+class _Breaks:
+    """Which gaps are topic breaks (distance above `threshold`), a bit each: the packing pass
+    reads nothing else of the distances, which took 8 bytes a gap beside its output."""
+
+    def __init__(self, dist: np.ndarray, threshold: float) -> None:
+        import numpy as np
+
+        self._bits = np.packbits(dist > threshold, bitorder="little").tobytes()
+        self._n = len(dist)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, k: int) -> bool:
+        if not 0 <= k < self._n:
+            raise IndexError(k)
+        return bool(self._bits[k >> 3] >> (k & 7) & 1)
+
+
+class _KeptAtoms:
+    """Pass 1's atoms, section by section, as columns: about 30 bytes an atom, where the
+    atoms and the blocks a compact `BlockList` made for them took some 0.8 KB (50,000 of
+    them: 40 MB of a 20 MB file's peak). An atom's block is kept as its index in its
+    section's blocks (found by its offsets and kind) and made again in pass 2, once for
+    all the atoms of a block, as pass 1 made it."""
+
+    _NO_BLOCK = 0xFFFFFFFF
+
+    def __init__(self) -> None:
+        self.starts, self.ends = array("q"), array("q")
+        self.strengths, self.levels = array("b"), array("b")
+        self.kinds, self.flags = array("B"), array("B")  # (flags: 1 barrier, 2 oversize)
+        self.blocks = array("I")
+        self.kind_names: list[str] = []
+        self.sections = array("I", [0])  # section k's atoms: sections[k] to sections[k + 1]
+        self._cols: tuple[Sequence[int], Sequence[int], Sequence[int]] = ((), (), ())
+        self._block: Block | None = None
+        self._at = -1
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def open(self, blocks: Sequence[Block]) -> None:
+        """Start the next section, of `blocks`."""
+        self.sections.append(len(self.starts))
+        if isinstance(blocks, BlockList) and blocks.compact:
+            self._cols = (blocks.starts(), blocks.ends(), blocks.kind_codes())
+        else:
+            self._cols = ([b.start for b in blocks], [b.end for b in blocks], [kind_code(b.kind) for b in blocks])
+        self._block, self._at = None, -1
+
+    def add(self, a: Atom) -> None:
+        """Keep `a`, the next atom of the open section."""
+        block = a.block
+        if block is None:
+            j = self._NO_BLOCK
+        elif block is self._block:
+            j = self._at
+        else:
+            starts, ends, codes = self._cols
+            j, code = self._at + 1, kind_code(block.kind)
+            while starts[j] != block.start or ends[j] != block.end or codes[j] != code:
+                j += 1  # (IndexError if it is not there: never expected)
+            self._block, self._at = block, j
+        if a.kind not in self.kind_names:
+            self.kind_names.append(a.kind)
+        self.starts.append(a.start)
+        self.ends.append(a.end)
+        self.strengths.append(a.strength)
+        self.levels.append(a.level)
+        self.kinds.append(self.kind_names.index(a.kind))
+        self.flags.append(a.barrier | a.oversize << 1)
+        self.blocks.append(j)
+        self.sections[-1] = len(self.starts)
+
+    def atoms(self, k: int, blocks: Sequence[Block]) -> Iterator[Atom]:
+        """The atoms of section `k` (whose blocks are `blocks`), made again."""
+        made, made_at = None, -1
+        for i in range(self.sections[k], self.sections[k + 1]):
+            j = self.blocks[i]
+            if j == self._NO_BLOCK:
+                block = None
+            else:
+                if j != made_at:
+                    made, made_at = blocks[j], j
+                block = made
+            flags = self.flags[i]
+            yield Atom(self.starts[i], self.ends[i], Level(self.strengths[i]), self.kind_names[self.kinds[i]],
+                       Level(self.levels[i]), bool(flags & 1), bool(flags & 2), block)
 
 
 class _Pieces:

@@ -69,9 +69,10 @@ def _document(rng: random.Random) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2, 3, "tiny sections"])
 def test_atoms_made_again_give_the_same_records(seed, monkeypatch):
-    text = _document(random.Random(seed))
+    text = _document(random.Random(seed)) if seed != "tiny sections" else "".join(
+        f"## {WORDS[i % len(WORDS)]} {i}\n\n{WORDS[(3 * i) % len(WORDS)]} and more.\n\n" for i in range(2500))
     kw = dict(format="md", strategy="semantic", chunk_size=48, overlap=8, breakpoint_percentile=80)
     kept = list(chunkctl.chunk_text(text, **kw))
     monkeypatch.setattr(semantic, "KEEP_ATOMS", 5)
@@ -79,6 +80,53 @@ def test_atoms_made_again_give_the_same_records(seed, monkeypatch):
     made_again = list(chunkctl.chunk_text(text, **kw))
     assert made_again == kept
     assert len(kept) > 12
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0, 2), max_size=70), st.floats(0, 2))
+def test_breaks_are_the_gaps_above_the_threshold(dist, threshold):
+    breaks = semantic._Breaks(np.array(dist, dtype=np.float64), threshold)
+    assert len(breaks) == len(dist)
+    assert [breaks[k] for k in range(len(dist))] == [d > threshold for d in dist]
+    with pytest.raises(IndexError):
+        breaks[len(dist)]
+
+
+def test_kept_atoms_are_made_again_as_pass_one_made_them_in_a_few_bytes_each():
+    """Pass 1's atoms are kept as columns (`_KeptAtoms`): a heading and a word per section
+    (a compact `BlockList`, whose blocks are made afresh at each reading) and prose with a
+    table and code give back equal atoms, each block made once for its atoms; some 30 bytes an
+    atom, where the atoms and their blocks took about 0.8 KB."""
+    from chunkctl.chunking.packer import SENTENCE_LEVELS, Packer
+    from chunkctl.chunking.recursive import iter_section_atoms
+    from chunkctl.chunking.sections import iter_sections
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders import load_bytes
+    from chunkctl.model import BlockList
+    from chunkctl.text.segment import Level
+    from chunkctl.tokenizers import get_tokenizer
+
+    tiny = "".join(f"## {WORDS[i % len(WORDS)]} {i}\n\n{WORDS[(3 * i) % len(WORDS)]}\n\n" for i in range(5000))
+    for text in (tiny, _document(random.Random(4))):
+        config = ChunkConfig(chunk_size=48)
+        doc = load_bytes(text.encode(), "doc.md", "md", config)
+        assert isinstance(doc.blocks, BlockList) and doc.blocks.compact is (text is tiny)
+        tok = get_tokenizer(config.tokenizer)
+        packer = Packer(doc, tok, config, tok.table(doc.text))
+        kept, expected = semantic._KeptAtoms(), []
+        for sec in iter_sections(doc.blocks):
+            kept.open(sec.blocks)
+            atoms = list(iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS))
+            for a in atoms:
+                kept.add(a)
+            expected.append(atoms)
+        for k, sec in enumerate(iter_sections(doc.blocks)):
+            got = list(kept.atoms(k, sec.blocks))
+            assert got == expected[k]
+            assert all(x.block is y.block for x, y in zip(got, got[1:]) if x.block == y.block)
+        columns = (kept.starts, kept.ends, kept.strengths, kept.levels, kept.kinds, kept.flags, kept.blocks)
+        assert sum(c.itemsize * len(c) for c in columns) <= 30 * len(kept)
+        assert len(kept) > 100
 
 
 def test_topic_breaks_end_chunks_across_embedding_blocks(monkeypatch):
