@@ -245,8 +245,8 @@ class _KeptAtoms:
                     made, made_at = blocks[j], j
                 block = made
             flags = self.flags[i]
-            yield Atom(self.starts[i], self.ends[i], Level(self.strengths[i]), self.kind_names[self.kinds[i]],
-                       Level(self.levels[i]), bool(flags & 1), bool(flags & 2), block)
+            yield Atom(self.starts[i], self.ends[i], self.strengths[i], self.kind_names[self.kinds[i]],
+                       self.levels[i], bool(flags & 1), bool(flags & 2), block)  # (levels as ints: they compare equal)
 
 
 class _Pieces:

@@ -99,7 +99,7 @@ _LAYOUT_ROLE = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=\s*(?i:"\s*(?:presentati
 _LAYOUT_ROLE_BYTES = re.compile(_LAYOUT_ROLE.pattern.encode())
 # Start tags whose element makes a form around it content, not furniture (`select.is_furniture`):
 # a form is cut inside only after one, which its first piece then holds (an ASP.NET page is one form),
-# or after `select.FORM_TEXT` characters of its text, counted as `_form_chars` counts them.
+# or after `select.FORM_TEXT` characters of its text, counted as `form_chars` in `_scan` counts them.
 _FORM_CONTENT = frozenset("h1 h2 article main".split())
 # Start tags a piece may begin with.
 _CUT_BEFORE = frozenset("p div li tr tbody thead tfoot h1 h2 h3 h4 h5 h6 ul ol dl dt dd table pre blockquote "
@@ -548,7 +548,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     form_open = False  # the parser's form pointer
     form_at = -1  # the offset of the open form not yet known to be content, or -1
-    form_text = -1  # characters of its text counted so far (`_form_chars`); -1: not counted (a role, a table)
+    form_text = -1  # characters of its text counted so far (`form_chars`); -1: not counted (a role)
     form_min = select.FORM_TEXT  # (read at each scan: tests lower it)
     has_role = (_ROLE_ATTR_BYTES if as_bytes else _ROLE_ATTR).search
     # Tables cut inside a cell (`_cuttable`'s `layout`): those known to be layout (a table in one of
