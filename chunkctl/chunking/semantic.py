@@ -121,7 +121,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
         nonlocal kept
         for sec in iter_sections(doc.blocks):
             if kept is not None:
-                kept.open(sec.blocks)
+                kept.start_section(sec.blocks)
             for a in atoms_of(sec):
                 if kept is not None:
                     kept.add(a)
@@ -200,7 +200,7 @@ class _KeptAtoms:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def open(self, blocks: Sequence[Block]) -> None:
+    def start_section(self, blocks: Sequence[Block]) -> None:
         """Start the next section, of `blocks`."""
         self.sections.append(len(self.starts))
         if isinstance(blocks, BlockList) and blocks.compact:

@@ -847,11 +847,8 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
     definition of the quote's own (`definitions`: its lines; it starts one of the quote's
     blocks with nothing open in it), else the last that is an item of a bullet list, not
     indented either (a quote of nested lists and quotes has no blank line), else the last
-    not indented at all (quotes nested to changing depths without a blank line, where each
-    line goes on the paragraph of the deepest: helper-70's 20 MB of them were read whole,
-    21-38x the file). A line read again from its start may begin a paragraph that was going
-    on, or a nested block that was not; a paragraph is open after it either way, so the
-    quote ends where it ends read whole, and is one block still.
+    that `_plain_quote_cut` allows (quotes nested to changing depths without a blank line:
+    helper-70's 20 MB of them were read whole, 21-38x the file).
     Never at or after a line that may open an HTML block (where it ends is not known here).
     """
     top = le - 2
@@ -867,7 +864,7 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
             top = bisect.bisect_right(line_starts, mark.start() + 1) - 1 - first - 1
             break
     starts = set(definitions)
-    fallback = any_line = 0
+    fallback = 0
     for k in range(top, max(ls, (ls + le) // 2), -1):
         at = line_starts[first + k]
         if k in nested_lines or not _QUOTE_TEXT.match(text, at):
@@ -877,8 +874,47 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
         if not fallback and _QUOTE_ITEM.match(text, at):
             if not _QUOTE_RULE.fullmatch(text, at, line_starts[first + k + 1]):
                 fallback = k
-        any_line = any_line or k
-    return fallback or any_line
+    return fallback or _plain_quote_cut(text, line_starts, first, ls, top, (ls + le) // 2, nested_lines)
+
+
+# A quote line of markers and plain paragraph text: a letter first, no pipe (`_plain_quote_cut`).
+_PLAIN_QUOTE_LINE = re.compile(r"((?:> ?)+)[^\W\d_][^|\r\n]*(?:\r\n?|\n)?")
+
+
+def _plain_quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, top: int, half: int,
+                     nested_lines: set[int]) -> int:
+    """The last line from `half` to `top` (lines of a piece that starts at line `first`) of a
+    quote starting at line `ls` that a piece may start at although no blank line comes before
+    it, or 0. Every line since the quote's last line blank but for its markers (or its start)
+    is markers and plain paragraph text (`_PLAIN_QUOTE_LINE`: nothing it could start or go on
+    but a paragraph), and the line has at least as many markers as any before it there. Read
+    whole, the open paragraph stands as deep as the most markers since that blank line (a
+    line of fewer goes on it lazily, one of more opens a quote and a paragraph in it); read
+    from the line, the paragraph opens there at its own depth: the same depth, so every line
+    after it is read alike, and the quote ends where it ends read whole. (A line of a
+    definition, a table, indented code or a setext underline read as lazy text whole, and as
+    itself from a cut: helper-71.) Lines inside code blocks or tables nested in the quote
+    (`nested_lines`) are not plain, blank or not."""
+    deepest, found = 0, 0
+    plain = True
+    for k in range(ls, top + 1):
+        if k in nested_lines:
+            plain = False
+            continue
+        at = line_starts[first + k]
+        end = line_starts[first + k + 1]
+        if _QUOTE_BLANK.fullmatch(text, at, end):
+            deepest, plain = 0, True
+            continue
+        m = _PLAIN_QUOTE_LINE.fullmatch(text, at, end)
+        if m is None:
+            plain = False
+            continue
+        depth = m.group(1).count(">")
+        if plain and k >= half and depth >= deepest:
+            found = k
+        deepest = max(deepest, depth)
+    return found
 
 
 def _restart_line(text: str, found: list[Item], line_starts: Sequence[int], first: int) -> int:

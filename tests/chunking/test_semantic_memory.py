@@ -115,7 +115,7 @@ def test_kept_atoms_are_made_again_as_pass_one_made_them_in_a_few_bytes_each():
         packer = Packer(doc, tok, config, tok.table(doc.text))
         kept, expected = semantic._KeptAtoms(), []
         for sec in iter_sections(doc.blocks):
-            kept.open(sec.blocks)
+            kept.start_section(sec.blocks)
             atoms = list(iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS))
             for a in atoms:
                 kept.add(a)

@@ -209,6 +209,44 @@ def test_a_long_quote_without_blank_lines_is_one_block_read_in_parts(parser, bod
     assert sum(is_open for _items, _first, is_open in pieces) > 15
 
 
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("body", [
+    "> > start\n" + "".join(f"> [f{i}]: /u{i}\nlazy {i}\n" for i in range(200)),
+    "> > start\n" + "".join(f"> [f{i}]: /u{i}\nlazy {i}\n===\n" for i in range(150)),
+    "> > start\n" + "".join(f"> | a | b |\n> |---|---|\nlazy {i}\n" for i in range(150)),
+    "> > > start\n" + "".join(f"> >     line {i} of words here\n" for i in range(200)),
+    "".join(f"> > deep {i}\n> shallow {i}\n> [f{i}]: /u{i}\n" for i in range(150)),
+])
+def test_a_quote_is_never_cut_at_a_line_read_otherwise_from_there(parser, body):
+    """helper-71: a line that goes on a deeper paragraph lazily read whole, but is a link
+    reference definition, a table row, indented code or a setext underline read from its
+    start, is no place to cut a quote without a blank line: the blocks, their nested code
+    and tables, and where the quote ends are those of one parse."""
+    text = "# Doc\n\n" + body + "\nend para\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=64, quote_piece=256)
+    assert list(got) == list(whole)
+    assert [b.meta for b in got] == [b.meta for b in whole]
+
+
+DEPTH_LINES = ["> > > deep text", "> > deeper text", "> shallow text", "> [r]: /u", "lazy text", "> | a | b |",
+               "> |---|---|", "> >     indented", "> ===", "> ---", ">", "> 2. item", "> - item", "> ```", "> > # head",
+               ">> tight text", "> >", "> <b>x</b>"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(DEPTH_LINES), min_size=10, max_size=120))
+def test_quotes_of_changing_depths_read_in_parts_give_the_blocks_of_one_parse(lines):
+    """Quotes whose lines change depth without a blank line, with lines that read otherwise
+    as a paragraph's start than lazily (helper-71), cut `quote_piece` characters at a time."""
+    text = "\n".join(lines) + "\nend\n"
+    for parser in PARSERS:
+        whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+        got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=8, quote_piece=40)
+        assert list(got) == list(whole)
+        assert [b.meta for b in got] == [b.meta for b in whole]
+
+
 @pytest.mark.parametrize("text, piece, quote_piece", [
     ("> a\n\n> - d\n<\n", 1, 2),  # a quote of one line at the text's start (helper-45: cut past its end)
     ("> " + "x" * 300 + "\n\n> - d\n<\n", 64, 256),
