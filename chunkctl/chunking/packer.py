@@ -460,17 +460,20 @@ class Packer:
                         est <= budget + 2 * SLACK + 8 and self.count(s, e) <= budget)):
                     yield Atom(s, e, st, kind, atom_level, barrier, block=block)
                     continue
-                yield from self._refine_piece(s, e, levels, li, st, kind, budget, barrier, block,
-                                              split_to if deeper else None)
+                yield from self._refine_from(s, e, levels, li + 1, st, kind, budget, barrier, block,
+                                             split_to if deeper else None)
 
-    def _refine_piece(self, s: int, e: int, levels: list[Level], li: int, st: int, kind: str, budget: int,
-                      barrier: bool, block: Block | None, split_to: Level | None) -> Iterator[Atom]:
-        """Atoms of one piece of level `levels[li]` that needs splitting further."""
-        if e - s > ITER_SPAN:
-            yield from self._refine_iter(s, e, levels, li + 1, st, kind, budget, barrier, block, split_to)
+    def _refine_from(self, a: int, b: int, levels: list[Level], li: int, strength: int, kind: str, budget: int,
+                     barrier: bool, block: Block | None, split_to: Level | None = None) -> Iterator[Atom]:
+        """`_refine` of `[a, b)` (characters) from `levels[li]` on, its atoms yielded as they are
+        made when the span is over ITER_SPAN characters (`_refine_iter`): a piece of a long
+        block that needs splitting further, or a table row longer than a chunk (a row of 20 MB
+        held 4 M word atoms, some 1 GB, where the packer takes 256 at a time)."""
+        if b - a > ITER_SPAN:
+            yield from self._refine_iter(a, b, levels, li, strength, kind, budget, barrier, block, split_to)
             return
         out: list[Atom] = []
-        self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out, split_to)
+        self._refine(a, b, levels, li, strength, kind, budget, barrier, block, out, split_to)
         yield from out
 
     def _split_iter(self, level: Level, a: int, b: int, block: Block | None, kind: str
@@ -1191,7 +1194,8 @@ class Packer:
                     first = False
                     continue
                 s, e = rows[r]
-                row_atoms = self._refine_long(s, e, list(TABLE_LINE_LEVELS), Level.BLOCK, "table", budget, True, block)
+                row_atoms = self._refine_from(s, e, list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget, True,
+                                              block)
                 for c in self._pack_run(_unbarred(row_atoms), path, budget):
                     c.kind = "table"
                     out.append(c)
@@ -1206,16 +1210,5 @@ class Packer:
                 yield x
             else:
                 levels = TABLE_LINE_LEVELS if x.kind == "table" else ROW_LEVELS
-                yield from self._refine_long(x.start, x.end, list(levels), x.strength, x.kind, budget, x.barrier,
-                                             x.block)
-
-    def _refine_long(self, a: int, b: int, levels: list[Level], strength: int, kind: str, budget: int,
-                     barrier: bool, block: Block | None) -> Iterator[Atom]:
-        """`_refine` of `[a, b)` (characters) from `levels[0]` on, its atoms yielded as they are made
-        when the span is over ITER_SPAN characters: a table row of 20 MB held 4 M word atoms, some
-        1 GB, where the packer takes 256 at a time."""
-        if b - a > ITER_SPAN:
-            return self._refine_iter(a, b, levels, 0, strength, kind, budget, barrier, block)
-        out: list[Atom] = []
-        self._refine(a, b, levels, 0, strength, kind, budget, barrier, block, out)
-        return iter(out)
+                yield from self._refine_from(x.start, x.end, list(levels), 0, x.strength, x.kind, budget,
+                                             x.barrier, x.block)

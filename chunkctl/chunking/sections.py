@@ -38,7 +38,7 @@ _HEADING = kind_code(BlockKind.HEADING)
 _FRONT_MATTER = kind_code(BlockKind.FRONT_MATTER)
 
 
-def _kind_codes(blocks: Sequence[Block]) -> bytes:
+def kind_codes(blocks: Sequence[Block]) -> bytes:
     """The blocks' kinds, a byte each (`kind_code`): a list of kinds would take 8 bytes a
     block, as much as the compact blocks themselves in a document of one-word paragraphs."""
     if isinstance(blocks, BlockList):
@@ -46,16 +46,24 @@ def _kind_codes(blocks: Sequence[Block]) -> bytes:
     return bytes(kind_code(b.kind) for b in blocks)
 
 
+def block_spans(blocks: Sequence[Block]) -> tuple[Sequence[int], Sequence[int]]:
+    """(starts, ends) of `blocks`, in characters: a `BlockList`'s own columns (no block made),
+    else read from the blocks."""
+    if isinstance(blocks, BlockList):
+        return blocks.starts(), blocks.ends()
+    return [b.start for b in blocks], [b.end for b in blocks]
+
+
 def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], bytes]:
     """(`blocks` less front matter (metadata, not chunk text), their kind codes): a slice (a
     view of a compact `BlockList`) when it comes first only, as loaders put it, else a list."""
-    codes = _kind_codes(blocks)
+    codes = kind_codes(blocks)
     lo = 0
     while lo < len(codes) and codes[lo] == _FRONT_MATTER:
         lo += 1
     if codes.find(_FRONT_MATTER, lo) >= 0:
         kept = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
-        return kept, _kind_codes(kept)
+        return kept, kind_codes(kept)
     return (blocks[lo:], codes[lo:]) if lo else (blocks, codes)
 
 
@@ -113,15 +121,9 @@ class BlockIndex:
     turned into columns)."""
 
     def __init__(self, blocks: Sequence[Block]):
-        body, codes = _without_front_matter(blocks)
+        body, self.codes = _without_front_matter(blocks)
         self.blocks: Sequence[Block] = body
-        self.codes = codes
-        if isinstance(body, BlockList):  # its columns
-            self.starts: Sequence[int] = body.starts()
-            self.ends: Sequence[int] = body.ends()
-        else:
-            self.starts = [b.start for b in body]
-            self.ends = [b.end for b in body]
+        self.starts, self.ends = block_spans(body)
         self._made: dict[int, Block] = {}
 
     def _block(self, i: int) -> Block:

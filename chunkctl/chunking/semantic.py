@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
-from chunkctl.chunking.sections import Section, iter_sections
-from chunkctl.model import Block, BlockList, ChunkList, kind_code
+from chunkctl.chunking.sections import Section, block_spans, iter_sections, kind_codes
+from chunkctl.model import Block, ChunkList, kind_code
 from chunkctl.text.segment import Level
 
 if TYPE_CHECKING:
@@ -203,10 +203,7 @@ class _KeptAtoms:
     def start_section(self, blocks: Sequence[Block]) -> None:
         """Start the next section, of `blocks`."""
         self.sections.append(len(self.starts))
-        if isinstance(blocks, BlockList) and blocks.compact:
-            self._cols = (blocks.starts(), blocks.ends(), blocks.kind_codes())
-        else:
-            self._cols = ([b.start for b in blocks], [b.end for b in blocks], [kind_code(b.kind) for b in blocks])
+        self._cols = (*block_spans(blocks), kind_codes(blocks))
         self._block, self._at = None, -1
 
     def add(self, a: Atom) -> None:

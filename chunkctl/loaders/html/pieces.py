@@ -168,8 +168,8 @@ _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
 _MARKUP_BYTES = re.compile(_MARKUP.pattern.encode())
 # Elements whose text the form's count leaves out, as `select._text_len` does (script, style and
-# textarea are raw text, which the scan skips).
-_UNCOUNTED = frozenset("button datalist option select noscript template".split())
+# textarea among them are raw text, which the scan skips anyway).
+_UNCOUNTED = frozenset(select.CONTROL_TAGS)
 # What a form's text count leaves out of a text run: white space, NUL (the parser drops it) and
 # character references (one may stand for white space), so that the count is never more than
 # `select._text_len` finds in the form's tree.

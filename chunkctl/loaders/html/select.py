@@ -88,7 +88,9 @@ page needs per visible control (an `input` other than hidden, a `select`, `texta
 `button`) to be its content: a search page's form is mostly labels (helper-68: a court's
 search page, 1,279 characters for 41 controls), an ASP.NET page's has a search box or two."""
 
-_CONTROLS = "select, datalist, option, textarea, button, script, style, noscript, template"
+CONTROL_TAGS = ("select", "datalist", "option", "textarea", "button", "script", "style", "noscript", "template")
+"""Elements whose text the form rules do not count (also `pieces.py`'s count of a form's text)."""
+_CONTROLS = ", ".join(CONTROL_TAGS)
 _SPACE = re.compile(r"\s+")
 _LOOK_SIBLINGS = 64  # siblings per level (text nodes included), and levels, looked at beside a form
 _LOOK_NODES = 20_000  # nodes walked beside a form, in all, before the text there counts as more than enough
