@@ -253,6 +253,14 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
             lambda p, head=head, tail=tail: _repeat(
                 p, size, lambda i: "".join(f"<p>{w}</p>\n" for w in plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000]),
                 head=head, tail=tail))
+    # Markup without a block or a word to cut before: a gallery of images, a page of comments (read as
+    # one tree until 0.1.22: helper-70's page of comments 11.8x, images 26x, line breaks 81x)
+    for name, what, make in [
+            ("images-html", "HTML: images with comments and line breaks, no text (a gallery)",
+             lambda i: f'<img src="/img/{i}.png" alt=""><!-- {i} --><br>\n'),
+            ("comments-html", "HTML: comments only (helper-70)", lambda i: f"<!-- c{i} -->")]:
+        add(name, name.replace("-html", ".html"), what,
+            lambda p, make=make: _repeat(p, size, make, head="<html><body>", tail="</body></html>\n"))
     return shapes
 
 

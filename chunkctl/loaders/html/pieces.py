@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from chunkctl.loaders.html import select
-from chunkctl.loaders.html.elements import LINE_NUMBER_CLASSES
+from chunkctl.loaders.html.elements import ALWAYS_DROPPED, LINE_NUMBER_CLASSES
 
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
 PIECES_FROM_TAGS = 64_000
@@ -89,6 +89,13 @@ _PRE = frozenset("pre listing".split())
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
 _INLINE = frozenset("span b big em font i s small strike strong tt u".split())
 _SAFE_TEXT = _SAFE | _INLINE | {"p"}
+# Start tags a piece may begin with where no block starts and no text can be cut for a quarter piece
+# more (a page of images, line breaks or empty links: helper-70's page of comments took 12x its size
+# in one tree, one of `<br>` 81x): elements the parser inserts where it stands, with no rule of their
+# own but reopening formatting elements (the cut waits while one is pending), and, where they nest,
+# none that may stay open at a cut.
+_CUT_BEFORE_INLINE = _INLINE | frozenset("a abbr bdi bdo br cite data dfn img kbd label mark q samp sub sup "
+                                         "time var wbr".split())
 # Elements that may be open at a cut before a block: the containers, and inline elements that hold
 # no block there (`<font face=Arial><p>..</p><p>..</font>`, common on old pages, was read whole).
 _SAFE_BLOCK = _SAFE | _INLINE
@@ -177,6 +184,9 @@ _NOT_COUNTED = re.compile(rf"{_REF_PATTERN}|[\s\x00]+")
 # A role attribute: a form with one may be furniture (`role="search"`) whatever its text.
 _ROLE_ATTR = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=""")
 _ROLE_ATTR_BYTES = re.compile(_ROLE_ATTR.pattern.encode())
+# A form's start tag: the text of a page with one is counted (see `_scan`'s `unsure`).
+_FORM_TAG = re.compile(r"<form[\s/>]", re.I)
+_FORM_TAG_BYTES = re.compile(_FORM_TAG.pattern.encode(), re.I)
 _DEEPEST = 200  # open elements past which a page is not cut (read whole): the scan walks its stack
 
 
@@ -209,9 +219,24 @@ def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[
     return -1
 
 
+def _in_table_mode(stack: list[_Open]) -> bool:
+    """True when the parser reads tags in table mode: a table is open and no cell or caption in it
+    (elements it moved before the table may be open: their content is read in table mode too)."""
+    for name, _, _ in reversed(stack):
+        if name in ("td", "th", "caption"):
+            return False
+        if name == "table":
+            return True
+    return False
+
+
 def _start(stack: list[_Open], name: str, tag: Any, at: int, quirks: bool = False) -> bool:
     """Apply a start tag's implied end tags, then open it; False when it opens nothing (a void
     element, a table part outside a table). In `quirks` mode a `<table>` leaves a `<p>` open."""
+    if name in ("form", "table") and _in_table_mode(stack):
+        if name == "form":
+            return False  # right in a table (not in a cell) a form is closed as soon as it is made
+        del stack[_find(stack, {"table"}, frozenset()):]  # a table there closes the table, then opens after it
     if name in _CLOSES_P and not (quirks and name == "table"):
         i = _find(stack, {"p"}, _SCOPE)
         if i >= 0:
@@ -546,10 +571,26 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     doctype: Any = None  # the doctype, when it comes before any element or text
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
+    in_body = bool(stack)  # a `<body>` tag read, or an element open (which opens the body)
     form_open = False  # the parser's form pointer
+    form_from = 0  # the offset of the form start tag that set it
     form_at = -1  # the offset of the open form not yet known to be content, or -1
     form_text = -1  # characters of its text counted so far (`form_chars`); -1: not counted (a role)
     form_min = select.FORM_TEXT  # (read at each scan: tests lower it)
+    # `select._wraps_page` takes a form holding more text than the rest of the page for its content, and
+    # a piece holding a search form and little else would take it for content where the whole page does
+    # not. So the piece a form is in holds as much text outside it as the form may hold: its markup's
+    # length, or `form_min` at most (a form of that much text is content); none for a form too short to
+    # hold `select.WRAPPER_TEXT` (furniture either way). The text in the piece before the form counts;
+    # what is missing is waited for after it (no cut until then), and at the page's end, taken from
+    # the pieces before (joined to it). Text is counted (as `text_chars_in` counts it: never more than the
+    # form rules find) only on a page with a form, and in each piece only up to `form_min`, all a form needs.
+    unsure: dict[int, int] = {}  # forms open not known to be content: offset -> text in the piece before it
+    form_left = -1  # text still to be read before a cut, or -1
+    wrapper_min = select.WRAPPER_TEXT
+    counting = (_FORM_TAG_BYTES if as_bytes else _FORM_TAG).search(html, begin, n) is not None
+    seen = 0  # text counted in the current piece (up to `form_min`)
+    seen_at: list[int] = []  # ... in each piece of `out`
     has_role = (_ROLE_ATTR_BYTES if as_bytes else _ROLE_ATTR).search
     # Tables cut inside a cell (`_cuttable`'s `layout`): those known to be layout (a table in one of
     # their cells, or a layout role), and those of one row so far (`trs`: rows made, by table offset),
@@ -580,16 +621,18 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     last_gt = html.rfind(gt, begin, n)  # the page's last ">": start tags are looked for up to it
 
     def cut(at: int, after: list[_Open]) -> None:
-        nonlocal before, start
+        nonlocal before, start, seen
         out.append(_piece(start, at, before, after, enc))
         befores.append(before)
-        before, start = list(after), at
+        seen_at.append(seen)
+        before, start, seen = list(after), at, 0
 
     def undo_cuts(at: int) -> None:
         """Join the pieces that begin at or after `at` (inside an element opened there) to the one before."""
-        nonlocal before, start
+        nonlocal before, start, seen
         while out and start >= at:  # the current piece began at or inside it: join it to the last
             start, before = out.pop().start, befores.pop()
+            seen = min(seen + seen_at.pop(), form_min)
 
     def foster() -> None:
         """The innermost open table has content the parser moves before it, which a piece that
@@ -724,13 +767,37 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             f -= 1
         if f < 0:
             return -1
-        if uncounted:
-            return 0
+        return 0 if uncounted else text_chars_in(q, q_end)
+
+    def text_chars_in(q: int, q_end: int) -> int:
+        """Characters of the text run `html[q:q_end]` that `select._text_len` and `_text_upto` count at
+        least: white space, NUL, references and what follows markup the tokens did not take left out."""
         odd = markup(html, q, q_end)
         run = html[q:q_end if odd is None else odd.start()]
         if as_bytes:
             run = run.decode(enc or "utf-8", "ignore")
         return len(_NOT_COUNTED.sub("", run))
+
+    def forms_closed() -> None:
+        """Start the wait for text (`form_left`) when a form not known to be content is no longer open
+        (closed before `pos`)."""
+        nonlocal form_left
+        gone = unsure.keys() - {o[2] for o in stack if o[0] == "form"}
+        for at in gone:
+            had = unsure.pop(at)
+            span = pos - at  # (characters or bytes: no fewer than the form's text)
+            if span >= wrapper_min and min(span, form_min) > had:
+                form_left = max(form_left, min(span, form_min) - had)
+
+    def token_cut(at: int) -> None:
+        """Cut just before the token at `at` (a comment, or a start tag of `_CUT_BEFORE_INLINE`) once
+        the piece is as long as text is cut at: the parser builds the same nodes on both sides, a
+        comment or an element being a node of its own. Not before the body is open (a piece with
+        nothing open would drop the white space after it, as the parser does before the body)."""
+        if at - start >= text_chars and in_body and not opening and not foreign and not pending \
+                and fragile < 0 and form_left < 0 and not _adopted(stack) \
+                and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT, layout, wide):
+            cut(at, stack)
 
     def closed(at: int) -> None:
         for found in mains.values():
@@ -738,6 +805,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 found[3] = (found[0], at)
 
     while pos < n:
+        if unsure:
+            forms_closed()
         m = search(html, pos, last_gt + 1) if pos <= last_gt else None
         if m is None:
             m = search_tail(html, max(pos, last_gt + 1), n)
@@ -760,11 +829,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
                 if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
-                        or not _cuttable(stack, at, start, settle, rows, _SAFE, layout, wide):
+                        or form_left >= 0 or not _cuttable(stack, at, start, settle, rows, _SAFE, layout, wide):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
-        elif text_end - start >= text_chars and not foreign and not pending and fragile < 0 \
+        elif text_end - start >= text_chars and not foreign and not pending and fragile < 0 and form_left < 0 \
                 and has_text(html, pos, text_end):
             # Text of a paragraph, or of the body itself, where no block began for a quarter piece
             # more: the renderer goes on with its line.
@@ -783,12 +852,23 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     break
                 cut(q, stack)
                 at = start + text_chars
+        if not in_body and text_end > pos and has_text(html, pos, text_end):
+            in_body = True  # (text opens the body)
         if form_text >= 0 and text_end > pos and not foreign:
             counted = form_chars(pos, text_end)
             form_text = form_text + counted if counted >= 0 else -1
             if form_text >= form_min:  # content by its text, which its first piece holds (up to here)
                 rows[form_at] = 0
+                unsure.pop(form_at, None)
                 form_at = form_text = -1
+        if counting and (seen < form_min or form_left >= 0) and text_end > pos and not foreign \
+                and not any(o[0] in ALWAYS_DROPPED for o in stack):
+            counted = text_chars_in(pos, text_end)
+            seen = min(seen + counted, form_min)
+            if form_left >= 0:
+                form_left -= counted
+                if form_left <= 0:
+                    form_left = -1
         if m is None:
             break
         if m.group(4) is not None:
@@ -861,6 +941,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if name is None:  # a comment, doctype or processing instruction
             if not foreign and m.group(0)[:9] in cdata:  # outside SVG and MathML, a comment to the first ">"
                 pos = html.find(gt, m.start()) + 1 or n
+            token_cut(m.start())
             continue
         name = name.lower()
         if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
@@ -873,13 +954,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 html_tag = m.group(0)
             elif name == "body":  # its attributes (hidden, a role...) count for every piece
                 lead.append((m.end(), m.group(0)))
+                in_body = True
             continue
         if not foreign and stack and stack[-1][0] in _TABLE_CONTEXT and name not in _IN_TABLE:
             foster()
         if foreign:
             if name in _INTEGRATION or name in _FOREIGN or name == "font":
                 svg_plain = False
-            elif svg_plain and m.start() - start >= piece_chars and not pending and fragile < 0:
+            elif svg_plain and m.start() - start >= piece_chars and not pending and fragile < 0 and form_left < 0:
                 around = stack[:froot]
                 if not _adopted(around) and _cuttable(around, m.start(), start, settle, rows, _SAFE_TEXT,
                                                       layout, wide):
@@ -891,6 +973,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name in _FOREIGN:
                 foreign -= 1
             continue
+        if name in _CUT_BEFORE_INLINE:
+            token_cut(m.start())
         if name == "plaintext":
             break  # the rest of the page is text: no cut after it
         if name == "frameset":
@@ -916,8 +1000,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             continue
         if name == "form" and not foreign:
             if form_open:
+                if not any(o[0] == "form" for o in stack):
+                    # The pointer outlived its form (closed by another element's end tag): a piece cut
+                    # since has no pointer and would open this form, so those cuts are undone.
+                    undo_cuts(form_from)
                 continue  # the parser ignores a form inside a form (its form pointer is set)
             form_open = True
+            form_from = m.start()
         if name == "select":
             # The parser ignores most tags inside a select: read on from its end (or the next select).
             close = select_tag(html, pos, n)
@@ -925,7 +1014,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 whole = True
                 break
             pos = close.start()
-        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending:
+        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending and form_left < 0:
             trial = list(stack)
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
@@ -937,6 +1026,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 stack = list(trial)
         opened = open_tag(name, m.group(0), m.start())
         if opened:
+            in_body = True
             if name in _FORMATTING and not foreign:
                 fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
@@ -945,8 +1035,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 rows[m.start()] = -1  # not until a heading or article in it makes it content (`_FORM_CONTENT`)
                 form_at = m.start()
                 form_text = -1 if m.group(3) and has_role(m.group(3)) else 0  # (a role may make it furniture)
+                unsure[form_at] = seen
             elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack):
                 rows[form_at] = 0
+                unsure.pop(form_at, None)
                 form_at = form_text = -1
             if name == "table":
                 table_opened(m.group(3), m.start())
@@ -964,6 +1056,17 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             t = _find(stack, {"table"}, frozenset())
             if t >= 0 and rows.get(stack[t][2], 0) >= 0:
                 rows[stack[t][2]] = rows.get(stack[t][2], 0) + 1
+    if unsure and not whole:
+        forms_closed()  # (those the page's end closes: `pos` is `n`)
+        left = form_left
+        for at, had in unsure.items():  # (a form never closed runs to the end)
+            span = n - at
+            if span >= wrapper_min and min(span, form_min) > had:
+                left = max(left, min(span, form_min) - had)
+        form_left = left
+    while form_left > 0 and out:  # too little text beside a form: the piece before is joined to its piece
+        form_left -= seen_at[-1]
+        undo_cuts(start)
     region: tuple[int, int, list[_Open]] | None = None
     if whole:
         out = [_piece(begin, n, first_stack, [], enc)]
