@@ -715,6 +715,24 @@ def test_comments_are_cut_before_only_once_the_body_is_open(html, cut):
     assert rendered(html, 100, True)[:3] == rendered(html, 10**9, True)[:3]
 
 
+@pytest.mark.parametrize("html", [
+    # helper-73: the body opened by text or an element since closed, nothing open, no <body> tag: a piece
+    # starting with a comment was read before the body (a `</p>` dropped, where the whole page makes an
+    # empty paragraph of it; a `<noscript>` read as in the head, its text shown; a space lost)
+    "aaaa bbbb cccc dddd eeee ffff<br><!----></p>gg",
+    "<!DOCTYPE html><html><head><title>t</title></head><p>aaaa bbbb cccc dddd eeee ffff</p><!--x-->"
+    "<noscript>nn</noscript><p>gg</p></html>",
+    "<div>aaaa bbbb cccc dddd eeee ffff</div><!----><noscript>nn</noscript><p>gg",
+    "aaaa bbbb cccc dddd eeee ffff<br><!----><noscript><p>hidden text</p></noscript>gg",
+    "aaaa bbbb cccc dddd eeee ffff<img><!----> gg",
+    "<div>aaaa bbbb cccc dddd eeee ffff</div>x<!----> gg",
+])
+def test_a_piece_never_starts_with_a_comment_where_its_prefix_would_not_open_the_body(html):
+    for piece_chars in range(20, 70):
+        for keep in (False, True):
+            assert rendered(html, piece_chars, keep)[:3] == rendered(html, 10**9, keep)[:3], piece_chars
+
+
 def test_a_form_ends_a_piece_only_after_as_much_text_as_it_holds():
     # A 300-character form beside more text is furniture (`select._wraps_page`); a piece that ended
     # just after it held no other text, so there the form was content and kept.

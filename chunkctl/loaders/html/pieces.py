@@ -571,7 +571,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     doctype: Any = None  # the doctype, when it comes before any element or text
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
-    in_body = bool(stack)  # a `<body>` tag read, or an element open (which opens the body)
+    in_body = bool(stack)  # a `<body>` tag read, or an element open (which opens the body), or text
+    body_tag = False  # a `<body>` tag read (every later piece begins with it)
     form_open = False  # the parser's form pointer
     form_from = 0  # the offset of the form start tag that set it
     form_at = -1  # the offset of the open form not yet known to be content, or -1
@@ -789,12 +790,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if span >= wrapper_min and min(span, form_min) > had:
                 form_left = max(form_left, min(span, form_min) - had)
 
-    def token_cut(at: int) -> None:
-        """Cut just before the token at `at` (a comment, or a start tag of `_CUT_BEFORE_INLINE`) once
-        the piece is as long as text is cut at: the parser builds the same nodes on both sides, a
-        comment or an element being a node of its own. Not before the body is open (a piece with
-        nothing open would drop the white space after it, as the parser does before the body)."""
-        if at - start >= text_chars and in_body and not opening and not foreign and not pending \
+    def token_cut(at: int, element: bool) -> None:
+        """Cut just before the token at `at` (a comment, or the start tag of an `element` of
+        `_CUT_BEFORE_INLINE`) once the piece is as long as text is cut at: the parser builds the same
+        nodes on both sides, a comment or an element being a node of its own. Only once the body is
+        open, and before a comment only where the next piece's prefix opens it again (a `<body>` tag
+        read, or an element open): a piece starting with a comment and nothing open is read before
+        the body (helper-73: the white space after it dropped, a `</p>` or a `<noscript>` read as in
+        the head). An element's start tag opens the body itself."""
+        if at - start >= text_chars and in_body and (element or body_tag or stack) and not opening \
+                and not foreign and not pending \
                 and fragile < 0 and form_left < 0 and not _adopted(stack) \
                 and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT, layout, wide):
             cut(at, stack)
@@ -941,7 +946,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if name is None:  # a comment, doctype or processing instruction
             if not foreign and m.group(0)[:9] in cdata:  # outside SVG and MathML, a comment to the first ">"
                 pos = html.find(gt, m.start()) + 1 or n
-            token_cut(m.start())
+            token_cut(m.start(), False)
             continue
         name = name.lower()
         if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
@@ -954,7 +959,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 html_tag = m.group(0)
             elif name == "body":  # its attributes (hidden, a role...) count for every piece
                 lead.append((m.end(), m.group(0)))
-                in_body = True
+                in_body = body_tag = True
             continue
         if not foreign and stack and stack[-1][0] in _TABLE_CONTEXT and name not in _IN_TABLE:
             foster()
@@ -974,7 +979,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 foreign -= 1
             continue
         if name in _CUT_BEFORE_INLINE:
-            token_cut(m.start())
+            token_cut(m.start(), True)
         if name == "plaintext":
             break  # the rest of the page is text: no cut after it
         if name == "frameset":
