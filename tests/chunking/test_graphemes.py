@@ -12,14 +12,18 @@ from chunkctl.text.segment import Graphemes
 
 PIECES = st.sampled_from(["a", "Z", " ", ".", "\r\n", "\r", "\n", "\t", "é", "e\u0301", "\u0301", "中", "가",
                           "\u1100\u1161\u11a8", "🇯🇵", "🇫", "👍🏽", "👨\u200d👩\u200d👧", "\u200d", "\ufe0f", "ก\u0e33",
-                          "\u0915\u094d\u0937", "🚀", "\U000e0067"])
+                          "\u0915\u094d\u0937", "🚀", "\U000e0067",
+                          # Hebrew, Arabic and Thai letters (simple) beside their points, harakat, vowel
+                          # signs and Prepend marks (not simple)
+                          "م", "رحبا", "\u064e", "\u0651", "\u0600", "\u06dd", "\u061c", "ש", "\u05b8", "\u05be",
+                          "ก", "\u0e31", "\u0e40", "\u0e47"])
 
 
 def reference(text: str) -> list[int]:
     return [m.start() for m in regex.finditer(r"\X", text)] + [len(text)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(PIECES, max_size=60).map("".join), st.randoms(use_true_random=False))
 def test_local_boundaries_equal_a_full_segmentation(text, rnd):
     ref = reference(text)
@@ -37,3 +41,14 @@ def test_a_text_of_flags_is_segmented_once():
     g = Graphemes(text)
     assert [g.floor(i) for i in (0, 1, 2, 3, 5999, 6000, 6001)] == [0, 0, 2, 2, 5998, 6000, 6001]
     assert len(g._runs) == 1  # one stretch between sure boundaries, remembered
+
+
+def test_hebrew_arabic_and_thai_letters_are_decided_at_once():
+    # helper-74: a line of Arabic prose was one stretch (4 bytes a character remembered: 14x its file)
+    for text in ("مرحبا بالعالم. " * 2000, "שלום עולם. " * 2000, "สวัสดีชาวโลก " * 2000):
+        ref = set(reference(text))
+        g = Graphemes(text)
+        assert all(g.is_boundary(i) == (i in ref) for i in range(0, len(text) + 1, 7))
+        assert all(b - a < 8 for a, b, _ in g._runs)  # only short stretches (Thai vowel signs)
+    g = Graphemes("مرحبا بالعالم. " * 2000)
+    assert g.is_boundary(15_000) and not g._runs  # (between two letters: sure)
