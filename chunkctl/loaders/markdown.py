@@ -339,6 +339,15 @@ def _inline_text(text: str) -> str:
     return "".join(out)
 
 
+_LINES = re.compile(r"[^\r\n]+")
+_YAML_KEY = re.compile(r"\s*(?:[^\s#:\-\[{][^:\r\n]*|-[^\s:][^:\r\n]*):(?:\s|$)")  # a mapping's first key
+_TOML_START = re.compile(r"\s*(?:\[|[\w\"'.-]+\s*=)")  # a table header or a key
+FRONT_MATTER_CHARS = 262_144
+"""Characters of front matter read as YAML or TOML at most: PyYAML holds some 270 bytes a character
+of short lines while it reads (helper-74: 1.3 GB for a 5 MB front matter); a larger one is kept
+as the document's front matter block, not read (the real ones measured are under 200 KB)."""
+
+
 def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | None]:
     """Find YAML (---) or TOML (+++) front matter at the very start of `text`.
 
@@ -350,9 +359,17 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
     if not m:
         return 0, None, None
     opener, closer, body = m.group("open"), m.group("close"), m.group("body") or ""
+    if (opener == "+++") != (closer == "+++"):
+        return 0, None, None
+    if len(body) > FRONT_MATTER_CHARS:
+        lead = next((ln for ln in _LINES.finditer(body) if ln.group().strip() and not ln.group().lstrip().startswith("#")),
+                    None)
+        if lead is None or not (_TOML_START if opener == "+++" else _YAML_KEY).match(lead.group()):
+            return 0, None, None  # (no mapping: not front matter, as one that parses to another value)
+        return m.end(), {}, (f"front matter of {len(body):,} characters, more than {FRONT_MATTER_CHARS:,}: not read "
+                             f"as {'TOML' if opener == '+++' else 'YAML'} (its parser takes some 270 bytes a "
+                             f"character); ignored")
     if opener == "+++":
-        if closer != "+++":
-            return 0, None, None
         import tomllib
 
         try:
@@ -360,8 +377,6 @@ def parse_front_matter(text: str) -> tuple[int, dict[str, Any] | None, str | Non
         except tomllib.TOMLDecodeError as exc:
             return m.end(), {}, f"TOML front matter does not parse ({exc}); ignored"
         return m.end(), data, None
-    if closer == "+++":
-        return 0, None, None
     import yaml
 
     try:
@@ -402,23 +417,31 @@ def _fit_front_matter(fm: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return ({k: v for k, v in fm.items() if k not in left_out} if dropped else fm), dropped
 
 
+FRONT_MATTER_DEPTH = 64
+"""Levels of nesting front matter may have (orjson writes 254 at most: a 400-level mapping, which
+PyYAML reads, raised a TypeError from the loader)."""
+
+
 def _jsonable(value: Any, budget: int = 10_000) -> Any:
     """Front-matter values made JSON-safe (dates and other objects become strings).
 
     Raises:
         _TooBig: more than `budget` values: YAML aliases can make a few lines expand
             exponentially ("billion laughs"); such front matter is not kept.
+        RecursionError: nested more than FRONT_MATTER_DEPTH levels.
     """
     left = [budget]
 
-    def conv(v: Any) -> Any:
+    def conv(v: Any, depth: int = 0) -> Any:
         left[0] -= 1
         if left[0] < 0:
             raise _TooBig
+        if depth > FRONT_MATTER_DEPTH:
+            raise RecursionError
         if isinstance(v, dict):
-            return {str(k): conv(x) for k, x in v.items()}
+            return {str(k): conv(x, depth + 1) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
-            return [conv(x) for x in v]
+            return [conv(x, depth + 1) for x in v]
         if v is None or isinstance(v, (str, int, float, bool)):
             return v
         return str(v)
@@ -1087,9 +1110,12 @@ def load_markdown(data: bytes, source: str, config) -> Document:
     if fm:
         try:
             fm = _jsonable(fm)
-        except (_TooBig, RecursionError):
+        except _TooBig:
             fm = {}
             warning = "front matter has more than 10,000 values (YAML aliases?); ignored"
+        except RecursionError:
+            fm = {}
+            warning = f"front matter nested more than {FRONT_MATTER_DEPTH} levels deep; ignored"
         t = fm.get("title")
         if isinstance(t, (str, int, float)) and str(t).strip():
             title = str(t).strip()

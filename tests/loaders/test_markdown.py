@@ -148,14 +148,20 @@ def test_yaml_alias_bomb_front_matter_is_ignored_not_expanded():
     assert any("10,000 values" in w for w in doc.warnings)
 
 
-def test_front_matter_nested_too_deeply_is_ignored_not_fatal():
+@pytest.mark.parametrize("levels, warning", [
+    # (400 levels: PyYAML reads them, orjson writes 254 at most: a TypeError from the loader until 0.1.22)
+    (400, "front matter nested more than 64 levels deep; ignored"),
+    (500, "YAML front matter nested too deeply to read; ignored"),
+    (3000, "not read as YAML"),  # (9 M characters: past FRONT_MATTER_CHARS)
+])
+def test_front_matter_nested_too_deeply_is_ignored_not_fatal(levels, warning):
     from chunkctl import ChunkConfig
     from chunkctl.loaders import load_bytes
 
-    deep = "---\na:\n" + "".join("  " * i + "b:\n" for i in range(1, 3000)) + "---\n\n# Title\n\nBody text.\n"
+    deep = "---\na:\n" + "".join("  " * i + "b:\n" for i in range(1, levels)) + "---\n\n# Title\n\nBody text.\n"
     doc = load_bytes(deep.encode(), "deep.md", "md", ChunkConfig())
-    assert any("nested too deeply" in w for w in doc.warnings)
-    assert doc.text.endswith("# Title\n\nBody text.\n") and doc.title == "Title"
+    assert len(doc.warnings) == 1 and warning in doc.warnings[0]
+    assert doc.text.endswith("# Title\n\nBody text.\n") and doc.title == "Title" and "front_matter" not in doc.meta
 
 
 # ------------------------------------------------------------------ HTML headings
@@ -198,3 +204,27 @@ def test_front_matter_past_its_limit_leaves_out_its_largest_values():
     small = "---\ntitle: Guide\ndesc: " + "w" * (FRONT_MATTER_BYTES - 40) + "\n---\n\nbody\n"
     doc = load_bytes(small.encode(), "b.md", "md", ChunkConfig())
     assert len(doc.meta["front_matter"]["desc"]) == FRONT_MATTER_BYTES - 40 and not doc.warnings
+
+
+def test_front_matter_longer_than_its_parse_limit_is_kept_as_front_matter_not_read():
+    # helper-74: PyYAML took 1.3 GB for 5 MB of `k: v` lines; past FRONT_MATTER_CHARS the block is
+    # front matter (text kept, a warning) but not read; one that opens with no key is not front matter
+    import tracemalloc
+
+    from chunkctl.loaders.markdown import FRONT_MATTER_CHARS
+
+    body = "title: Big\n" + "k: v\n" * (FRONT_MATTER_CHARS // 5)
+    text = f"---\n{body}---\n\n# Heading\n\nText.\n"
+    tracemalloc.start()
+    try:
+        doc = load(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(text) * 2  # (within 8x of the text at 2 bytes a character; PyYAML: some 270x)
+    assert doc.blocks[0].kind == BlockKind.FRONT_MATTER and doc.blocks[0].end == len(f"---\n{body}---")
+    assert "front_matter" not in doc.meta and doc.title == "Heading"
+    assert doc.warnings == [f"front matter of {len(body) - 1:,} characters, more than {FRONT_MATTER_CHARS:,}: "
+                            "not read as YAML (its parser takes some 270 bytes a character); ignored"]
+    prose = "---\n" + "Some prose, not a mapping.\n" * (FRONT_MATTER_CHARS // 20) + "---\n\nText.\n"
+    assert load(prose).blocks[0].kind != BlockKind.FRONT_MATTER
