@@ -185,7 +185,8 @@ def _prose(draw) -> str:
 _MEDIA = st.sampled_from(["<!-- c -->", "<!---->", "<?pi x?>", "<!bogus>", '<img src="a.png" alt="A">', "<br>", "<wbr>",
                           "<span></span>", '<a href="#x"></a>', '<a href="#y">link</a>', "<b>", "</b>", "<i>x</i>",
                           "<q>q</q>", "<sub>2</sub>", "<span>", "</span>", " ", "\n", "word", "&amp;", "\xa0", "</p>",
-                          "<font size=2>", "<label>l</label>", "</a>"])
+                          "<font size=2>", "<label>l</label>", "</a>", '<iframe src="f.html"></iframe>',
+                          "<script>var a = '<p>';</script>", "<style>p { color: red }</style>"])
 
 
 @st.composite
