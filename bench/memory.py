@@ -255,12 +255,14 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
                 head=head, tail=tail))
     # Markup without a block or a word to cut before: a gallery of images, a page of comments (read as
     # one tree until 0.1.22: helper-70's page of comments 11.8x, images 26x, line breaks 81x)
-    for name, what, make in [
-            ("images-html", "HTML: images with comments and line breaks, no text (a gallery)",
+    for name, what, head, make in [
+            ("images-html", "HTML: images with comments and line breaks, no text (a gallery)", "<html><body>",
              lambda i: f'<img src="/img/{i}.png" alt=""><!-- {i} --><br>\n'),
-            ("comments-html", "HTML: comments only (helper-70)", lambda i: f"<!-- c{i} -->")]:
+            ("comments-html", "HTML: comments only (helper-70)", "<html><body>", lambda i: f"<!-- c{i} -->"),
+            ("column-html", "HTML: one table of one-cell rows (helper-74: 31.8x until 0.1.22)", "<html><body><table>",
+             lambda i: f"<tr><td>row {i} of a column</td></tr>\n")]:
         add(name, name.replace("-html", ".html"), what,
-            lambda p, make=make: _repeat(p, size, make, head="<html><body>", tail="</body></html>\n"))
+            lambda p, head=head, make=make: _repeat(p, size, make, head=head, tail="</body></html>\n"))
     return shapes
 
 

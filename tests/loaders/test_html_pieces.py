@@ -195,7 +195,7 @@ def _blocks(draw, depth: int = 0) -> str:
     for _ in range(draw(st.integers(1, 5 if depth else 8))):
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
                                      "hidden", "script", "comment", "foster", "attrs", "prose", "loose", "wrapped",
-                                     "closers", "layout", "form", "svg", "grid", "media"]
+                                     "closers", "layout", "form", "svg", "grid", "media", "column"]
                                     if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
@@ -278,6 +278,12 @@ def _blocks(draw, depth: int = 0) -> str:
             closer = draw(st.sampled_from(["<xmp>x</xmp>", "<figcaption>x</figcaption>", "<summary>x</summary>",
                                            "<dialog>x</dialog>", "<center>", "<search>x</search>", "<li>", "<dd>"]))
             out.append(draw(st.sampled_from(["<p>", "<ul><li>", "<dl><dt>"])) + _prose(draw) + closer + _prose(draw))
+        elif kind == "column":  # rows of one cell (layout): cut between rows, undone at a later row of two cells
+            rows = [f"<tr><td>{_text(draw)}" + ("</td></tr>" if close else "") for _ in range(draw(st.integers(2, 14)))]
+            rows.insert(draw(st.integers(0, len(rows))), draw(st.sampled_from([
+                "", "", "<tr><td>x</td><td>y</td></tr>", "<tr><th>head</th></tr>", "<tr><td colspan=2>wide</td></tr>",
+                "<tr><td><table><tr><td>in</td></tr></table></td></tr>", "<tr><td><p>para</p><ul><li>item</ul></td></tr>"])))
+            out.append("<table>" + "".join(rows) + "</table>")
         elif kind == "media":  # no block and little text: images, breaks, empty links, comments (token cuts)
             tokens = "".join(draw(st.lists(_MEDIA, min_size=1, max_size=40)))
             out.append(draw(st.sampled_from(["{}", "<p>{}</p>", "<div>{}</div>", "<ul><li>{}</ul>", "<pre>{}</pre>",
@@ -767,3 +773,17 @@ def test_a_form_pointer_left_by_a_closed_form_undoes_the_cuts_before_a_form_it_m
     assert not any(html.index("</div>") < p.start < second for p in pieces(html, 300))
     for keep in (False, True):
         assert rendered(html, 300, keep)[:3] == rendered(html, 10**9, keep)[:3]
+
+
+def test_a_table_of_one_cell_rows_is_cut_between_rows_until_a_row_of_two_cells():
+    # helper-74: a 20 MB one-column table was one tree (32x): rows of one cell are layout in any part,
+    # so it is cut between them; a row of two cells may make the whole a data table: the cuts are undone
+    rows = "".join(f"<tr><td>row {i} of the column</td></tr>" for i in range(60))
+    column = f"<!DOCTYPE html><html><body><table>{rows}</table></body></html>"
+    parts = pieces(column, 300)
+    assert len(parts) > 5 and all(column[p.start:p.start + 4] == "<tr>" for p in parts[2:])
+    grid = column.replace("</table>", "<tr><td>a</td><td>b</td></tr></table>")
+    assert all(p.start < grid.index("<table>") or p.start > grid.index("</table>") for p in pieces(grid, 300))
+    for html in (column, grid):
+        for keep in (False, True):
+            assert rendered(html, 300, keep)[:3] == rendered(html, 10**9, keep)[:3]

@@ -599,11 +599,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     layout: tuple[set[int], set[int]] = (set(), set())
     trs: dict[int, int] = {}
     # The cells of each table's current row (table offset -> (row offset, cells)), and the tables
-    # with a row of two cells or more: a table is cut between rows only then, since `is_data_table`
-    # takes one of one-cell rows so far (a full-width `colspan` header, helper-57's PACER receipts)
-    # for layout, the whole for data.
+    # that may be cut between rows (`wide`): those with a row of two cells or more, and those of
+    # one-cell rows so far (`narrow`), layout to `is_data_table` in any part as whole (helper-74: a
+    # 20 MB one-column table was one tree, 32x); at a row of two cells the cuts made in a narrow
+    # table are undone, since `is_data_table` takes its part of one-cell rows (a full-width `colspan`
+    # header, helper-57's PACER receipts) for layout, the whole for data.
     cells: dict[int, tuple[int, int]] = {}
     wide: set[int] = set()
+    narrow: set[int] = set()
     layout_role = (_LAYOUT_ROLE_BYTES if as_bytes else _LAYOUT_ROLE).search
     font_breakout = (_FONT_BREAKOUT_BYTES if as_bytes else _FONT_BREAKOUT).search
     # Formatting elements open (offset -> (name, cells open around it)), and those closed by
@@ -663,24 +666,31 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 layout[1].discard(outer)
 
     def row_made(name: str, at: int) -> None:
-        """A row or cell `name` opened at `at`: a table with a row of two cells is `wide`; a row made
-        (explicit, or for a cell outside one) that is a table's second undoes the cuts made in its
-        first, unless the table is known to be layout."""
+        """A row or cell `name` opened at `at`: a table with rows of one cell so far is `wide` and
+        `narrow`, one with a row of two cells `wide` (the cuts made while it was narrow undone); a
+        row made (explicit, or for a cell outside one) that is a table's second undoes the cuts made
+        in its first, unless the table is known to be layout."""
         t = _find(stack, {"table"}, frozenset())
         if t < 0:
             return
         table = stack[t][2]
-        if name != "tr" and table not in wide:
+        if name != "tr" and (table not in wide or table in narrow):
             row = _find(stack, {"tr"}, _TABLE_SCOPE)
             if row >= 0:
                 row_at, n = cells.get(table, (-1, 0))
                 n = n + 1 if row_at == stack[row][2] else 1
                 cells[table] = (stack[row][2], n)
                 if n == 2:
+                    if table in narrow:
+                        narrow.discard(table)
+                        undo_cuts(table)
                     wide.add(table)
                     del cells[table]
         if not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
             return
+        if table not in wide:
+            wide.add(table)
+            narrow.add(table)
         if table in layout[0]:
             return
         trs[table] = trs.get(table, 0) + 1
