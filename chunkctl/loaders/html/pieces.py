@@ -1034,8 +1034,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
                 trial.pop()  # the element about to open belongs to the next piece
-            # (an inline element may stay open around the block when none holds a block: `<font><p>`)
+            # (an inline element may stay open around the block when none holds a block: `<font><p>`;
+            # not one the start tag closes, which the parser opens again at the next text, in the next
+            # piece, where it is not on the list of formatting elements: `<li><code><li>i`, helper-73)
+            kept = 0
+            while kept < len(trial) and kept < len(stack) and trial[kept] is stack[kept]:
+                kept += 1
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
+                    and not any(o[0] in _FORMATTING for o in stack[kept:]) \
                     and not _adopted(trial) and _cuttable(trial, m.start(), start, settle, rows, _SAFE_BLOCK, layout, wide):
                 cut(m.start(), trial)
                 stack = list(trial)
