@@ -571,7 +571,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     doctype: Any = None  # the doctype, when it comes before any element or text
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
-    in_body = bool(stack)  # a `<body>` tag read, or an element open (which opens the body), or text
+    in_body = bool(stack)  # a `<body>` tag read, an element opened (which opens the body), or text
     body_tag = False  # a `<body>` tag read (every later piece begins with it)
     form_open = False  # the parser's form pointer
     form_from = 0  # the offset of the form start tag that set it
@@ -789,14 +789,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             run = run.decode(enc or "utf-8", "ignore")
         return len(_NOT_COUNTED.sub("", run))
 
-    def forms_closed() -> None:
-        """Start the wait for text (`form_left`) when a form not known to be content is no longer open
-        (closed before `pos`)."""
+    def forms_closed(end: int, every: bool = False) -> None:
+        """Start the wait for text (`form_left`) for the forms not known to be content that are no longer
+        open (`every`: all of them, the page's end closing them), closed before `end`."""
         nonlocal form_left
-        gone = unsure.keys() - {o[2] for o in stack if o[0] == "form"}
+        gone = set(unsure) if every else unsure.keys() - {o[2] for o in stack if o[0] == "form"}
         for at in gone:
             had = unsure.pop(at)
-            span = pos - at  # (characters or bytes: no fewer than the form's text)
+            span = end - at  # (characters or bytes: no fewer than the form's text)
             if span >= wrapper_min and min(span, form_min) > had:
                 form_left = max(form_left, min(span, form_min) - had)
 
@@ -808,8 +808,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         read, or an element open): a piece starting with a comment and nothing open is read before
         the body (helper-73: the white space after it dropped, a `</p>` or a `<noscript>` read as in
         the head). An element's start tag opens the body itself."""
-        if at - start >= text_chars and in_body and (element or body_tag or stack) and not opening \
-                and not foreign and not pending \
+        if at - start >= text_chars and in_body and (element or body_tag or stack) and not foreign and not pending \
                 and fragile < 0 and form_left < 0 and not _adopted(stack) \
                 and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT, layout, wide):
             cut(at, stack)
@@ -821,7 +820,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
 
     while pos < n:
         if unsure:
-            forms_closed()
+            forms_closed(pos)
         m = search(html, pos, last_gt + 1) if pos <= last_gt else None
         if m is None:
             m = search_tail(html, max(pos, last_gt + 1), n)
@@ -1078,13 +1077,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if t >= 0 and rows.get(stack[t][2], 0) >= 0:
                 rows[stack[t][2]] = rows.get(stack[t][2], 0) + 1
     if unsure and not whole:
-        forms_closed()  # (those the page's end closes: `pos` is `n`)
-        left = form_left
-        for at, had in unsure.items():  # (a form never closed runs to the end)
-            span = n - at
-            if span >= wrapper_min and min(span, form_min) > had:
-                left = max(left, min(span, form_min) - had)
-        form_left = left
+        forms_closed(pos)
+        forms_closed(n, every=True)  # (a form never closed runs to the end)
     while form_left > 0 and out:  # too little text beside a form: the piece before is joined to its piece
         form_left -= seen_at[-1]
         undo_cuts(start)
