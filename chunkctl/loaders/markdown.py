@@ -626,6 +626,11 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
 PIECE = 1 << 16
 """Characters of Markdown parsed at a time (`build_markdown_blocks`): a parser's tree takes
 up to some 200 bytes per character of a document of one-word paragraphs."""
+PIECE_LINE_CHARS = 16
+"""A piece also ends after `PIECE // PIECE_LINE_CHARS` lines (4,096; at least 2, which `_piece_items`
+reads together to see whether a list goes on): a parse takes some hundreds of bytes a line, and
+64 K characters of short headings, one a line, held 11,000 of them (helper-74: 5 MB of `# h` lines
+took 16x the file; traced, a piece's parse went from 43x the text to 20x)."""
 QUOTE_PIECE = 1 << 17
 """Characters of one top-level block quote parsed at a time (`_quote_cut`): a quote longer
 than this is read in parts (markdown-it-py took some 350 bytes per character, and 18 s a
@@ -662,7 +667,8 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                  end_line: int | None = None) -> Iterator[tuple[Items, int, bool]]:
     """Block items of `text[start:]`, read `piece` characters at a time: (items, first line, open).
 
-    A piece ends at a line start; the blocks before its last top-level block that follows
+    A piece ends at a line start (after `piece` characters, or `piece // PIECE_LINE_CHARS` lines
+    if that comes first); the blocks before its last top-level block that follows
     another block after blank lines only (`_restart_line`) are kept and the next piece
     starts at that block's first line. Block structure is decided line by line and never
     depends on what follows a block once a later block has begun after a blank line, and a
@@ -705,7 +711,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         `quote_piece` characters (past it, a quote that could not be cut is read by markdown-it-py,
         as any other block over a piece)."""
         a = line_starts[first] if first < n_lines else total
-        k = bisect.bisect_left(line_starts, a + size)
+        k = min(bisect.bisect_left(line_starts, a + size), first + max(2, size // PIECE_LINE_CHARS))
         last = k >= n_lines
         b = total if last else line_starts[k]
         src = text[a:b]
