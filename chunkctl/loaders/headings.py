@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from chunkctl.model import Block, BlockKind, BlockList
@@ -87,13 +88,16 @@ def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int
     if text.find("=", start, end) < 0:
         return out
     # Only lines whose first visible character is "=" can be titles: find those first.
+    # (lazily: a setext heading's underline is such a line, and a list of them took 36 bytes each,
+    # 7x a file of one-letter setext headings)
     lo = max(0, start - 1)
+    starts: Iterable[int]
     if text.find("\r", lo, end) < 0:
-        starts = [m.start() + 1 for m in _LF_START_EQ.finditer(text, lo, end)]
+        starts = (m.start() + 1 for m in _LF_START_EQ.finditer(text, lo, end))
     else:
-        starts = [m.end() for m in _LINE_START_EQ.finditer(text, lo, end)]
+        starts = (m.end() for m in _LINE_START_EQ.finditer(text, lo, end))
     if text.startswith("=", start) or text[start:start + 8].lstrip(" \t").startswith("="):
-        starts.insert(0, start)
+        starts = itertools.chain((start,), starts)
     for pos in starts:
         line = _LINE.match(text, pos, end)
         if line is None:

@@ -106,3 +106,15 @@ def test_a_giant_heading_or_title_is_a_short_label_in_every_record(tmp_path):
         assert all(len(r["prefix"]) <= TITLE_CHARS + 2 for r in records), name
         bodies = "".join(r["text"] for r in records)
         assert "word2999" in bodies and "word1500 word1501" in bodies, name
+
+
+def test_lines_that_start_with_an_equals_sign_are_read_one_at_a_time():
+    """Every setext underline is a line `wiki_headings` looks at: a list of them took 36 bytes
+    each, 7x a file of one-letter setext headings (helper-74's 20 MB of them took 14.7x its size)."""
+    from chunkctl.loaders.headings import wiki_headings
+    from tests.test_pdf_memory import _traced_peak
+
+    text = "H\n=\n\n" * 100_000 + "== Wiki ==\n"
+    found, peak = _traced_peak(lambda: wiki_headings(text))
+    assert found == {500_000: (500_010, 2, "Wiki")}
+    assert peak < len(text), peak / len(text)
