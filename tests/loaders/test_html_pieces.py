@@ -790,3 +790,39 @@ def test_a_table_of_one_cell_rows_is_cut_between_rows_until_a_row_of_two_cells()
     for html in (column, grid):
         for keep in (False, True):
             assert rendered(html, 300, keep)[:3] == rendered(html, 10**9, keep)[:3]
+
+
+# -- the head: a page's title ---------------------------------------------------------------------
+
+_TITLE_WORDS = ["word", "&amp;", "&#32;", "&nbsp;", "é", "😀", "e\u0301", "\u05e9\u05dc", "&lt;b&gt;", "&amp", "&#x1F600;",
+                "&CounterClockwiseContourIntegral;", "&#" + "1" * 70 + ";", "字"]
+_TITLE_SPACES = [" ", "\n", "\t", "  \n ", "\u00a0", "\u2003", "\r\n", "", "\r"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_TITLE_WORDS), st.sampled_from(_TITLE_SPACES)), min_size=1, max_size=40),
+       st.integers(30, 600), st.sampled_from([None, "utf-8", "shift_jis"]))
+def test_a_long_title_is_carried_by_its_start_and_gives_the_title_the_whole_gives(words, times, encoding):
+    from chunkctl.loaders.headings import short_title
+    from chunkctl.loaders.html.pieces import TITLE_MARKUP
+
+    title = "".join(w + s for w, s in words) * times
+    html = f"<html><head><title>{title}</title></head><body>" + "<p>some words</p>" * 20 + "</body></html>"
+    data: str | bytes = html if encoding is None else html.encode(encoding, errors="xmlcharrefreplace")
+    cut = cut_page(data, 200, encoding)
+    whole = html_loader.render_html(html, False, False, 10**9)[2]["title"]
+    facts: dict[str, Any] = {"title": None, "lang": None}
+    html_loader._page_facts(select.parse(cut.head), facts)
+    assert short_title(facts["title"] or "") == short_title(whole or "")
+    inner = cut.head[cut.head.index("<title>") + 7:cut.head.rindex("</title>")]
+    assert len(inner) <= len(data) if encoding else len(title)
+    if any(w not in ("&nbsp;", "&#32;") for w, _s in words):  # (a title of spaces only is read whole: no title)
+        assert len(inner) <= 16 * TITLE_MARKUP + 100
+
+
+def test_the_head_of_a_page_with_a_megabyte_title_holds_its_first_words_only():
+    html = "<html><head><title>" + "word " * 200_000 + "</title></head><body>" + "<p>text</p>" * 50
+    cut = cut_page(html, 100)
+    assert cut.head.startswith("<html><title>word word ") and 1024 < len(cut.head) < 4096 + 200
+    text, _blocks, title, n = rendered(html, 100, False)
+    assert n > 3 and title.startswith("word word") and len(title) > 600

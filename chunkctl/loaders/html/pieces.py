@@ -23,12 +23,14 @@ never text: the pieces partition the markup and a prefix holds no text).
 from __future__ import annotations
 
 import codecs
+import html as html_entities
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
+from chunkctl.loaders.headings import TITLE_CHARS
 from chunkctl.loaders.html import select
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, LINE_NUMBER_CLASSES
 
@@ -484,6 +486,51 @@ class Cut:
     parts: list[Piece]
     head: str
     main: bool
+
+
+TITLE_MARKUP = 4096
+"""Characters of a `<title>`'s markup from which `Cut.head` carries only its start (`_title_markup`)."""
+# A character reference that a cut right after this would split (named ones are at most 33 characters
+# long; digits past 62 give U+FFFD however many follow); after it, its character is whole.
+_REF_TAIL = re.compile(r"&#?[0-9A-Za-z]{0,62}\Z")
+_REF_TAIL_BYTES = re.compile(_REF_TAIL.pattern.encode())
+# Bytes that are always one character in a codec `is_piecewise_codec` accepts: a cut before one never
+# splits a character.
+_WHOLE_BYTE = re.compile(rb"[<>&\"'\n\r/ =!]")
+
+
+def _title_markup(html: Any, start: int, end: int, encoding: str | None) -> Any:
+    """The markup `html[start:end]` (str, or bytes in `encoding`) of a page's `<title>` text as
+    `Cut.head` carries it: whole up to `TITLE_MARKUP` characters; else its start, cut at a
+    character (never inside one of UTF-8 or of a codec `is_piecewise_codec` accepts, never
+    inside a character reference), long enough that its text, references decoded and white
+    space collapsed, has more than twice `headings.TITLE_CHARS` characters. The page's title is
+    that text collapsed and stripped, which `headings.short_title` cuts to `TITLE_CHARS`
+    characters within its first `TITLE_CHARS + 1`: the start gives the same title. (The head
+    of a 20 MB title, parsed as one tree beside the page's first piece, took 22x the page:
+    helper-74.) A title of white space only is kept whole."""
+    size = TITLE_MARKUP
+    as_bytes = isinstance(html, bytes)
+    utf8 = as_bytes and codecs.lookup(encoding or "utf-8").name == "utf-8"
+    while start + size < end:
+        at = start + size
+        if utf8:
+            while at > start and 0x80 <= html[at] < 0xC0:  # (a continuation byte)
+                at -= 1
+        elif as_bytes:
+            whole = _WHOLE_BYTE.search(html, at, end)
+            if whole is None:
+                break
+            at = whole.start()
+        ref = (_REF_TAIL_BYTES if as_bytes else _REF_TAIL).search(html, max(start, at - 64), at)
+        if ref is not None:
+            at = ref.start()
+        head = html[start:at]
+        text = head.decode(encoding or "utf-8", errors="replace") if as_bytes else head
+        if len(" ".join(html_entities.unescape(text).split())) > 2 * TITLE_CHARS:
+            return head
+        size *= 4
+    return html[start:end]
 
 
 # role="main" exactly, as `select.semantic_root`'s `[role="main"]` (not data-role, not "main-menu")
@@ -1002,7 +1049,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if close is None:
                 break
             if name == "title" and title is None:
-                title = html[pos:close.start()]
+                title = _title_markup(html, pos, close.start(), encoding)
             pos = html.find(gt, close.end() - 1) + 1 or n
             continue
         if name in _FOREIGN:
