@@ -16,6 +16,7 @@ from chunkctl.loaders.html import loader as html_loader
 from chunkctl.loaders.html import select
 from chunkctl.loaders.html.loader import Assembler, _render_pieces
 from chunkctl.loaders.html.pieces import cut_page, is_piecewise_codec, pieces
+from chunkctl.model import BlockKind
 
 
 def rendered(html: str | bytes, piece_chars: int, keep: bool, encoding: str | None = None):
@@ -195,7 +196,7 @@ def _blocks(draw, depth: int = 0) -> str:
     for _ in range(draw(st.integers(1, 5 if depth else 8))):
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
                                      "hidden", "script", "comment", "foster", "attrs", "prose", "loose", "wrapped",
-                                     "closers", "layout", "form", "svg", "grid", "media", "column"]
+                                     "closers", "layout", "form", "svg", "grid", "media", "column", "noscript", "template"]
                                     if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
@@ -284,6 +285,22 @@ def _blocks(draw, depth: int = 0) -> str:
                 "", "", "<tr><td>x</td><td>y</td></tr>", "<tr><th>head</th></tr>", "<tr><td colspan=2>wide</td></tr>",
                 "<tr><td><table><tr><td>in</td></tr></table></td></tr>", "<tr><td><p>para</p><ul><li>item</ul></td></tr>"])))
             out.append("<table>" + "".join(rows) + "</table>")
+        elif kind == "noscript":  # left out whole, its blocks parsed as any others (scripting off)
+            inner = draw(_blocks(depth + 1))
+            end = draw(st.sampled_from(["</noscript>", "</noscript>", "", "<div></noscript>", "</div></noscript>",
+                                        "<b></noscript>", "</p></noscript>"]))
+            out.append(draw(st.sampled_from(["{}", "<p>x{}", "<div>{}</div>", "<b>{}</b>", "<ul><li>{}</ul>",
+                                             "<table><tr><td>{}</td><td>y</td></tr></table>"])).format(
+                f"<noscript>{inner}{end}"))
+        elif kind == "template":  # an inert fragment, left out: cut inside, reopening the template only
+            inner = draw(_blocks(depth + 1))
+            extra = draw(st.sampled_from(["", "<tr><td>cell</td></tr>", "<td>c", "</div>x", "</body><p>b",
+                                          "<template><p>in</p></template>", "<template><p>open", "<svg><p>s",
+                                          "<b>bold", "<form><p>f", "<![CDATA[</template>]]>", "<html lang=x>"]))
+            end = draw(st.sampled_from(["</template>", "</template>", ""]))
+            out.append(draw(st.sampled_from(["{}", "<p>x{} after", "<div>{}</div>", "<b>{}</b>", "<ul><li>{}</ul>",
+                                             "<table>{}<tr><td>x</td></tr></table>", "word {} word"])).format(
+                f"<template>{extra}{inner}{extra}{end}"))
         elif kind == "media":  # no block and little text: images, breaks, empty links, comments (token cuts)
             tokens = "".join(draw(st.lists(_MEDIA, min_size=1, max_size=40)))
             out.append(draw(st.sampled_from(["{}", "<p>{}</p>", "<div>{}</div>", "<ul><li>{}</ul>", "<pre>{}</pre>",
@@ -448,10 +465,11 @@ _RULES = {
 # No safe cut: the parser keeps an inline element or a select open, a banner's furniture test reads it
 # whole, a form's until a heading in it, a table's data-or-layout test after its second row (the cuts in
 # its first undone), or the form's end leaves elements open in it (read whole); after the adoption
-# agency moved a block out of a formatting element (until what was open in it is closed).
+# agency moved a block out of a formatting element (until what was open in it is closed). (A noscript
+# that its ignored end tag leaves open, holding the rest of the page, is cut inside as it stays open.)
 _ONE_PIECE = {"consent banner heading after a piece", "a second row after a piece", "a consent banner in a layout cell",
               "form end keeps its children open",
-              "select left open", "formatting end tag in a list", "formatting end tag over a block", "noscript end under a block",
+              "select left open", "formatting end tag in a list", "formatting end tag over a block",
               "formatting element left open in a heading", "formatting element closed by a block",
               "a paragraph in an svg", "html in an svg"}
 
@@ -826,3 +844,42 @@ def test_the_head_of_a_page_with_a_megabyte_title_holds_its_first_words_only():
     assert cut.head.startswith("<html><title>word word ") and 1024 < len(cut.head) < 4096 + 200
     text, _blocks, title, n = rendered(html, 100, False)
     assert n > 3 and title.startswith("word word") and len(title) > 600
+
+
+# -- content left out whole: noscript, template ---------------------------------------------------
+
+def test_a_noscript_is_cut_inside_between_blocks_and_reopened_after_a_body_tag():
+    # (no <body> tag: a piece opening with <noscript> would have it read in the head, where the
+    # first <p> ends it and its text would show)
+    html = "<html><head><title>t</title></head><p>before</p><noscript>" + "<p>hidden words</p>" * 30 \
+        + "</noscript><p>after</p></html>"
+    parts = pieces(html, 100)
+    assert len(parts) > 4
+    assert [p.prefix for p in parts[2:-1]] == ["<body><noscript>"] * (len(parts) - 3)
+    assert all(html.startswith("<p>hidden", p.start) for p in parts[2:-1])
+    assert rendered(html, 100, False)[:3] == rendered(html, 10**9, False)[:3] == ("before\n\nafter", [
+        (BlockKind.PARAGRAPH, 0, 6, ()), (BlockKind.PARAGRAPH, 8, 13, ())], "t")
+
+
+def test_a_template_is_cut_before_any_start_tag_in_it_and_reopened_alone():
+    inner = "<tr><td>row</td></tr><b>bold</b><p>para</div><template><p>nested</p></template>" * 6
+    html = f"<div class=c><p>before</p><template>{inner}</template><p>after</p></div>"
+    parts = pieces(html, 120)
+    assert len(parts) > 4
+    inside = [p for p in parts if "template" in p.open_names]
+    assert inside and {p.prefix for p in inside} == {"<div class=c><template>"}
+    assert {p.open_names for p in inside} == {("div", "template")}
+    # (never inside the nested template, whose end tag would end the reopened one)
+    assert all(html.count("<template>", 0, p.start) - html.count("</template>", 0, p.start) == 1 for p in inside)
+    assert rendered(html, 120, False)[:2] == rendered(html, 10**9, False)[:2] == ("before\n\nafter", [
+        (BlockKind.PARAGRAPH, 0, 6, ()), (BlockKind.PARAGRAPH, 8, 13, ())])
+
+
+def test_table_parts_in_a_template_in_a_table_stay_in_the_template():
+    # (the scan took the template's rows for the outer table's: a table in it closed both, and a
+    # piece cut after it reopened nothing, showing the template's text)
+    body = "<table><template><table><tr><td>alpha<td>alpha<tr><td>alpha<td>alpha</table><p>alpha</template>" \
+        "<tr><td>x</td></tr></table>"
+    html = f"<!DOCTYPE html><html><body>{body}</body></html>"
+    assert rendered(html, 20, False)[:3] == rendered(html, 10**9, False)[:3]
+    assert rendered(html, 20, False)[0] == "x"

@@ -85,7 +85,7 @@ _INTEGRATION = frozenset("foreignobject desc title mi mo mn ms mtext annotation-
 # Elements that may be open at a cut: containers whose children are blocks (or a pre's lines).
 _SAFE = frozenset("div section article main aside header footer nav center blockquote ul ol menu dir dl li dd "
                   "dt table tbody thead tfoot figure details form fieldset pre listing code search hgroup "
-                  "address".split())
+                  "address noscript".split())
 _PRE = frozenset("pre listing".split())
 # Elements that may be open at a cut inside text too: a paragraph, a span, and formatting elements
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
@@ -144,6 +144,8 @@ _SCOPED_END = frozenset("address article aside blockquote button center details 
                         "caption template html".split())
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_SCOPE = frozenset("html table template".split())
+_IN_HEAD = frozenset(("noscript", "template"))  # elements kept open at a cut that may stand in the head
+_TEMPLATE = frozenset(("template",))  # (a template's content is a fragment of its own: no table outside it is its)
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
 # are one of `_IN_TABLE`; text other than white space moves too.
@@ -223,9 +225,10 @@ def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[
 
 def _in_table_mode(stack: list[_Open]) -> bool:
     """True when the parser reads tags in table mode: a table is open and no cell or caption in it
-    (elements it moved before the table may be open: their content is read in table mode too)."""
+    (elements it moved before the table may be open: their content is read in table mode too; a
+    template's content is not, whatever is open around it)."""
     for name, _, _ in reversed(stack):
-        if name in ("td", "th", "caption"):
+        if name in ("td", "th", "caption", "template"):
             return False
         if name == "table":
             return True
@@ -255,9 +258,10 @@ def _start(stack: list[_Open], name: str, tag: Any, at: int, quirks: bool = Fals
         if stack and stack[-1][0] in _HEADINGS:
             stack.pop()
     elif name in _TABLE_PARTS:
-        t = _find(stack, {"table"}, frozenset())
+        t = _find(stack, {"table"}, _TEMPLATE)
         if t < 0:
-            return False  # outside a table the parser ignores these start tags
+            return False  # outside a table the parser ignores these start tags (in a template, not
+            # followed: its rows stand in it, which its end tag closes)
         keep = {"table"} if name in _ROW_GROUPS else {"table", *_ROW_GROUPS} if name == "tr" else \
             {"table", "tr", *_ROW_GROUPS}
         while stack[-1][0] not in keep:
@@ -421,10 +425,14 @@ def _raw_end(name: str, as_bytes: bool) -> re.Pattern:
 
 
 def _tags(stack: list[_Open], encoding: str | None) -> str:
-    """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare)."""
+    """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare), after
+    a `<body>` tag when the outermost is a `<noscript>` or a `<template>`: before the body, the
+    parser reads them as in the head, where a block ends a noscript (scripting off, as lexbor
+    parses) and white space after a template's end is the head's."""
+    body = "<body>" if stack and stack[0][0] in _IN_HEAD else ""
     if encoding is None:
-        return "".join(o[1] for o in stack)
-    return b"".join(o[1] if isinstance(o[1], bytes) else o[1].encode() for o in stack).decode(encoding)
+        return body + "".join(o[1] for o in stack)
+    return body + b"".join(o[1] if isinstance(o[1], bytes) else o[1].encode() for o in stack).decode(encoding)
 
 
 def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None) -> Piece:
@@ -678,6 +686,21 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         seen_at.append(seen)
         before, start, seen = list(after), at, 0
 
+    def template_cut(at: int) -> None:
+        """Cut before the start tag at `at` inside a `<template>`, the next piece reopening the elements
+        up to the template only (as in an svg). Its content is a fragment the renderer leaves out, and
+        nothing in it reaches the elements around it until its end tag, which closes what is open in
+        it (an end tag without its element in the template stops at the template, a special element;
+        `<body>` and `<html>` in it are ignored); so not in a template in another, whose end tag would
+        end the reopened one early, nor in foreign content, where CDATA is read otherwise
+        (helper-74's 20 MB template of paragraphs took 31x the page, read in one piece)."""
+        t = next((i for i, o in enumerate(stack) if o[0] == "template"), -1)
+        if t < 0 or any(o[0] == "template" for o in stack[t + 1:]):
+            return
+        around = stack[:t]
+        if not _adopted(around) and _cuttable(around, at, start, settle, rows, _SAFE_TEXT, layout, wide):
+            cut(at, stack[:t + 1])
+
     def undo_cuts(at: int) -> None:
         """Join the pieces that begin at or after `at` (inside an element opened there) to the one before."""
         nonlocal before, start, seen
@@ -704,6 +727,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             layout[0].add(at)
         cell = False
         for name, _, outer in reversed(stack[:-1]):
+            if name == "template":
+                break  # (the tables around a template do not hold its content)
             if name in ("td", "th"):
                 cell = True
             elif name == "table" and cell:
@@ -717,7 +742,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         `narrow`, one with a row of two cells `wide` (the cuts made while it was narrow undone); a
         row made (explicit, or for a cell outside one) that is a table's second undoes the cuts made
         in its first, unless the table is known to be layout."""
-        t = _find(stack, {"table"}, frozenset())
+        t = _find(stack, {"table"}, _TEMPLATE)
         if t < 0:
             return
         table = stack[t][2]
@@ -915,8 +940,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 at = start + text_chars
         if not in_body and text_end > pos and has_text(html, pos, text_end):
             in_body = True  # (text opens the body)
-        if form_text >= 0 and text_end > pos and not foreign:
-            counted = form_chars(pos, text_end)
+        if form_text >= 0 and text_end > pos and not foreign and not any(o[0] == "template" for o in stack):
+            counted = form_chars(pos, text_end)  # (a template's text is not the form's: it is a fragment's)
             form_text = form_text + counted if counted >= 0 else -1
             if form_text >= form_min:  # content by its text, which its first piece holds (up to here)
                 rows[form_at] = 0
@@ -1034,6 +1059,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name in _FOREIGN:
                 foreign -= 1
             continue
+        if m.start() - start >= piece_chars and not pending and fragile < 0 and form_left < 0:
+            template_cut(m.start())
         if name in _CUT_BEFORE_INLINE:
             token_cut(m.start(), True)
         if name == "plaintext":
@@ -1092,7 +1119,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 cut(m.start(), trial)
                 stack = list(trial)
         opened = open_tag(name, m.group(0), m.start())
-        if opened:
+        if opened and name in _IN_HEAD and not in_body:
+            # In the head (scripting off, as lexbor parses): a noscript is closed by the first element
+            # not of the head, which opens the body, and the scan still holds it; a template stays in
+            # the head: never cut inside either (each piece reopens them in the body).
+            rows[m.start()] = -1
+        elif opened:
             in_body = True
             if name in _FORMATTING and not foreign:
                 fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
@@ -1103,7 +1135,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 form_at = m.start()
                 form_text = -1 if m.group(3) and has_role(m.group(3)) else 0  # (a role may make it furniture)
                 unsure[form_at] = seen
-            elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack):
+            elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack) \
+                    and not any(o[0] == "template" for o in stack):
                 rows[form_at] = 0
                 unsure.pop(form_at, None)
                 form_at = form_text = -1
@@ -1120,7 +1153,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if mains:
             closed(m.start())
         if name == "tr":
-            t = _find(stack, {"table"}, frozenset())
+            t = _find(stack, {"table"}, _TEMPLATE)
             if t >= 0 and rows.get(stack[t][2], 0) >= 0:
                 rows[stack[t][2]] = rows.get(stack[t][2], 0) + 1
     if unsure and not whole:
