@@ -688,12 +688,16 @@ def _form_page(draw) -> str:
 
 
 @settings(max_examples=200, deadline=None)
-@given(body=_form_page(), piece_chars=st.integers(20, 300), keep=st.booleans(), form_text=st.integers(1, 80))
+@given(body=_form_page(), piece_chars=st.integers(20, 300), keep=st.booleans(), form_text=st.integers(1, 80),
+       count_slice=st.sampled_from([1 << 16, 1 << 16, 1, 3, 8]))
 def test_a_form_cut_inside_after_its_text_makes_it_content_reads_as_the_whole_page(body, piece_chars, keep,
-                                                                                  form_text):
+                                                                                  form_text, count_slice):
+    from chunkctl.loaders.html import pieces as html_pieces
+
     html = f'<!DOCTYPE html><html lang="en"><body>{body}</body></html>'
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(select, "FORM_TEXT", form_text)
+        mp.setattr(html_pieces, "COUNT_SLICE", count_slice)  # (text counted in slices, never across a reference)
         whole = rendered(html, 10**9, keep)
         assert rendered(html, piece_chars, keep)[:3] == whole[:3]
         assert rendered(html.encode("utf-8"), piece_chars, keep, "utf-8")[:3] == whole[:3]
@@ -883,3 +887,16 @@ def test_table_parts_in_a_template_in_a_table_stay_in_the_template():
     html = f"<!DOCTYPE html><html><body>{body}</body></html>"
     assert rendered(html, 20, False)[:3] == rendered(html, 10**9, False)[:3]
     assert rendered(html, 20, False)[0] == "x"
+
+
+def test_the_text_after_a_form_is_counted_in_slices_and_only_as_far_as_needed():
+    """A page with a form counts the text beside it (`text_chars_in`): `re.sub` over a 20 MB
+    paragraph after a search form took 18x the page; it counts 64 K characters at a time, up to
+    what the form rules need."""
+    from tests.test_pdf_memory import _traced_peak
+
+    html = "<html><body><form><input name=q><button>Go</button></form><p>" + "word &amp; " * 200_000 + "</p>"
+    cut, peak = _traced_peak(lambda: cut_page(html, 256_000))
+    assert len(cut.parts) > 3
+    assert peak < 3 * len(html), peak / len(html)
+    assert rendered(html, 256_000, True)[:3] == rendered(html, 10**9, True)[:3]

@@ -185,6 +185,7 @@ _UNCOUNTED = frozenset(select.CONTROL_TAGS)
 # character references (one may stand for white space), so that the count is never more than
 # `select._text_len` finds in the form's tree.
 _NOT_COUNTED = re.compile(rf"{_REF_PATTERN}|[\s\x00]+")
+COUNT_SLICE = 1 << 16  # characters of a text run counted at a time (`text_chars_in`)
 # A role attribute: a form with one may be furniture (`role="search"`) whatever its text.
 _ROLE_ATTR = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=""")
 _ROLE_ATTR_BYTES = re.compile(_ROLE_ATTR.pattern.encode())
@@ -838,11 +839,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             q += 1
         return -1
 
-    def form_chars(q: int, q_end: int) -> int:
+    def form_chars(q: int, q_end: int, enough: int) -> int:
         """Characters of the text run `html[q:q_end]` that the open form `form_at` certainly holds
         (none in a control, noscript or template in it; -1 once it is closed): those
         `select._text_len` counts, less references, NUL and what follows markup the tokens did not
-        take; decoded alone (a run ends at a `<`, where a piecewise codec may be cut)."""
+        take; decoded alone (a run ends at a `<`, where a piecewise codec may be cut). Counted up to
+        `enough` or a slice past it (`text_chars_in`)."""
         f = len(stack) - 1
         uncounted = False
         while f >= 0 and stack[f][2] != form_at:
@@ -850,16 +852,28 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             f -= 1
         if f < 0:
             return -1
-        return 0 if uncounted else text_chars_in(q, q_end)
+        return 0 if uncounted else text_chars_in(q, q_end, enough)
 
-    def text_chars_in(q: int, q_end: int) -> int:
+    def text_chars_in(q: int, q_end: int, enough: int) -> int:
         """Characters of the text run `html[q:q_end]` that `select._text_len` and `_text_upto` count at
-        least: white space, NUL, references and what follows markup the tokens did not take left out."""
+        least: white space, NUL, references and what follows markup the tokens did not take left out.
+        Counted `COUNT_SLICE` characters at a time, never across a reference, until `enough` are (the
+        callers need no more; `re.sub` over a 20 MB paragraph after a form took 18x the page)."""
         odd = markup(html, q, q_end)
-        run = html[q:q_end if odd is None else odd.start()]
-        if as_bytes:
-            run = run.decode(enc or "utf-8", "ignore")
-        return len(_NOT_COUNTED.sub("", run))
+        end = q_end if odd is None else odd.start()
+        total = 0
+        while q < end and total < enough:
+            b = min(end, q + COUNT_SLICE)
+            if b < end:
+                k = html.rfind(amp, q, b)
+                if k >= 0 and ref(html, k).end() >= b:  # type: ignore[union-attr]  # (it matches "&" at least)
+                    b = k if k > q else ref(html, k).end()  # type: ignore[union-attr]
+            run = html[q:b]
+            if as_bytes:
+                run = run.decode(enc or "utf-8", "ignore")  # (a character cut at `b` left out: fewer, never more)
+            total += len(_NOT_COUNTED.sub("", run))
+            q = b
+        return total
 
     def forms_closed(end: int, every: bool = False) -> None:
         """Start the wait for text (`form_left`) for the forms not known to be content that are no longer
@@ -941,7 +955,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if not in_body and text_end > pos and has_text(html, pos, text_end):
             in_body = True  # (text opens the body)
         if form_text >= 0 and text_end > pos and not foreign and not any(o[0] == "template" for o in stack):
-            counted = form_chars(pos, text_end)  # (a template's text is not the form's: it is a fragment's)
+            counted = form_chars(pos, text_end, form_min - form_text)  # (a template's text is not the form's)
             form_text = form_text + counted if counted >= 0 else -1
             if form_text >= form_min:  # content by its text, which its first piece holds (up to here)
                 rows[form_at] = 0
@@ -949,7 +963,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 form_at = form_text = -1
         if counting and (seen < form_min or form_left >= 0) and text_end > pos and not foreign \
                 and not any(o[0] in ALWAYS_DROPPED for o in stack):
-            counted = text_chars_in(pos, text_end)
+            counted = text_chars_in(pos, text_end, max(form_min - seen, form_left))
             seen = min(seen + counted, form_min)
             if form_left >= 0:
                 form_left -= counted
