@@ -900,3 +900,28 @@ def test_the_text_after_a_form_is_counted_in_slices_and_only_as_far_as_needed():
     assert len(cut.parts) > 3
     assert peak < 3 * len(html), peak / len(html)
     assert rendered(html, 256_000, True)[:3] == rendered(html, 10**9, True)[:3]
+
+
+def test_a_template_that_holds_a_select_is_not_cut_inside():
+    # (the parser reads `</template>` in a select as in the head, closing the template; the scan reads
+    # past the select to its end, and reopened the template around the body's text after it: helper-75)
+    for body in ('<body><template><select></template><select>x alpha</select>',
+                 '<template><select></template></select><li>gamma&amp;',
+                 '<template><template></template><select></template><select>x alpha</select>'):
+        for piece_chars in (1, 5, 20, 33):
+            assert rendered(body, piece_chars, True)[:3] == rendered(body, 10**9, True)[:3], (body, piece_chars)
+
+
+@pytest.mark.parametrize("body", ['<body><noscript><main><p>aaaa</p><p>bbbb</p></main></noscript>',
+                                  '<noscript><main><p>aaaa</p><p>bbbb</p></main></noscript>',
+                                  '<body><noscript><div><main><p>aaaa</p><p>bbbb</p></main></div></noscript>'])
+def test_a_main_inside_a_noscript_is_read_whole_as_the_whole_reading_renders_it(body):
+    # (whole, the main is rendered from itself; pieces reopening the noscript around it were left out: helper-75)
+    whole = html_loader.render_html(body, False, False, pieces_from=10**12, tags_from=10**12)
+    assert whole[0] == "aaaa\n\nbbbb"
+    for piece_chars in (1, 5, 10):
+        assert html_loader.render_html(body, False, False, pieces_from=1, piece_chars=piece_chars, tags_from=1)[0] \
+            == whole[0]
+        data = body.encode()
+        got = html_loader.render_html_bytes(data, "utf-8", len(body), False, piece_chars)
+        assert got is None or got[0] == whole[0]

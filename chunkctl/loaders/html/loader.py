@@ -12,7 +12,7 @@ from chunkctl.errors import LoaderError, MissingExtraError
 from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
-from chunkctl.loaders.html.elements import SECTIONING
+from chunkctl.loaders.html.elements import ALWAYS_DROPPED, SECTIONING
 from chunkctl.loaders.html.main import MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.pieces import (
@@ -155,12 +155,15 @@ def _path(node, names: tuple[str, ...], first: bool) -> list:
 
 
 def _furniture_around_main(cut: Cut, keep_boilerplate: bool) -> bool:
-    """True when the main element of a `cut` stands inside page furniture (`<nav><main>`): the
-    renderer would leave the pieces out with it, where the whole page's reading renders from
-    the main itself; such a page is read whole."""
+    """True when the main element of a `cut` stands inside page furniture (`<nav><main>`) or an
+    element always left out (`<noscript><main>`, which the scan may cut inside): the renderer
+    would leave the pieces out with it, where the whole page's reading renders from the main
+    itself; such a page is read whole."""
     first = cut.parts[0]
     if not cut.main or keep_boilerplate or not first.open_names:
         return False
+    if any(name in ALWAYS_DROPPED for name in first.open_names):
+        return True  # (a main in a `<noscript>`: the renderer leaves out every piece with it; helper-75)
     body = parse(first.prefix).body
     path = _path(body, first.open_names, first=True) if body is not None else []
     if len(path) < len(first.open_names):

@@ -693,10 +693,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         nothing in it reaches the elements around it until its end tag, which closes what is open in
         it (an end tag without its element in the template stops at the template, a special element;
         `<body>` and `<html>` in it are ignored); so not in a template in another, whose end tag would
-        end the reopened one early, nor in foreign content, where CDATA is read otherwise
+        end the reopened one early, nor in foreign content, where CDATA is read otherwise, nor in one
+        that held a `<select>` (read past by the scan, which would miss a `</template>` in it)
         (helper-74's 20 MB template of paragraphs took 31x the page, read in one piece)."""
         t = next((i for i, o in enumerate(stack) if o[0] == "template"), -1)
-        if t < 0 or any(o[0] == "template" for o in stack[t + 1:]):
+        if t < 0 or rows.get(stack[t][2], 0) < 0 or any(o[0] == "template" for o in stack[t + 1:]):
             return
         around = stack[:t]
         if not _adopted(around) and _cuttable(around, at, start, settle, rows, _SAFE_TEXT, layout, wide):
@@ -1111,6 +1112,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             form_from = m.start()
         if name == "select":
             # The parser ignores most tags inside a select: read on from its end (or the next select).
+            # (Not a `</template>`, which it reads as in the head, closing a template the select is in:
+            # no cut inside that template then, helper-75.)
+            for o in reversed(stack):
+                if o[0] == "template":
+                    rows[o[2]] = -1
+                    break
             close = select_tag(html, pos, n)
             if close is None:
                 whole = True
