@@ -578,3 +578,21 @@ def test_a_large_text_node_is_collapsed_in_bounded_memory():
     got, peak = _traced_peak(lambda: collapse(text))
     assert got == "word " * 200_000
     assert peak < 3 * len(text), peak / len(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_the_form_rules_count_text_without_python_white_space(text):
+    import re
+
+    from chunkctl.loaders.html.select import _chars
+
+    assert _chars(text) == len(re.sub(r"\s+", "", text))
+
+
+def test_the_white_space_the_form_rules_delete_is_all_of_pythons():
+    import sys
+
+    from chunkctl.loaders.html.select import _NO_SPACE
+
+    assert set(_NO_SPACE) == {c for c in range(sys.maxunicode + 1) if chr(c).isspace()}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -91,14 +90,18 @@ search page, 1,279 characters for 41 controls), an ASP.NET page's has a search b
 CONTROL_TAGS = ("select", "datalist", "option", "textarea", "button", "script", "style", "noscript", "template")
 """Elements whose text the form rules do not count (also `pieces.py`'s count of a form's text)."""
 _CONTROLS = ", ".join(CONTROL_TAGS)
-_SPACE = re.compile(r"\s+")
 _LOOK_SIBLINGS = 64  # siblings per level (text nodes included), and levels, looked at beside a form
 _LOOK_NODES = 20_000  # nodes walked beside a form, in all, before the text there counts as more than enough
 
 
+# Python's white space (`str.isspace`, what `\s` matches), to delete with `str.translate`
+_NO_SPACE = {c: None for c in range(0x3001) if chr(c).isspace()}
+
+
 def _chars(text: str) -> int:
-    """Characters of `text`, white space left out (how the form rules count text)."""
-    return len(_SPACE.sub("", text))
+    """Characters of `text`, white space left out (how the form rules count text). (`str.translate`:
+    `re.sub` held a string a match, 20x a large form's text.)"""
+    return len(text.translate(_NO_SPACE))
 
 
 def _text_len(node) -> int:
