@@ -281,7 +281,8 @@ def test_the_encoder_never_gets_a_long_piece_at_once():
     assert max(sizes) <= max(4 * tokenizers.BPE_WINDOW, 2 * tokenizers.TABLE_PIECE + 1)
 
 
-@pytest.mark.parametrize("shape,size", [("letters", 1_000_000), ("words", 400_000), ("table row", 400_000)])
+@pytest.mark.parametrize("shape,size", [("letters", 1_000_000), ("words", 400_000), ("table row", 400_000),
+                                        ("heading", 400_000), ("setext heading", 400_000)])
 def test_traced_memory_of_a_long_line_stays_within_8x(shape, size):
     """Python-traced peak (numpy arrays included; tiktoken's own memory is not traced) of
     chunking a long line and writing its records, after a warm-up: at most 8x the text,
@@ -298,6 +299,10 @@ def test_traced_memory_of_a_long_line_stays_within_8x(shape, size):
         text = " ".join(rng.choices("the of and to in a is that for it as was with be by".split(), k=size // 4))
     if shape == "table row":  # one cell of a Markdown table (helper-70: 50x at 20 MB, a list of its word atoms)
         text, fmt = "| a | b |\n| - | - |\n| x | " + text + " |\n", "md"
+    elif shape == "heading":  # (0.1.22: 74x, its words all held as heading atoms, and `clean_heading`'s re.sub)
+        text, fmt = "# *" + text + "*\n\nbody\n", "md"
+    elif shape == "setext heading":  # (a paragraph above a `---` line: a heading)
+        text, fmt = text + "\n---\n\nbody\n", "md"
     config = ChunkConfig()
     doc = load_bytes(text.encode(), "line." + fmt, fmt, config)
     serialize(process_document(load_bytes(b"warm up. " * 100, "w.txt", "txt", config), config).records)

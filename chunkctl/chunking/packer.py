@@ -293,6 +293,11 @@ class Packer:
         """`block_atoms` one atom at a time: a block over ITER_SPAN characters is split as its
         atoms are taken (`_refine_iter`), so a huge block never has all its atoms at once."""
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
+        if kind == "heading" and block.end - block.start > ITER_SPAN:
+            # (a heading over ITER_SPAN characters, a paragraph above a setext underline or an `<h2>`
+            # never closed, is packed as text: the packer holds a chunk's leading heading atoms all
+            # at once, 74x a 4.6 MB heading cut in words)
+            kind = "text"
         barrier = kind in BARRIER_KINDS
         if levels is None:
             levels = self.levels_for(block)

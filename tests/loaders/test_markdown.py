@@ -228,3 +228,32 @@ def test_front_matter_longer_than_its_parse_limit_is_kept_as_front_matter_not_re
                             "not read as YAML (its parser takes some 270 bytes a character); ignored"]
     prose = "---\n" + "Some prose, not a mapping.\n" * (FRONT_MATTER_CHARS // 20) + "---\n\nText.\n"
     assert load(prose).blocks[0].kind != BlockKind.FRONT_MATTER
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["word", "*em*", "_u_", "`code`", "<b>", "</b>", "~~s~~", "**", "__", " ", "  \t",
+                                 "<a href='x'>", "é", "[link][r]", "\\*", "#"]), min_size=1, max_size=30),
+       st.integers(150, 4000))
+def test_a_long_heading_gives_the_title_its_whole_text_gives(tokens, times):
+    """Only the start of a heading over HEADING_SOURCE characters is read (all of a 4.6 MB one took
+    10x its text in `re.sub` and `split`); its title is the whole text's, as `short_title` cuts it."""
+    import re
+
+    from chunkctl.loaders.headings import short_title
+    from chunkctl.loaders.markdown import _ATTRIBUTES, _CLOSING_HASHES, _INLINE_MARK, HEADING_SOURCE, clean_heading
+
+    text = " ".join(tokens) * times
+    if len(text) <= HEADING_SOURCE:
+        return
+    whole = _CLOSING_HASHES.sub("", _ATTRIBUTES.sub("", text))
+    whole = " ".join(_INLINE_MARK.sub("", whole).split()) if re.search(r"[\\`*_\[\]<>&!~]", whole) else " ".join(whole.split())
+    assert short_title(clean_heading(text)) == short_title(whole)
+
+
+def test_a_heading_of_a_megabyte_is_cleaned_from_its_start():
+    from tests.test_pdf_memory import _traced_peak
+
+    text = "*a* _b_ `c` " * 100_000
+    got, peak = _traced_peak(lambda: clean_heading(text))
+    assert got.startswith("a b c a b c") and 768 < len(got) < 4096
+    assert peak < 3 * len(text), peak / len(text)  # (the text's copies without its attribute block and hashes)
