@@ -293,11 +293,6 @@ class Packer:
         """`block_atoms` one atom at a time: a block over ITER_SPAN characters is split as its
         atoms are taken (`_refine_iter`), so a huge block never has all its atoms at once."""
         kind = kind or _KIND_OF_BLOCK.get(block.kind, "text")
-        if kind == "heading" and block.end - block.start > ITER_SPAN:
-            # (a heading over ITER_SPAN characters, a paragraph above a setext underline or an `<h2>`
-            # never closed, is packed as text: the packer holds a chunk's leading heading atoms all
-            # at once, 74x a 4.6 MB heading cut in words)
-            kind = "text"
         barrier = kind in BARRIER_KINDS
         if levels is None:
             levels = self.levels_for(block)
@@ -313,6 +308,21 @@ class Packer:
         self._refine(block.start, block.end, list(levels), 0, strength, kind, body_budget, barrier, block, out,
                      split_to)
         return iter(out)
+
+    def iter_heading_atoms(self, block: Block, strength: int, budget: int) -> Iterator[Atom]:
+        """The heading atoms of a heading `block`: the block whole when it fits `budget` tokens, else
+        the pieces `_split_atom` cuts it into (sentences, clauses, words; else grapheme windows),
+        split as they are taken. For a heading over ITER_SPAN characters (a paragraph above a
+        setext underline, an `<h2>` never closed), which `_split_atom` cut all at once: a 4.6 MB
+        heading's word atoms took 74x its text; taken one at a time, the lead packs them as it
+        packs a long run of heading lines (`LEAD_CAP`)."""
+        if block.end - block.start <= ITER_SPAN or self.fits(block.start, block.end, budget):
+            yield Atom(block.start, block.end, strength, "heading", Level.BLOCK, True, block=block)
+            return
+        levels = [Level.SENTENCE, Level.CLAUSE, Level.WORD]
+        for x in self._refine_iter(block.start, block.end, levels, 0, strength, "text", max(1, budget), True, block):
+            x.kind = "heading"
+            yield x
 
     def levels_for(self, block: Block) -> Sequence[Level]:
         """Split levels of a block by its kind (prose, list, code, Python code, table row)."""

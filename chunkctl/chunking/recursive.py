@@ -8,7 +8,7 @@ from chunkctl.chunking.packer import Atom, Packer
 from chunkctl.chunking.registry import Chunked, register
 from chunkctl.chunking.sections import Section, iter_sections
 from chunkctl.model import BlockKind, Chunk, ChunkList
-from chunkctl.text.segment import ITER_SPAN, Level
+from chunkctl.text.segment import Level
 
 # Blocks kept whole when they fit (split only when they do not, between rows or lines).
 ATOMIC_BLOCKS = (BlockKind.CODE, BlockKind.TABLE, BlockKind.MATH)
@@ -41,8 +41,8 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
         estimates = packer.estimate_many([(b.start, b.end) for b in batch])
         for b, est in zip(batch, estimates):
             strength = Level.GLUE if prev_heading else Level.BLOCK
-            if b.kind == BlockKind.HEADING and b.end - b.start <= ITER_SPAN:  # (a longer one: text, see
-                yield Atom(b.start, b.end, strength, "heading", Level.BLOCK, True, block=b)  # `iter_block_atoms`)
+            if b.kind == BlockKind.HEADING:
+                yield from packer.iter_heading_atoms(b, strength, budget)
                 prev_heading = True
                 continue
             text_block = b.kind not in ATOMIC_BLOCKS

@@ -34,7 +34,10 @@ _FRONT_MATTER = re.compile(
 # reference links ("[text][ref]": their definitions are elsewhere, so the inline parser
 # would keep the brackets), characters that may be inline markup, and the longest heading
 # given to the inline parser (a longer one is a paragraph that lost its line breaks).
+# An attribute block, and an ATX closing sequence, at a heading's end: the rule `_without_tail_marks`
+# applies from the end (its tests compare it with these patterns)
 _ATTRIBUTES = re.compile(r"\s*\{:?[ \t]*[#./][^{}]*\}\s*$")
+_ATTRIBUTE_BLOCK = re.compile(r"\{:?[ \t]*[#./][^{}]*\}")  # (`_ATTRIBUTES` without its white space)
 _REFERENCE_LINK = re.compile(r"(?<!\\)!?\[([^\]]*)\]\[[^\]]*\]")
 _MARKUP = re.compile(r"[\\`*_\[\]<>&!~]")
 MAX_INLINE = 4000
@@ -309,7 +312,7 @@ def clean_heading(text: str) -> str:
     its start, more than `2 * TITLE_CHARS + 256` characters, which `short_title` makes the same
     title as the whole's.
     """
-    text = _CLOSING_HASHES.sub("", _ATTRIBUTES.sub("", text))
+    text = _without_tail_marks(text)
     if len(text) > HEADING_SOURCE:
         # Only the start of a long heading (a paragraph above a setext underline): its marks and
         # spaces go within a few hundred characters of where it is cut, and the title keeps
@@ -326,6 +329,24 @@ def clean_heading(text: str) -> str:
         else:
             text = _INLINE_MARK.sub("", text)
     return " ".join(text.split())
+
+
+def _without_tail_marks(text: str) -> str:
+    """`text` without an attribute block at its end, then without an ATX closing sequence
+    (`_ATTRIBUTES`, then `_CLOSING_HASHES`, as `re.sub` would remove them), found from the end:
+    the patterns, which start with white space, took time in the square of a run of it (helper-76:
+    40,000 spaces in a heading, 28 s)."""
+    t = text.rstrip()
+    if t.endswith("}"):
+        k = t.rfind("{")
+        if k >= 0 and _ATTRIBUTE_BLOCK.fullmatch(t, k):
+            text = text[:k].rstrip()
+            t = text
+    if t.endswith("#"):
+        h = len(t.rstrip("#"))
+        if h == 0 or t[h - 1].isspace():
+            return t[:h].rstrip()
+    return text
 
 
 _INLINE_MD = None

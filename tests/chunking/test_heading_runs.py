@@ -61,3 +61,33 @@ def test_a_million_empty_headings_are_not_held_at_once():
         tracemalloc.stop()
     assert n > 150
     assert peak < 80 * len(text), f"{peak / len(text):.0f}x"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parent=st.sampled_from(["", "# Parent\n\nIntro text.\n\n", "Intro text.\n\n"]),
+       words=st.lists(st.sampled_from(["word", "Étape", "*em*", "x" * 30, "a,", "b.", "`c`"]), min_size=1, max_size=120),
+       style=st.sampled_from(["## {}\n", "{}\n---\n", "{}\n===\n"]), body=BODY,
+       size=st.sampled_from([16, 48, 256]), strategy=st.sampled_from(["recursive", "sentence", "hierarchical", "section"]),
+       cap=st.integers(1, 12))
+def test_a_heading_over_iter_span_split_as_it_comes_gives_the_records_of_splitting_it_whole(
+        parent, words, style, body, size, strategy, cap, monkeypatch):
+    """A heading over ITER_SPAN characters that does not fit is split into heading atoms as they are
+    taken (`Packer.iter_heading_atoms`; `_split_atom` cut a 4.6 MB one at once, 74x), which the lead
+    packs as it comes (`LEAD_CAP`): the records of cutting it whole."""
+    text = parent + style.format(" ".join(words)) + "\n" + body + "\n"
+    kw = {"chunk_size": size, "overlap": size // 8, "strategy": strategy}
+    monkeypatch.setattr(packer_mod, "ITER_SPAN", HUGE)
+    whole = _records(text, **kw)
+    monkeypatch.setattr(packer_mod, "ITER_SPAN", 40)
+    monkeypatch.setattr(packer_mod, "LEAD_CAP", cap)
+    assert _records(text, **kw) == whole
+
+
+def test_a_heading_line_before_a_heading_cut_as_it_comes_opens_the_chunk_of_its_first_pieces(monkeypatch):
+    # (cut whole, inside the packing, the heading came too late: "# Parent" stood alone in a chunk of
+    # 2 tokens; the one record change of `iter_heading_atoms`, RULINGS' consecutive heading lines)
+    text = "# Parent\n\n## " + "word " * 15 + "word\n\n"
+    monkeypatch.setattr(packer_mod, "ITER_SPAN", 40)
+    got = _records(text, chunk_size=16, overlap=2)
+    assert got[0][:3] == (0, 72, "") and got[0][3] == ["Parent"] and got[0][4] == 16
+    assert [r[2] for r in got[1:]] == ["Parent\n\n"] * (len(got) - 1)

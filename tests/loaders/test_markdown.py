@@ -257,3 +257,27 @@ def test_a_heading_of_a_megabyte_is_cleaned_from_its_start():
     got, peak = _traced_peak(lambda: clean_heading(text))
     assert got.startswith("a b c a b c") and 768 < len(got) < 4096
     assert peak < 3 * len(text), peak / len(text)  # (the text's copies without its attribute block and hashes)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(list("a #{}.:/-\t\n\r\x0b\u2003") + ["{#id}", "{.c}", " ##", "{: .x}"]), max_size=40))
+def test_tail_marks_go_as_the_patterns_remove_them(parts):
+    from chunkctl.loaders.markdown import _ATTRIBUTES, _CLOSING_HASHES, _without_tail_marks
+
+    text = "".join(parts)
+    assert _without_tail_marks(text) == _CLOSING_HASHES.sub("", _ATTRIBUTES.sub("", text))
+
+
+def test_a_heading_with_a_long_run_of_spaces_is_cleaned_without_the_tail_patterns(monkeypatch):
+    # (helper-76: 40,000 spaces took 28 s in `_ATTRIBUTES` and `_CLOSING_HASHES`, which start with
+    # white space and are tried at each of its characters: they are not run over a heading now)
+    from chunkctl.loaders import markdown
+
+    class Refused:
+        def sub(self, *args):
+            raise AssertionError("a tail pattern was run over the heading")
+
+    monkeypatch.setattr(markdown, "_ATTRIBUTES", Refused())
+    monkeypatch.setattr(markdown, "_CLOSING_HASHES", Refused())
+    assert clean_heading("a" + " " * 40_000 + "b {#id}") == "a b"
+    assert clean_heading("Title" + " \t" * 20_000 + "###") == "Title"
