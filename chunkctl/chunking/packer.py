@@ -64,6 +64,8 @@ def without_replacement(text: str, collapse: bool = True) -> str:
 # table, see `_split`), then words; never inside a delimiter row when a line fits.
 TABLE_LINE_LEVELS = (Level.LINE, Level.CLAUSE, Level.WORD)
 SENTENCE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
+# An atom too big alone (a heading line): its split levels (`_split_atom`, `iter_heading_atoms`).
+ATOM_SPLIT_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
 
 _KIND_OF_BLOCK = {
     BlockKind.CODE: "code",
@@ -319,8 +321,8 @@ class Packer:
         if block.end - block.start <= ITER_SPAN or self.fits(block.start, block.end, budget):
             yield Atom(block.start, block.end, strength, "heading", Level.BLOCK, True, block=block)
             return
-        levels = [Level.SENTENCE, Level.CLAUSE, Level.WORD]
-        for x in self._refine_iter(block.start, block.end, levels, 0, strength, "text", max(1, budget), True, block):
+        for x in self._refine_iter(block.start, block.end, list(ATOM_SPLIT_LEVELS), 0, strength, "text", max(1, budget),
+                                   True, block):
             x.kind = "heading"
             yield x
 
@@ -1028,7 +1030,7 @@ class Packer:
         """Cut one atom too big for `budget` tokens alone (a heading line, or an estimate that
         was off): at sentences, clauses and words when it has them, else into grapheme
         windows (a last resort)."""
-        levels = [lv for lv in (Level.SENTENCE, Level.CLAUSE, Level.WORD) if lv < atom.level]
+        levels = [lv for lv in ATOM_SPLIT_LEVELS if lv < atom.level]
         if levels:
             out: list[Atom] = []
             self._refine(atom.start, atom.end, levels, 0, atom.strength, "text" if atom.kind == "heading" else atom.kind,

@@ -41,9 +41,6 @@ _ATTRIBUTE_BLOCK = re.compile(r"\{:?[ \t]*[#./][^{}]*\}")  # (`_ATTRIBUTES` with
 _REFERENCE_LINK = re.compile(r"(?<!\\)!?\[([^\]]*)\]\[[^\]]*\]")
 _MARKUP = re.compile(r"[\\`*_\[\]<>&!~]")
 MAX_INLINE = 4000
-HEADING_SOURCE = 4096
-"""Characters of a heading's (or header cell's) Markdown from which `clean_heading` reads only its
-start (a quarter of it at a time, grown until its text is well past `TITLE_CHARS`)."""
 _INLINE_MARK = re.compile(r"(?<!\w)[*_]{1,3}|[*_]{1,3}(?!\w)|`+|~~|<[^>]{1,200}>")
 
 _CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
@@ -308,16 +305,16 @@ def clean_heading(text: str) -> str:
     "yield*", "`__proto__`" is "__proto__"). Before, marks were stripped by patterns that
     knew neither escapes nor code spans. An attribute block at the end and an ATX closing
     sequence before it ("### Styles ### {#styles}") are left out; reference links
-    ("[text][ref]") keep their text. Of a text over `HEADING_SOURCE` characters only the text of
+    ("[text][ref]") keep their text. Of a text over `MAX_INLINE` characters only the text of
     its start, more than `2 * TITLE_CHARS + 256` characters, which `short_title` makes the same
-    title as the whole's.
+    title as the whole's (read from `MAX_INLINE` characters, grown fourfold until it is).
     """
     text = _without_tail_marks(text)
-    if len(text) > HEADING_SOURCE:
+    if len(text) > MAX_INLINE:
         # Only the start of a long heading (a paragraph above a setext underline): its marks and
         # spaces go within a few hundred characters of where it is cut, and the title keeps
         # TITLE_CHARS (`short_title`). All of it took 10x the text at once (`re.sub`, `split`).
-        size = HEADING_SOURCE
+        size = MAX_INLINE
         while size < len(text):
             start = " ".join(_INLINE_MARK.sub("", text[:size]).split())
             if len(start) > 2 * TITLE_CHARS + 256:

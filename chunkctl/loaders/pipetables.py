@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 from chunkctl.model import Block, BlockKind, compact_spans
+from chunkctl.text.segment import trimmed
 
 _LINE = re.compile(r"[^\r\n]+")
 _SEP = re.compile(r"(?<!\\)\|")
@@ -51,13 +52,9 @@ def as_pipe_table(text: str, block: Block) -> Block:
         same += cells == first
     if n < 3 or same < 0.8 * n:
         return block
-    rows = compact_spans(_stripped(m) for m in _LINE.finditer(text, header_end, block.end) if m.group().strip())
+    rows = compact_spans(row for m in _LINE.finditer(text, header_end, block.end)
+                         if (row := trimmed(text, m.start(), m.end())) is not None)
     header_cells = [c.strip() for c in text[block.start:header_end].strip().strip("|").split("|")]
     return replace(block, kind=BlockKind.TABLE, header=(block.start, header_end), rows=rows,
                    meta={**block.meta, "header_cells": header_cells, "delimiter_row": False})
 
-
-def _stripped(m: re.Match) -> tuple[int, int]:
-    """The span of line match `m` without its leading and trailing white space (characters)."""
-    line = m.group()
-    return m.start() + len(line) - len(line.lstrip()), m.start() + len(line.rstrip())

@@ -235,15 +235,15 @@ def test_front_matter_longer_than_its_parse_limit_is_kept_as_front_matter_not_re
                                  "<a href='x'>", "é", "[link][r]", "\\*", "#"]), min_size=1, max_size=30),
        st.integers(150, 4000))
 def test_a_long_heading_gives_the_title_its_whole_text_gives(tokens, times):
-    """Only the start of a heading over HEADING_SOURCE characters is read (all of a 4.6 MB one took
+    """Only the start of a heading over MAX_INLINE characters is read (all of a 4.6 MB one took
     10x its text in `re.sub` and `split`); its title is the whole text's, as `short_title` cuts it."""
     import re
 
     from chunkctl.loaders.headings import short_title
-    from chunkctl.loaders.markdown import _ATTRIBUTES, _CLOSING_HASHES, _INLINE_MARK, HEADING_SOURCE, clean_heading
+    from chunkctl.loaders.markdown import _ATTRIBUTES, _CLOSING_HASHES, _INLINE_MARK, MAX_INLINE, clean_heading
 
     text = " ".join(tokens) * times
-    if len(text) <= HEADING_SOURCE:
+    if len(text) <= MAX_INLINE:
         return
     whole = _CLOSING_HASHES.sub("", _ATTRIBUTES.sub("", text))
     whole = " ".join(_INLINE_MARK.sub("", whole).split()) if re.search(r"[\\`*_\[\]<>&!~]", whole) else " ".join(whole.split())

@@ -696,12 +696,22 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         end the reopened one early, nor in foreign content, where CDATA is read otherwise, nor in one
         that held a `<select>` (read past by the scan, which would miss a `</template>` in it)
         (helper-74's 20 MB template of paragraphs took 31x the page, read in one piece)."""
+        if at - start < piece_chars:
+            return
         t = next((i for i, o in enumerate(stack) if o[0] == "template"), -1)
         if t < 0 or rows.get(stack[t][2], 0) < 0 or any(o[0] == "template" for o in stack[t + 1:]):
             return
-        around = stack[:t]
+        cut_reopening(at, t)
+
+    def cut_reopening(at: int, k: int) -> None:
+        """Cut at `at` (a start tag inside the element `stack[k]`, a plain svg or a template), once a
+        piece is full, the next piece reopening the elements up to that element only, when those
+        around it may stay open at a cut."""
+        if at - start < piece_chars or pending or fragile >= 0 or form_left >= 0:
+            return
+        around = stack[:k]
         if not _adopted(around) and _cuttable(around, at, start, settle, rows, _SAFE_TEXT, layout, wide):
-            cut(at, stack[:t + 1])
+            cut(at, stack[:k + 1])
 
     def undo_cuts(at: int) -> None:
         """Join the pieces that begin at or after `at` (inside an element opened there) to the one before."""
@@ -1062,11 +1072,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if foreign:
             if name in _INTEGRATION or name in _FOREIGN or name == "font":
                 svg_plain = False
-            elif svg_plain and m.start() - start >= piece_chars and not pending and fragile < 0 and form_left < 0:
-                around = stack[:froot]
-                if not _adopted(around) and _cuttable(around, m.start(), start, settle, rows, _SAFE_TEXT,
-                                                      layout, wide):
-                    cut(m.start(), stack[:froot + 1])  # (reopening only the svg)
+            elif svg_plain:
+                cut_reopening(m.start(), froot)  # (reopening only the svg)
             if name in _FOREIGN:
                 foreign += 1
             if not m.group(3).rstrip().endswith(slash):
@@ -1074,8 +1081,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name in _FOREIGN:
                 foreign -= 1
             continue
-        if m.start() - start >= piece_chars and not pending and fragile < 0 and form_left < 0:
-            template_cut(m.start())
+        template_cut(m.start())
         if name in _CUT_BEFORE_INLINE:
             token_cut(m.start(), True)
         if name == "plaintext":
