@@ -105,6 +105,10 @@ byte-pair merge of one piece holds about 50 bytes per byte of it at once."""
 BPE_WINDOW = 1 << 16
 """Characters per window of a long piece; consecutive windows overlap by a quarter."""
 
+TABLE_SLICE = 1 << 18
+"""Tokens whose character counts are summed at a time into a token table (`Tokenizer.table`):
+numpy's temporaries for one sum are then some 1.5 MB, whatever the length of one encode."""
+
 SMALL_TABLE = LONG_PIECE // 2
 """Characters under which a text's token table is built with Python's `array` and `bisect`
 (`Tokenizer._small_table`) rather than numpy: such a text is always one range of
@@ -491,11 +495,15 @@ class Tokenizer:
                     continue
                 if n + k + 1 > len(starts):
                     starts.resize(max(len(starts) * 3 // 2, n + k + 1), refcheck=False)
-                ends = starts[n + 1:n + k + 1]
-                np.cumsum(lead[ids], dtype=dtype, out=ends)  # characters starting in each token
+                # characters starting in each token, summed TABLE_SLICE tokens at a time: numpy
+                # makes two temporaries the length of what it sums (the gathered counts and a
+                # cast), 6 bytes a token, 3x the file of a stretch without a safe point at once
+                for j in range(0, k, TABLE_SLICE):
+                    ends = starts[n + 1 + j:n + 1 + min(k, j + TABLE_SLICE)]
+                    np.cumsum(lead[ids[j:j + TABLE_SLICE]], dtype=dtype, out=ends)
+                    np.add(ends, pos, out=ends)
+                    pos = int(ends[-1])
                 del ids
-                np.add(ends, pos, out=ends)
-                pos = int(ends[-1])
                 n += k
             if pos != b:
                 self._out_of_step()

@@ -52,3 +52,28 @@ def test_hebrew_arabic_and_thai_letters_are_decided_at_once():
         assert all(b - a < 8 for a, b, _ in g._runs)  # only short stretches (Thai vowel signs)
     g = Graphemes("مرحبا بالعالم. " * 2000)
     assert g.is_boundary(15_000) and not g._runs  # (between two letters: sure)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=80).map("".join), st.randoms(use_true_random=False), st.sampled_from([2, 4, 6]))
+def test_forgetting_stretches_changes_no_answer(text, rnd, keep):
+    ref = reference(text)
+    g = type("Few", (Graphemes,), {"__slots__": (), "KEEP_RUNS": keep})(text)
+    order = list(range(len(text) + 1))
+    rnd.shuffle(order)
+    for i in order:
+        assert g.is_boundary(i) == (i in ref), (text, i)
+        assert g.floor(i) == ref[bisect.bisect_right(ref, i) - 1], (text, i)
+        assert g.ceil(i) == ref[bisect.bisect_left(ref, i)], (text, i)
+        assert len(g._runs) <= keep and g._run_starts == sorted(g._run_starts) == [a for a, _b, _ in g._runs]
+
+
+def test_stretches_remembered_are_bounded():
+    # Devanagari words among Latin ones: a stretch every few words. 0.1.23 kept all of them,
+    # some 100 bytes each beside their boundaries (5.4 bytes a byte of the file).
+    text = "नमस्ते hello दुनिया world " * 20_000
+    ref = reference(text)
+    g = Graphemes(text)
+    refs = set(ref)
+    assert all(g.is_boundary(i) == (i in refs) for i in range(0, len(text) + 1, 3))
+    assert len(g._runs) <= Graphemes.KEEP_RUNS
