@@ -17,6 +17,7 @@ Speed (issue 19, 583 real Markdown files, 9.6 MB): markdown-it-py's block parse 
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -116,6 +117,9 @@ _CONTAINER_START = re.compile(rb">|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)")
 # markdown-it-py stops a table's body once it has filled in 65,536 missing cells (a guard against
 # huge tables of short rows); tables that could reach it take the reference.
 _MAX_FILLED_CELLS = 60_000
+BLANK_SLICE = 1 << 16
+"""Bytes of a table row decoded at a time to see whether it is white space only (`_blank_utf8`):
+a row of one giant cell was decoded whole, twice its size in a copy and its text."""
 # markdown-it.rs reads link reference definitions one after another in quadratic time (found by a
 # helper: 5,000 in a row 1.2 s, 20,000 19 s, 150,000 over 300 s; markdown-it-py 150,000 in 5 s).
 _MAX_REF_DEFS = 1_000
@@ -258,6 +262,17 @@ def _table(node: Any, lines: Any) -> tuple[str, tuple[int, int], dict] | None:
     return "table", lines(node), {"head": head, "cells": cells, "rows": rows}
 
 
+def _blank_utf8(data: bytes, a: int, e: int) -> bool:
+    """Whether `data[a:e]`, decoded as UTF-8 (bad bytes replaced), is Unicode white space
+    only (`str.strip` leaves nothing); decoded BLANK_SLICE bytes at a time, up to the first
+    slice that holds something else."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for p in range(a, e, BLANK_SLICE):
+        if decoder.decode(data[p:min(e, p + BLANK_SLICE)]).strip():
+            return False
+    return not decoder.decode(b"", final=True).strip()
+
+
 def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> bool:
     """True when markdown-it-py may read this table of markdown-it.rs's differently (see
     `_TABLE_ROWS`, `_ROW_OPENER`, `_CONTAINER_START`): its header row has no pipe, is indented
@@ -289,7 +304,7 @@ def _table_diverges(table: Any, data: bytes, lines: Any, line_bytes: Any) -> boo
         e = data.find(b"\n", a)
         if _ROW_OPENER.match(data, a, e if e >= 0 else len(data)):
             return True
-        if node is not table and not data[a:e if e >= 0 else len(data)].decode("utf-8", "replace").strip():
+        if node is not table and _blank_utf8(data, a, e if e >= 0 else len(data)):
             return True  # a row of Unicode white space only (a no-break space): markdown-it-py ends the table
     try:
         after = line_bytes(end)

@@ -411,3 +411,34 @@ def test_lines_that_backtracked_are_read_at_once(text):
     # (each took 15 s to hours before; a test that cannot end fails by the suite's time limit)
     ref, fast = both(text, fast_only=False)
     assert fast == ref and fast[0]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\u00a0", "\u3000", "\u2028", "a", "é", "\u0301", "😀"]), max_size=30)
+       .map("".join), st.binary(max_size=3), st.integers(1, 5), st.integers(0, 4), st.integers(0, 4))
+def test_rows_of_white_space_are_found_in_slices_as_when_decoded_whole(text, junk, size, cut_a, cut_e):
+    # a row of one giant cell was decoded whole (a copy and its text, 2.8x the row) to see this
+    data = text.encode() + junk
+    a, e = min(cut_a, len(data)), max(min(cut_a, len(data)), len(data) - cut_e)
+    old = not data[a:e].decode("utf-8", "replace").strip()
+    saved = markdown_rs.BLANK_SLICE
+    try:
+        markdown_rs.BLANK_SLICE = size  # slices that cut characters
+        assert markdown_rs._blank_utf8(data, a, e) is old
+    finally:
+        markdown_rs.BLANK_SLICE = saved
+
+
+def test_a_row_of_one_giant_cell_is_not_decoded_whole():
+    import tracemalloc
+
+    row = "| “" + "word’s " * 400_000 + "|\n"
+    data, blank = row.encode(), b"|" + b" " * 3_000_000 + b"|"
+    tracemalloc.start()
+    try:
+        assert not markdown_rs._blank_utf8(data, 0, len(data))
+        assert markdown_rs._blank_utf8(blank, 1, 3_000_001)
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, peak
