@@ -246,7 +246,12 @@ class BlockList(Sequence[Block]):
                 ids.append(len(self._title))
                 self._title.append(title)
             self._last_path = path
-        self._path.append(ids[len(path)])
+        while True:  # (path ids 1 byte wide at first, widened (`_WIDER`) when one does not fit)
+            try:
+                self._path.append(ids[len(path)])
+                break
+            except OverflowError:
+                self._path = array(_WIDER[self._path.typecode], self._path)
         if block.language or block.header is not None or block.meta or level != block.level \
                 or len(block.rows) > FEW_SPANS:  # (many rows: a `Spans` already, read as it is)
             self._rich[i] = block
@@ -268,8 +273,9 @@ class BlockList(Sequence[Block]):
         held = self._list or []
         self._list = None
         self._kind, self._level = array("B"), array("B")
-        # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1), path indices 4 bytes
-        self._start, self._end, self._path = array("I"), array("I"), array("I")
+        # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1); path ids 1 byte,
+        # widened to 2 or 4 when a document has more paths (a block of `# h\n` is 4 bytes)
+        self._start, self._end, self._path = array("I"), array("I"), array("B")
         self._parent = array("i", [-1])  # path id 0: the empty path
         self._title = PackedStrings()
         self._title.append("")

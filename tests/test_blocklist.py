@@ -288,3 +288,16 @@ def test_fixed_windows_make_each_compact_block_about_once(monkeypatch):
     monkeypatch.setattr(BlockList, "MANY", 1 << 30)
     monkeypatch.setattr(BlockList, "COMPACT_FROM", 1 << 30)
     assert chunkctl.chunk_text(text, format="md", strategy="fixed", chunk_size=64, overlap=16) == records
+
+
+@pytest.mark.parametrize("changes, typecode", [(1, "B"), (255, "B"), (300, "H"), (70_000, "I")])
+def test_path_ids_are_as_narrow_as_the_paths_allow(changes, typecode):
+    # a file of `# h` lines: a block every 4 bytes, whose path id took 4 bytes (0.1.23)
+    n = 140_000
+    blocks = [Block(BlockKind.HEADING if i % 2 else BlockKind.PARAGRAPH, 4 * i, 4 * i + 3, level=1 if i % 2 else 0,
+                    headings=(f"h{i * changes // n}",)) for i in range(n)]
+    bl = BlockList(blocks)
+    assert bl.compact and bl._path.typecode == typecode
+    assert [(b.kind, b.start, b.end, b.level, b.headings) for b in bl] == \
+        [(b.kind, b.start, b.end, b.level, b.headings) for b in blocks]
+    assert pickle.loads(pickle.dumps(bl))[n - 1].headings == blocks[-1].headings
