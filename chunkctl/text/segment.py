@@ -64,6 +64,11 @@ _SIMPLE = regex.compile(
     "\uff01-\uff9d\uffa0-\uffef" + _others(0x0590, 0x06FF) + _others(0x0E00, 0x0E7F) + "]"
 )
 _CLUSTER = regex.compile(r"\X")
+CLUSTER_WINDOW = 1024
+"""Characters of a long stretch segmented at a time (`Graphemes._segment`). `regex`'s `\\X`
+looks back to the start of a run of regional indicators (flags) at each match, which made a
+line of 50,000 flags take 8 s (quadratic); from its slice of the text it looks back no
+further than the slice."""
 # Text in which every offset is a cluster boundary: characters below U+0300 but CR (`Graphemes._sure`).
 _ALL_BOUNDARIES = re.compile("[^\r\u0300-\U0010ffff]*")
 _CONTROLS = "\t\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
@@ -134,7 +139,7 @@ class Graphemes:
         while b < len(t) and self._sure(b) is not True:
             b += 1
         b = min(b, len(t))
-        bounds = array("i" if b < 1 << 31 else "q", (m.start() for m in _CLUSTER.finditer(t, a, b)))
+        bounds = self._segment(a, b)
         bounds.append(b)
         if len(self._runs) >= self.KEEP_RUNS:  # keep the half around idx (see KEEP_RUNS)
             half = self.KEEP_RUNS // 2
@@ -143,6 +148,32 @@ class Graphemes:
             idx -= lo
         self._run_starts.insert(idx + 1, a)
         self._runs.insert(idx + 1, (a, b, bounds))
+        return bounds
+
+    def _segment(self, a: int, b: int) -> array:
+        """Cluster starts in `text[a:b]` (a, b cluster boundaries), by `\\X` on slices of
+        CLUSTER_WINDOW characters (doubled for a cluster longer than that).
+
+        Each slice but the last starts at a cluster start and gives up its last cluster,
+        which the window may cut; the next slice starts there. Every rule of UAX #29 that
+        looks left of a break looks only inside the cluster before it, but for regional
+        indicators, which pair from the start of their run; a cluster start inside such a
+        run follows an even number of them, as the start of a text does.
+        """
+        t = self.text
+        bounds = array("i" if b < 1 << 31 else "q")
+        p, w = a, CLUSTER_WINDOW
+        while p < b:
+            e = min(b, p + w)
+            starts = [m.start() for m in _CLUSTER.finditer(t[p:e])]
+            if e == b:
+                bounds.extend(p + k for k in starts)
+                break
+            if len(starts) < 2:  # one cluster as long as the window: a larger one
+                w *= 2
+                continue
+            bounds.extend(p + k for k in starts[:-1])
+            p += starts[-1]
         return bounds
 
     def is_boundary(self, i: int) -> bool:

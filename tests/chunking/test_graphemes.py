@@ -77,3 +77,42 @@ def test_stretches_remembered_are_bounded():
     refs = set(ref)
     assert all(g.is_boundary(i) == (i in refs) for i in range(0, len(text) + 1, 3))
     assert len(g._runs) <= Graphemes.KEEP_RUNS
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(PIECES, max_size=60).map("".join), st.integers(1, 9))
+def test_stretches_segmented_in_windows_equal_a_full_segmentation(text, window):
+    import chunkctl.text.segment as segment
+
+    ref = reference(text)
+    saved = segment.CLUSTER_WINDOW
+    try:
+        segment.CLUSTER_WINDOW = window  # slices that cut clusters, flags and joiner sequences
+        g = Graphemes(text)
+        assert [i for i in range(len(text) + 1) if g.is_boundary(i)] == ref, text
+    finally:
+        segment.CLUSTER_WINDOW = saved
+
+
+def test_a_line_of_flags_is_segmented_in_linear_time():
+    # regex's \X looks back to the start of a run of regional indicators at each match: a
+    # line of 50,000 flags took 8 s. Counted in slices: no slice longer than the window.
+    import chunkctl.text.segment as segment
+
+    text = "🇯🇵🇫🇷" * 10_000 + "🇫"
+    g = Graphemes(text)
+    seen = []
+    real = segment._CLUSTER
+
+    class Counting:
+        def finditer(self, s, *args):
+            seen.append(len(s) if not args else args[-1] - args[0])
+            return real.finditer(s, *args)
+
+    segment._CLUSTER = Counting()
+    try:
+        assert g.floor(25_001) == 25_000 and g.ceil(39_999) == 40_000 and g.is_boundary(40_000)
+        assert not g.is_boundary(39_999)
+    finally:
+        segment._CLUSTER = real
+    assert max(seen) <= segment.CLUSTER_WINDOW and sum(seen) < 2 * len(text)
