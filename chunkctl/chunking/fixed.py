@@ -73,6 +73,7 @@ class _Windows:
         self.table = packer.table
         self.size = packer.budget
         self.overlap = packer.overlap
+        self._space = (-1, -1)  # the last white-space run `skip_space` crossed: [start, first other character)
 
     def clip(self, windows: list[Chunk], skipped: list[tuple[int, int]]) -> list[Chunk]:
         """Windows with the skipped spans (data-URI payloads, docs/records.md) cut out.
@@ -112,11 +113,22 @@ class _Windows:
         return out
 
     def skip_space(self, pos: int) -> int:
-        """First position at or after `pos` that is not white space, on a cluster boundary."""
+        """First position at or after `pos` that is not white space, on a cluster boundary.
+
+        The last run of white space crossed is remembered: the windows' candidate starts
+        step through a long run token by token, and scanning it again from each made a
+        line of 20,000 no-break spaces take 5 s (quadratic; helper-78).
+        """
         text = self.text
         n = len(text)
-        while pos < n and text[pos].isspace():
-            pos += 1
+        a, b = self._space
+        start = pos
+        if a <= pos <= b:
+            pos = b
+        else:
+            while pos < n and text[pos].isspace():
+                pos += 1
+            self._space = (start, pos)
         return self.graphemes.floor(pos) if pos < n else n
 
     def _prefix(self, path: tuple[str, ...], s: int, end: int) -> tuple[str, int]:

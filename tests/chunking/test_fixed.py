@@ -210,3 +210,51 @@ def test_fixed_overlap_starts_at_the_heading_it_would_cross():
     recs = run(text, fmt="md", chunk_size=16, overlap=8)
     assert [r["start"] for r in recs] == [0, 30, 67, 87]
     assert bodies(recs)[2].startswith("## B") and "## B" in bodies(recs)[1]
+
+
+class _CountingText(str):
+    """A text that counts the characters read one at a time."""
+
+    reads = 0
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            type(self).reads += 1
+        return str.__getitem__(self, key)
+
+
+def _windows(text: str):
+    from chunkctl.chunking.fixed import _Windows
+    from chunkctl.text.segment import Graphemes
+
+    w = object.__new__(_Windows)
+    w.text, w.graphemes, w._space = text, Graphemes(text), (-1, -1)
+    return w
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\u00a0", "\n", "\t", "a", "é", "e\u0301", "\u3000", "👍🏽"]), max_size=40)
+       .map("".join), st.lists(st.integers(0, 80), max_size=30))
+def test_skip_space_remembering_its_last_run_answers_as_a_fresh_scan(text, asks):
+    w = _windows(text)
+    for pos in asks:
+        pos = min(pos, len(text))
+        want = pos
+        while want < len(text) and text[want].isspace():
+            want += 1
+        want = w.graphemes.floor(want) if want < len(text) else len(text)
+        assert w.skip_space(pos) == want, (text, pos)
+
+
+def test_the_windows_cross_a_long_white_space_run_once():
+    # helper-78: a table row of 20,000 no-break spaces before `x` took 5 s with `fixed`: the
+    # candidate starts stepped through the run token by token and scanned it again from each
+    text = _CountingText("a " + "\u00a0 " * 20_000 + "x")
+    w = _windows(text)
+    _CountingText.reads = 0
+    asks = range(2, 40_002, 400)
+    assert [w.skip_space(p) for p in asks] == [40_002] * len(asks)
+    assert _CountingText.reads < 41_000, _CountingText.reads  # (0.1.23: 2 M, the run again from each)
+    recs = run("| a | b |\n|---|---|\n| c | d |\n" + "\u00a0 " * 3_000 + "x\n", "md",
+               chunk_size=64, overlap=16)
+    assert "".join(r["text"] for r in recs).count("x") == 1
