@@ -246,12 +246,10 @@ class BlockList(Sequence[Block]):
                 ids.append(len(self._title))
                 self._title.append(title)
             self._last_path = path
-        while True:  # (path ids 1 byte wide at first, widened (`_WIDER`) when one does not fit)
-            try:
-                self._path.append(ids[len(path)])
-                break
-            except OverflowError:
-                self._path = array(_WIDER[self._path.typecode], self._path)
+        try:
+            self._path.append(ids[len(path)])
+        except OverflowError:  # (path ids 1 byte wide at first)
+            self._path = _append_widening(self._path, ids[len(path)])
         if block.language or block.header is not None or block.meta or level != block.level \
                 or len(block.rows) > FEW_SPANS:  # (many rows: a `Spans` already, read as it is)
             self._rich[i] = block
@@ -662,13 +660,7 @@ class ChunkList(Sequence[Chunk]):
         for name, value in zip(self._NARROW, row):
             col = getattr(self, name)
             del col[i:]
-            while True:
-                try:
-                    col.append(value)
-                    break
-                except OverflowError:
-                    col = array(_WIDER[col.typecode], col)
-            setattr(self, name, col)
+            setattr(self, name, _append_widening(col, value))
 
     def extend(self, chunks: Iterable[Chunk]) -> None:
         """`append` each of `chunks`."""
@@ -755,4 +747,14 @@ class ChunkList(Sequence[Chunk]):
 _MAX_I32 = (1 << 31) - 1
 _PLACEHOLDER = Chunk(0, 0)
 _WIDER = {"B": "H", "H": "I", "I": "q", "b": "h", "h": "i", "i": "q"}
-"""The next wider array typecode (`ChunkList._widen`)."""
+"""The next wider array typecode (`_append_widening`)."""
+
+
+def _append_widening(col: array, value: int) -> array:
+    """`col` with `value` appended: `col` itself, or a copy widened (`_WIDER`) until it fits."""
+    while True:
+        try:
+            col.append(value)
+            return col
+        except OverflowError:
+            col = array(_WIDER[col.typecode], col)
