@@ -87,6 +87,25 @@ UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 `len(data.translate(None, UTF8_CONTINUATION))` is the characters that start in `data`."""
 
 
+def _sum_leads(lead: np.ndarray, ids: np.ndarray, starts: np.ndarray, n: int, pos: int) -> int:
+    """Fill `starts[n + 1:n + 1 + len(ids)]` with the character offsets where the tokens after
+    `ids` start, `pos` being where the first of `ids` starts; returns the offset after the last.
+
+    `lead[i]` is the characters starting in token i. Summed TABLE_SLICE tokens at a time:
+    numpy makes two temporaries the length of what it sums (the gathered counts and a cast),
+    6 bytes a token beside the table when a document's ids were summed at once.
+    """
+    import numpy as np
+
+    k = len(ids)
+    for j in range(0, k, TABLE_SLICE):
+        ends = starts[n + 1 + j:n + 1 + min(k, j + TABLE_SLICE)]
+        np.cumsum(lead[ids[j:j + TABLE_SLICE]], dtype=starts.dtype, out=ends)
+        np.add(ends, pos, out=ends)
+        pos = int(ends[-1])
+    return pos
+
+
 def stable_split(text: str, x: int) -> bool:
     """True when the characters on both sides of position `x` are assigned in Python's
     Unicode tables, so every tokenizer regex of the known encodings classes them alike."""
@@ -495,14 +514,7 @@ class Tokenizer:
                     continue
                 if n + k + 1 > len(starts):
                     starts.resize(max(len(starts) * 3 // 2, n + k + 1), refcheck=False)
-                # characters starting in each token, summed TABLE_SLICE tokens at a time: numpy
-                # makes two temporaries the length of what it sums (the gathered counts and a
-                # cast), 6 bytes a token, 3x the file of a stretch without a safe point at once
-                for j in range(0, k, TABLE_SLICE):
-                    ends = starts[n + 1 + j:n + 1 + min(k, j + TABLE_SLICE)]
-                    np.cumsum(lead[ids[j:j + TABLE_SLICE]], dtype=dtype, out=ends)
-                    np.add(ends, pos, out=ends)
-                    pos = int(ends[-1])
+                pos = _sum_leads(lead, ids, starts, n, pos)
                 del ids
                 n += k
             if pos != b:
@@ -568,8 +580,7 @@ class Tokenizer:
         dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
         starts = np.empty(len(ids) + 1, dtype=dtype)
         starts[0] = 0
-        np.cumsum(self._lead_bytes()[ids], dtype=dtype, out=starts[1:])
-        if int(starts[-1]) != len(text):
+        if _sum_leads(self._lead_bytes(), ids, starts, 0, 0) != len(text):
             self._out_of_step()
         return TokenTable(self, text, starts)
 

@@ -107,6 +107,8 @@ def test_token_tables_summed_in_slices_equal_one_encode(name, monkeypatch):
     tok = get_tokenizer("cl100k_base")
     text = INPUTS[name][1] if name in INPUTS else "the cat sat. " * 5_000
     assert np.array_equal(tok.table(text).starts, whole_starts(tok, text))
+    if tok.one_pass(text):  # (the encoder thread's path: ids of one encode, then their table)
+        assert np.array_equal(tok.table_of_ids(text, tok.pass_ids(text)).starts, whole_starts(tok, text))
 
 
 def test_token_table_of_one_stretch_without_a_safe_point_takes_about_9_bytes_a_token():
