@@ -165,7 +165,9 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
 
     Args:
         text: the document text.
-        para_starts: the paragraphs' first characters (offsets in characters), in order.
+        para_starts: the offsets (characters) of the paragraphs' first characters, in order:
+            at least those of the paragraphs that open with a decimal digit, "§", "S", "A",
+            "C", "P" or "第" (the only ones a heading can start).
 
     Returns:
         {line start offset: (line end offset, level, heading text)}.
@@ -240,15 +242,16 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
 def iter_text_blocks(text: str) -> Iterator[Block]:
     """Typed blocks of a plain text, one at a time: paragraphs, with clause and MediaWiki
     heading lines as headings (the loader's later passes take them as they come)."""
-    # One pass over the paragraphs: their spans 8 bytes each (16 past 2**32 characters; a
-    # list of tuples and a set of starts took ~200 bytes a paragraph, a lot in a file of
-    # one-word paragraphs).
-    spans = array("I" if len(text) < 1 << 32 else "q")
-    for a, b in iter_paragraph_spans(text):
-        spans.append(a)
-        spans.append(b)
-    starts = _Starts(spans[0::2])
-    heads = find_clause_headings(text, starts)
+    # Two passes over the paragraphs. The first keeps only the starts of those that open
+    # with a clause character, which the clause headings need (4 bytes each); the second
+    # makes the blocks. Keeping every paragraph's span between the two (8 bytes each, beside
+    # the blocks' 11) made the load's peak 11x a file of one-letter pages.
+    starts = array("I" if len(text) < 1 << 32 else "q")
+    for a, _ in iter_paragraph_spans(text):
+        ch = text[a]
+        if ch in _CLAUSE_OPENERS or ch == "第" or ch.isdecimal():
+            starts.append(a)
+    heads = find_clause_headings(text, _Starts(starts))
     del starts
     for s, (e, level, title) in wiki_headings(text).items():
         heads.setdefault(s, (e, level, title))
@@ -259,8 +262,7 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
     hi = 0
     paragraph = BlockKind.PARAGRAPH
 
-    for i in range(0, len(spans), 2):
-        a, b = spans[i], spans[i + 1]
+    for a, b in iter_paragraph_spans(text):
         while hi < n_heads and head_starts[hi] < a:
             hi += 1
         if hi == n_heads or head_starts[hi] >= b:  # (most paragraphs hold no heading line)
