@@ -156,8 +156,9 @@ class BlockList(Sequence[Block]):
     which is 40x a file of one-word paragraphs. From `COMPACT_FROM` blocks on, when they
     average fewer than `DENSE` characters (from `MANY` blocks on, whatever their length), a
     block without extras (no language, table spans or meta) is kept as columns: kind and level
-    1 byte each; start, end and a heading path id 4 bytes each (offsets 8 bytes past 2**32
-    characters): about 14 bytes a block. Heading paths are a tree of titles (a path is its
+    in 1 byte (level 0-15; a block of another level is kept whole); start and end 4 bytes each
+    (8 past 2**32 characters); a heading path id 1 byte, widened to 2 or 4 when a document has
+    more paths: 10 bytes a block. Heading paths are a tree of titles (a path is its
     parent path's id and its last title: 12 bytes beside the title, where a tuple and its
     index took about 160, which a file of short headings paid for each). A block whose one
     extra is its rows (a list's item spans, up to `FEW_SPANS`) keeps them in one flat column:
@@ -185,14 +186,13 @@ class BlockList(Sequence[Block]):
     text (a PDF book of 8,000 pages, 282,000 blocks of 166 characters: 67 MB, 3.4x its
     20 MB file)."""
 
-    __slots__ = ("_list", "_kind", "_start", "_end", "_level", "_path", "_parent", "_title", "_prefix_ids",
+    __slots__ = ("_list", "_kind", "_start", "_end", "_path", "_parent", "_title", "_prefix_ids",
                  "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made", "_row_blocks", "_row_at", "_row_flat")
     _list: list[Block] | None
     _root: BlockList | None
-    _kind: array
+    _kind: array  # kind code (`kind_code`) + 16 * level
     _start: array
     _end: array
-    _level: array
     _path: array
     _parent: array
     _title: PackedStrings
@@ -228,11 +228,10 @@ class BlockList(Sequence[Block]):
         if block.end > _MAX_U32 and self._end.typecode == "I":
             self._start, self._end = array("q", self._start), array("q", self._end)
             self._row_flat = array("q", self._row_flat)
-        level = block.level if 0 <= block.level < 256 else 0  # (any other level: kept whole below)
-        self._kind.append(_KIND_CODE[block.kind])
+        level = block.level if 0 <= block.level < 16 else 0  # (any other level: kept whole below)
+        self._kind.append(_KIND_CODE[block.kind] | level << 4)
         self._start.append(block.start)
         self._end.append(block.end)
-        self._level.append(level)
         path = block.headings
         ids = self._prefix_ids  # ids[j]: the path id of self._last_path[:j]
         if path is not self._last_path:
@@ -270,7 +269,7 @@ class BlockList(Sequence[Block]):
     def _compact(self) -> None:
         held = self._list or []
         self._list = None
-        self._kind, self._level = array("B"), array("B")
+        self._kind = array("B")
         # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1); path ids 1 byte,
         # widened to 2 or 4 when a document has more paths (a block of `# h\n` is 4 bytes)
         self._start, self._end, self._path = array("I"), array("I"), array("B")
@@ -320,8 +319,10 @@ class BlockList(Sequence[Block]):
                 a, b = self._row_at[k], self._row_at[k + 1]
                 flat = self._row_flat
                 rows = tuple(zip(flat[a:b:2], flat[a + 1:b:2]))
-                return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1], rows=rows)
-        return Block(_KINDS[self._kind[i]], self._start[i], self._end[i], self._level[i], made[1])
+                return Block(_KINDS[self._kind[i] & 15], self._start[i], self._end[i], self._kind[i] >> 4, made[1],
+                             rows=rows)
+        code = self._kind[i]
+        return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1])
 
     def _path_of(self, k: int) -> tuple[str, ...]:
         """The heading path of path id `k` (outermost title first)."""
@@ -374,7 +375,7 @@ class BlockList(Sequence[Block]):
         if self._root is None and self._list is not None:
             return bytes(_KIND_CODE[b.kind] for b in self._list)
         store = self._root or self
-        return store._kind[self._lo:self._hi].tobytes()
+        return store._kind[self._lo:self._hi].tobytes().translate(_LOW_NIBBLE)
 
     def starts(self) -> Sequence[int]:
         """Start offsets (characters) of the blocks, in order (shared columns: do not modify)."""
@@ -497,6 +498,8 @@ def compact_spans(pairs: Iterable[tuple[int, int]]) -> Sequence[tuple[int, int]]
 
 
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+assert len(_KINDS) <= 16, "a compact BlockList keeps the kind in the low 4 bits of a byte"
+_LOW_NIBBLE = bytes(i & 15 for i in range(256))  # (a compact BlockList's kind byte -> kind code)
 
 
 def kind_code(kind: BlockKind) -> int:

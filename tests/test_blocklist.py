@@ -301,3 +301,21 @@ def test_path_ids_are_as_narrow_as_the_paths_allow(changes, typecode):
     assert [(b.kind, b.start, b.end, b.level, b.headings) for b in bl] == \
         [(b.kind, b.start, b.end, b.level, b.headings) for b in blocks]
     assert pickle.loads(pickle.dumps(bl))[n - 1].headings == blocks[-1].headings
+
+
+def test_kind_and_level_share_a_byte(compact_early):
+    # a file of one-letter paragraphs or `# h` lines: the level took a byte of its own (0.1.23:
+    # 11 bytes of columns a block, 10 now)
+    levels = [0, 1, 6, 15, 16, 255, -1]
+    kinds = list(BlockKind)
+    blocks = [Block(kinds[i % len(kinds)], 3 * i, 3 * i + 2, level=lv) for i, lv in enumerate(levels * 3)]
+    bl = BlockList(blocks)
+    assert bl.compact
+    assert list(bl) == blocks
+    assert bl.kind_codes() == bytes(kind_code(b.kind) for b in blocks)
+    assert bl[1:5].kind_codes() == bytes(kind_code(b.kind) for b in blocks[1:5])
+    assert sorted(bl._rich) == [i for i, b in enumerate(blocks) if not 0 <= b.level < 16]  # kept whole
+    assert list(pickle.loads(pickle.dumps(bl))) == blocks
+    columns = (bl._kind, bl._start, bl._end, bl._path)
+    assert sum(c.itemsize for c in columns) == 10
+    assert all(len(c) == len(blocks) for c in columns)
