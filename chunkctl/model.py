@@ -78,7 +78,7 @@ class Block:
 
 class PackedStrings(Sequence[str]):
     """A list of strings kept as text: every `PACK` strings are joined into one, with each
-    one's start in it (8 bytes a string, where a list holds a string object of some 50 bytes
+    one's start in it (4 bytes a string, 8 in a pack past 4 GB; a list holds a string object of some 50 bytes
     plus its text: an HTML list of 2.5 M one-word items took 160 MB as strings, the heading
     titles of a Markdown file of 630,000 one-word sections 39 MB). Appends and pops at the
     end; strings read by index; `join` is `"\n".join(strings)`. (Used for an HTML list's or
@@ -90,7 +90,7 @@ class PackedStrings(Sequence[str]):
 
     def __init__(self) -> None:
         self._packs: list[str] = []  # PACK lines each, joined by "\n"
-        self._starts = array("q")  # start of each packed line in its pack
+        self._starts = array("I")  # start of each packed line in its pack (widened past 2**32 - 1)
         self._tail: list[str] = []  # the lines not packed yet (fewer than PACK)
 
     def __len__(self) -> int:
@@ -104,8 +104,12 @@ class PackedStrings(Sequence[str]):
         tail.append(line)
         if len(tail) == self.PACK:
             at = 0
+            starts = self._starts
             for ln in tail:
-                self._starts.append(at)
+                try:
+                    starts.append(at)
+                except OverflowError:
+                    starts = self._starts = _append_widening(starts, at)
                 at += len(ln) + 1
             self._packs.append("\n".join(tail))
             self._tail = []

@@ -41,7 +41,7 @@ class _Frame:
         self.language = ""
         self.block_kind = BlockKind.PARAGRAPH
         self.lists: list[list] = []      # open lists: [tag, next number, indent, reversed]
-        self.row_starts = array("q")  # line index of each top-level item (8 bytes each, not an int object)
+        self.row_starts = array("I")  # line index of each top-level item (4 bytes each, not an int object)
         self.grid: TableGrid | None = None
         self.cell: Lines | None = None
         self.cell_th = False
