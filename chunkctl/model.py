@@ -316,6 +316,7 @@ class BlockList(Sequence[Block]):
                     self._paths_made.clear()
                 self._paths_made[k] = path
             made = self._made = (k, path)
+        code = self._kind[i]  # kind code + 16 * level
         listed = self._row_blocks
         if listed:
             k = bisect.bisect_left(listed, i)
@@ -323,9 +324,7 @@ class BlockList(Sequence[Block]):
                 a, b = self._row_at[k], self._row_at[k + 1]
                 flat = self._row_flat
                 rows = tuple(zip(flat[a:b:2], flat[a + 1:b:2]))
-                return Block(_KINDS[self._kind[i] & 15], self._start[i], self._end[i], self._kind[i] >> 4, made[1],
-                             rows=rows)
-        code = self._kind[i]
+                return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1], rows=rows)
         return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1])
 
     def _path_of(self, k: int) -> tuple[str, ...]:

@@ -245,7 +245,7 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
     # Two passes over the paragraphs. The first keeps only the starts of those that open
     # with a clause character, which the clause headings need (4 bytes each); the second
     # makes the blocks. Keeping every paragraph's span between the two (8 bytes each, beside
-    # the blocks' 11) made the load's peak 11x a file of one-letter pages.
+    # the blocks' columns) made the load's peak 11x a file of one-letter pages.
     starts = array("I" if len(text) < 1 << 32 else "q")
     for a, _ in iter_paragraph_spans(text):
         ch = text[a]
