@@ -180,8 +180,9 @@ def test_clause_headings_from_the_opening_paragraph_starts_equal_those_from_ever
 
 def test_paragraph_spans_are_not_kept_beside_the_blocks():
     """A file of one-letter pages: the load kept every paragraph's span (8 bytes) and a copy of
-    their starts (4 bytes) while it made the blocks (11 bytes): 19.9 bytes a paragraph traced
-    at its peak, 11.7 now (the blocks themselves; the peak was 11x the file in the CLI)."""
+    their starts (4 bytes) while it made the blocks (11 bytes of columns then): 19.9 bytes a
+    paragraph traced at its peak, 11.7 then (the blocks themselves; the peak was 11x the file
+    in the CLI)."""
     import tracemalloc
 
     from chunkctl.model import BlockList
