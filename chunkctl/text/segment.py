@@ -152,7 +152,7 @@ class Graphemes:
 
     def _segment(self, a: int, b: int) -> array:
         """Cluster starts in `text[a:b]` (a, b cluster boundaries), by `\\X` on slices of
-        CLUSTER_WINDOW characters (doubled for a cluster longer than that).
+        CLUSTER_WINDOW characters (doubled while one cluster fills the slice).
 
         Each slice but the last starts at a cluster start and gives up its last cluster,
         which the window may cut; the next slice starts there. Every rule of UAX #29 that
@@ -174,6 +174,7 @@ class Graphemes:
                 continue
             bounds.extend(p + k for k in starts[:-1])
             p += starts[-1]
+            w = CLUSTER_WINDOW  # (a long cluster widened the window for itself only)
         return bounds
 
     def is_boundary(self, i: int) -> bool:
