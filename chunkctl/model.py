@@ -162,7 +162,7 @@ class BlockList(Sequence[Block]):
     block without extras (no language, table spans or meta) is kept as columns: kind and level
     in 1 byte (level 0-15; a block of another level is kept whole); start and end 4 bytes each
     (8 past 2**32 characters); a heading path id 1 byte, widened to 2 or 4 when a document has
-    more paths: 10 bytes a block. Heading paths are a tree of titles (a path is its
+    more paths: 10 bytes a block (9 while no block has a heading path: no path column). Heading paths are a tree of titles (a path is its
     parent path's id and its last title: 12 bytes beside the title, where a tuple and its
     index took about 160, which a file of short headings paid for each). A block whose one
     extra is its rows (a list's item spans, up to `FEW_SPANS`) keeps them in one flat column:
@@ -249,10 +249,14 @@ class BlockList(Sequence[Block]):
                 ids.append(len(self._title))
                 self._title.append(title)
             self._last_path = path
-        try:
-            self._path.append(ids[len(path)])
-        except OverflowError:  # (path ids 1 byte wide at first)
-            self._path = _append_widening(self._path, ids[len(path)])
+        k = ids[len(path)]
+        if k or self._path:  # (no column while every block's path is the empty one, id 0)
+            if not self._path:
+                self._path = array("B", bytes(i))
+            try:
+                self._path.append(k)
+            except OverflowError:  # (path ids 1 byte wide at first)
+                self._path = _append_widening(self._path, k)
         if block.language or block.header is not None or block.meta or level != block.level \
                 or len(block.rows) > FEW_SPANS:  # (many rows: a `Spans` already, read as it is)
             self._rich[i] = block
@@ -275,7 +279,8 @@ class BlockList(Sequence[Block]):
         self._list = None
         self._kind = array("B")
         # offsets as 4-byte unsigned ints (8-byte from the first past 2**32 - 1); path ids 1 byte,
-        # widened to 2 or 4 when a document has more paths (a block of `# h\n` is 4 bytes)
+        # widened to 2 or 4 when a document has more paths (a block of `# h\n` is 4 bytes), and
+        # no column until a block has a heading path (a file of one-letter pages: 1 byte a page)
         self._start, self._end, self._path = array("I"), array("I"), array("B")
         self._parent = array("i", [-1])  # path id 0: the empty path
         self._title = PackedStrings()
@@ -306,7 +311,7 @@ class BlockList(Sequence[Block]):
         rich = self._rich.get(i)
         if rich is not None:
             return rich
-        k = self._path[i]
+        k = self._path[i] if self._path else 0
         made = self._made  # (the path last made: blocks in a row share it)
         if made[0] != k:
             path = self._paths_made.get(k)
@@ -378,7 +383,9 @@ class BlockList(Sequence[Block]):
         if self._root is None and self._list is not None:
             return bytes(_KIND_CODE[b.kind] for b in self._list)
         store = self._root or self
-        return store._kind[self._lo:self._hi].tobytes().translate(_LOW_NIBBLE)
+        # (a memoryview's slice is not a copy: an array slice and its bytes were two, 2 bytes
+        # a block at once beside the result, 1x a file of one-letter pages)
+        return memoryview(store._kind)[self._lo:self._hi].tobytes().translate(_LOW_NIBBLE)
 
     def starts(self) -> Sequence[int]:
         """Start offsets (characters) of the blocks, in order (shared columns: do not modify)."""

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunkctl
+import chunkctl.chunking.sections as sections_mod
 from chunkctl.chunking.sections import BlockIndex, iter_sections, sections, split_sections
 from chunkctl.model import Block, BlockKind, BlockList, compact_spans, kind_code
 
@@ -149,6 +150,45 @@ def test_sections_of_a_compact_list_are_those_of_the_list(blocks, cuts):
             assert a.kind_of(pos, pos + 25) == b.kind_of(pos, pos + 25)
     finally:
         BlockList.COMPACT_FROM = 4096
+
+
+def _reference_sections(blocks):
+    """Sections as the loop over every block's kind found them (0.1.23), for comparison."""
+    body = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
+    out, path, level, first, prev_heading = [], (), 0, -1, False
+    for i, b in enumerate(body):
+        if b.kind == BlockKind.HEADING:
+            if first >= 0 and prev_heading:
+                path = b.headings
+            else:
+                if first >= 0:
+                    out.append((path, body[first:i], level, False))
+                path, level, first = b.headings, b.level, i
+            prev_heading = True
+            continue
+        if first < 0:
+            path, level, first = b.headings, 0, i
+        prev_heading = False
+    if first >= 0:
+        out.append((path, body[first:], level, False))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks=block_runs(), window=st.integers(1, 9), more_matter=st.lists(st.integers(0, 40), max_size=3))
+def test_sections_read_in_windows_of_kinds_are_those_of_every_block(blocks, window, more_matter):
+    # kind codes are read CODES_WINDOW blocks at a time (a document's at once: 1 byte a block
+    # at the peak of a file of one-letter pages); front matter anywhere, headings at any window edge
+    for at in sorted(more_matter, reverse=True):
+        blocks.insert(min(at, len(blocks)), Block(BlockKind.FRONT_MATTER, 0, 1))
+    saved, BlockList.COMPACT_FROM = BlockList.COMPACT_FROM, 3
+    saved_window, sections_mod.CODES_WINDOW = sections_mod.CODES_WINDOW, window
+    try:
+        want = _reference_sections(blocks)
+        assert _section_view(sections(blocks)) == want
+        assert _section_view(sections(BlockList(blocks))) == want
+    finally:
+        BlockList.COMPACT_FROM, sections_mod.CODES_WINDOW = saved, saved_window
 
 
 def test_front_matter_anywhere_is_left_out_of_sections():
@@ -316,6 +356,42 @@ def test_kind_and_level_share_a_byte(compact_early):
     assert bl[1:5].kind_codes() == bytes(kind_code(b.kind) for b in blocks[1:5])
     assert sorted(bl._rich) == [i for i, b in enumerate(blocks) if not 0 <= b.level < 16]  # kept whole
     assert list(pickle.loads(pickle.dumps(bl))) == blocks
-    columns = (bl._kind, bl._start, bl._end, bl._path)
-    assert sum(c.itemsize for c in columns) == 10
+    columns = (bl._kind, bl._start, bl._end)
+    assert sum(c.itemsize for c in columns) == 9
     assert all(len(c) == len(blocks) for c in columns)
+    assert not bl._path  # no heading path: no path column
+
+
+@pytest.mark.parametrize("first", [0, 1, 4095, 4096, 5000])
+def test_the_path_column_starts_at_the_first_heading_path(compact_early, first):
+    # a file of one-letter pages without headings paid a path byte a block (0.1.23); the column
+    # is made, zeros for the blocks before, when the first block with a heading path comes
+    n = 6000
+    blocks = [Block(BlockKind.PARAGRAPH, 2 * i, 2 * i + 1, headings=("Intro", f"s{i // 700}") if i >= first else ())
+              for i in range(n)]
+    bl = BlockList(blocks)
+    assert bl.compact
+    assert list(bl) == blocks
+    assert len(bl._path) == n
+    assert list(bl[first - 1 if first else 0:first + 3]) == blocks[first - 1 if first else 0:first + 3]
+    assert list(pickle.loads(pickle.dumps(bl))) == blocks
+    plain = [Block(BlockKind.PARAGRAPH, 2 * i, 2 * i + 1) for i in range(first + 10)]
+    without = BlockList(plain)
+    assert without.compact and not without._path and list(without) == plain
+
+
+def test_sections_of_a_document_without_headings_trace_a_fraction_of_a_byte_a_block():
+    # one-letter pages: the kind codes of every block at once were 1 byte a block (0.5x the file)
+    import tracemalloc
+
+    n = 8 * sections_mod.CODES_WINDOW
+    blocks = BlockList(Block(BlockKind.PARAGRAPH, 2 * i, 2 * i + 1) for i in range(n))
+    assert blocks.compact
+    tracemalloc.start()
+    try:
+        secs = list(iter_sections(blocks))
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(s.path, len(s.blocks)) for s in secs] == [((), n)]
+    assert peak < 4 * sections_mod.CODES_WINDOW, f"{peak / n:.2f} bytes a block"  # (a few windows of codes)

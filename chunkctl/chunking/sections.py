@@ -54,17 +54,33 @@ def block_spans(blocks: Sequence[Block]) -> tuple[Sequence[int], Sequence[int]]:
     return [b.start for b in blocks], [b.end for b in blocks]
 
 
+CODES_WINDOW = 1 << 16
+"""Blocks whose kind codes `iter_sections` reads at a time: a document's codes at once were
+1 byte a block beside the blocks (0.5x a file of one-letter pages, at its run's peak)."""
+
+
+def _body(blocks: Sequence[Block]) -> Sequence[Block]:
+    """`blocks` less front matter (metadata, not chunk text): a slice (a view of a compact
+    `BlockList`) when it comes first only, as loaders put it, else a list. Reads the kind
+    codes CODES_WINDOW blocks at a time."""
+    lo, leading = 0, True
+    for w in range(0, len(blocks), CODES_WINDOW):
+        codes = kind_codes(blocks[w:w + CODES_WINDOW])
+        j = 0
+        if leading:
+            while j < len(codes) and codes[j] == _FRONT_MATTER:
+                j += 1
+            lo = w + j
+            leading = j == len(codes)
+        if codes.find(_FRONT_MATTER, j) >= 0:
+            return [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
+    return blocks[lo:] if lo else blocks
+
+
 def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], bytes]:
-    """(`blocks` less front matter (metadata, not chunk text), their kind codes): a slice (a
-    view of a compact `BlockList`) when it comes first only, as loaders put it, else a list."""
-    codes = kind_codes(blocks)
-    lo = 0
-    while lo < len(codes) and codes[lo] == _FRONT_MATTER:
-        lo += 1
-    if codes.find(_FRONT_MATTER, lo) >= 0:
-        kept = [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
-        return kept, kind_codes(kept)
-    return (blocks[lo:], codes[lo:]) if lo else (blocks, codes)
+    """(`_body(blocks)`, its kind codes)."""
+    body = _body(blocks)
+    return body, kind_codes(body)
 
 
 def sections(blocks: Sequence[Block]) -> list[Section]:
@@ -79,15 +95,26 @@ def sections(blocks: Sequence[Block]) -> list[Section]:
 def iter_sections(blocks: Sequence[Block]) -> Iterator[Section]:
     """`sections` one at a time, each when its last block is known (a strategy that packs
     sections one by one never holds them all: a document of a heading and a word per
-    section has as many sections as blocks)."""
-    blocks, codes = _without_front_matter(blocks)
-    n = len(codes)
+    section has as many sections as blocks). Kind codes are read CODES_WINDOW blocks at a
+    time, from one heading to the next."""
+    blocks = _body(blocks)
+    n = len(blocks)
     path: tuple[str, ...] = ()
     level = 0
     first = -1  # first block of the open section (-1: none open)
     prev_heading = False
-    for i in range(n):
-        if codes[i] == _HEADING:
+    for w in range(0, n, CODES_WINDOW):
+        codes = kind_codes(blocks[w:w + CODES_WINDOW])
+        j = 0
+        while j < len(codes):
+            h = codes.find(_HEADING, j)
+            if h != j:  # blocks j .. h - 1 (to the window's end when h < 0) are no headings
+                if first < 0:
+                    path, level, first = blocks[w + j].headings, 0, w + j
+                prev_heading = False
+                if h < 0:
+                    break
+            i = w + h
             b = blocks[i]
             if first >= 0 and prev_heading:
                 path = b.headings
@@ -96,10 +123,7 @@ def iter_sections(blocks: Sequence[Block]) -> Iterator[Section]:
                     yield Section(path, blocks[first:i], level)
                 path, level, first = b.headings, b.level, i
             prev_heading = True
-            continue
-        if first < 0:
-            path, level, first = blocks[i].headings, 0, i
-        prev_heading = False
+            j = h + 1
     if first >= 0:
         yield Section(path, blocks[first:n], level)
 
