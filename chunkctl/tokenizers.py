@@ -87,21 +87,21 @@ UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
 `len(data.translate(None, UTF8_CONTINUATION))` is the characters that start in `data`."""
 
 
-def _sum_leads(lead: np.ndarray, ids: np.ndarray, starts: np.ndarray, n: int, pos: int) -> int:
-    """Fill `starts[n + 1:n + 1 + len(ids)]` with the character offsets where the tokens after
-    `ids` start, `pos` being where the first of `ids` starts; returns the offset after the last.
+def _sum_leads(lead: np.ndarray, ids: np.ndarray, starts: PackedStarts, pos: int) -> int:
+    """Append to `starts` the character offsets where the tokens after `ids` start, `pos`
+    being where the first of `ids` starts; returns the offset after the last.
 
     `lead[i]` is the characters starting in token i. Summed TABLE_SLICE tokens at a time:
-    numpy makes two temporaries the length of what it sums (the gathered counts and a cast),
-    6 bytes a token beside the table when a document's ids were summed at once.
+    numpy makes temporaries the length of what it sums (the gathered counts, the sums), 6
+    bytes a token or more beside the table when a document's ids were summed at once.
     """
     import numpy as np
 
     k = len(ids)
     for j in range(0, k, TABLE_SLICE):
-        ends = starts[n + 1 + j:n + 1 + min(k, j + TABLE_SLICE)]
-        np.cumsum(lead[ids[j:j + TABLE_SLICE]], dtype=starts.dtype, out=ends)
-        np.add(ends, pos, out=ends)
+        ends = np.cumsum(lead[ids[j:j + TABLE_SLICE]], dtype=np.int64)
+        ends += pos
+        starts.extend(ends)
         pos = int(ends[-1])
     return pos
 
@@ -124,15 +124,160 @@ byte-pair merge of one piece holds about 50 bytes per byte of it at once."""
 BPE_WINDOW = 1 << 16
 """Characters per window of a long piece; consecutive windows overlap by a quarter."""
 
-TABLE_SLICE = 1 << 18
+TABLE_SLICE = 1 << 16
 """Tokens whose character counts are summed at a time into a token table (`Tokenizer.table`):
-numpy's temporaries for one sum are then some 1.5 MB, whatever the length of one encode."""
+numpy's temporaries for one sum and its packing (about 20 bytes a token) are then some
+1.3 MB, whatever the length of one encode."""
 
 SMALL_TABLE = LONG_PIECE // 2
 """Characters under which a text's token table is built with Python's `array` and `bisect`
 (`Tokenizer._small_table`) rather than numpy: such a text is always one range of
 `Tokenizer._ranges` (no stretch of LONG_PIECE / 2 characters fits in it), so its table
 is one encode's, the same either way, and a run of small files never imports numpy."""
+
+TABLE_GROUP = 32
+"""Tokens per group of a packed token table (`PackedStarts`): a group keeps its first start
+(4 bytes) and each of its tokens the characters from there (1 byte while the group spans
+under 256 characters, as 32 tokens of text almost always do)."""
+
+_WIDER = {"B": "H", "H": "I", "I": "Q"}
+"""The next wider unsigned `array` typecode of a packed table's distances."""
+
+
+def _bytes(arr: Any) -> memoryview:
+    """The bytes of a C-contiguous numpy array, without a copy (`array.frombytes` takes
+    only byte-format buffers)."""
+    return memoryview(arr).cast("B")
+
+
+class PackedStarts:
+    """A token table's starts (characters, non-decreasing), packed: about 1.1 bytes a token
+    where an int32 array takes 4 (4x a file of one-letter pages, at the peak of its run).
+
+    Starts are kept in groups of TABLE_GROUP: `base[g]` is group g's first start (int32;
+    int64 from 2**31 - 1 characters) and `delta[i]` is `starts[i] - base[i // TABLE_GROUP]`,
+    an unsigned byte, widened for the whole table to 2, 4 or 8 bytes when a group spans more
+    (a run of long white-space tokens). Built slice by slice (`extend`, then `finish`); read
+    with `search` (one position, with `bisect`), `search_array` (a numpy array of positions),
+    `[i]` and `len`; `np.asarray` and `tolist` unpack it (tests, small texts).
+    """
+
+    __slots__ = ("base", "delta", "n", "_tail", "_np")
+
+    def __init__(self, wide: bool = False):
+        self.base = array("q" if wide else "i")
+        self.delta = array("B")
+        self.n = 0
+        self._tail: Any = None  # starts of the last, unfinished group (numpy int64)
+        self._np: Any = None  # (base, delta) as numpy views, once finished
+
+    def extend(self, starts: Any) -> None:
+        """Append `starts` (a numpy integer array, non-decreasing, none below the last one)."""
+        import numpy as np
+
+        tail = self._tail
+        if tail is not None and len(tail):  # complete the last group first (a copy of at most a group)
+            need = TABLE_GROUP - len(tail)
+            tail = np.concatenate((tail, starts[:need]))
+            starts = starts[need:]
+            if len(tail) < TABLE_GROUP:
+                self._tail = tail
+                return
+            self._put(tail)
+        k = len(starts) // TABLE_GROUP * TABLE_GROUP
+        if k:
+            self._put(starts[:k])
+        self._tail = np.array(starts[k:], dtype=np.int64)
+
+    def finish(self) -> PackedStarts:
+        """Append the last, partial group and make the table readable; returns self."""
+        import numpy as np
+
+        if self._tail is not None and len(self._tail):
+            self._put(self._tail)
+        self._tail = None
+        self._np = (np.frombuffer(self.base, dtype=np.int64 if self.base.typecode == "q" else np.int32),
+                    np.frombuffer(self.delta, dtype=f"u{self.delta.itemsize}"))
+        return self
+
+    def _put(self, starts: Any) -> None:
+        """Append whole groups of starts (or, last of all, one partial group)."""
+        import numpy as np
+
+        if len(starts) % TABLE_GROUP:
+            rows = starts.reshape(1, -1)
+        else:
+            rows = starts.reshape(-1, TABLE_GROUP)
+        first = rows[:, :1]
+        dist = rows - first
+        top = int(dist.max())
+        while top >> (8 * self.delta.itemsize):
+            wider = array(_WIDER[self.delta.typecode])
+            wider.frombytes(_bytes(np.frombuffer(self.delta, dtype=f"u{self.delta.itemsize}")
+                                   .astype(f"u{wider.itemsize}")))
+            self.delta = wider
+        self.base.frombytes(_bytes(first.astype(np.int64 if self.base.typecode == "q" else np.int32)))
+        self.delta.frombytes(_bytes(dist.astype(f"u{self.delta.itemsize}")))
+        self.n += len(starts)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError("token index out of range")
+        return self.base[i // TABLE_GROUP] + self.delta[i]
+
+    def search(self, pos: int, side: Literal["left", "right"] = "left") -> int:
+        """Starts before `pos` (side "left"; at or before it with "right"), as `searchsorted`."""
+        first = bisect.bisect_left if side == "left" else bisect.bisect_right
+        g = first(self.base, pos) - 1
+        if g < 0:
+            return 0
+        lo = g * TABLE_GROUP
+        return first(self.delta, pos - self.base[g], lo, min(lo + TABLE_GROUP, self.n))
+
+    def search_array(self, pos: Any, side: Literal["left", "right"] = "left") -> Any:
+        """`search` of each of a numpy array of positions (a numpy int64 array): numpy's
+        `searchsorted` among the groups, then a branch-free binary search inside them."""
+        import numpy as np
+
+        base, delta = self._np
+        pos = np.asarray(pos)
+        g = base.searchsorted(pos.astype(base.dtype, copy=False), side=side) - 1
+        inside = g >= 0
+        g = np.maximum(g, 0)
+        d = pos.astype(np.int64) - base[g]
+        first = g * TABLE_GROUP
+        count = np.minimum(first + TABLE_GROUP, self.n) - first
+        last = self.n - 1
+        while True:
+            live = count > 0
+            if not live.any():
+                break
+            step = count >> 1
+            mid = first + step
+            ahead = delta[np.minimum(mid, last)]
+            go = ((ahead < d) if side == "left" else (ahead <= d)) & live
+            first = np.where(go, mid + 1, first)
+            count = np.where(go, count - step - 1, step)
+        return np.where(inside, first, 0)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy as np
+
+        base, delta = self._np
+        out = np.repeat(base.astype(np.int64), TABLE_GROUP)[:self.n] + delta
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self) -> list[int]:
+        """The starts, unpacked."""
+        import numpy as np
+
+        return np.asarray(self).tolist()
+
 
 # Classes of the runs a piece of the known patterns is made of: letters and marks (a
 # letter piece adds at most one character before and three after), digits (r50k's
@@ -495,32 +640,19 @@ class Tokenizer:
         import numpy as np
 
         lead = self._lead_bytes()
-        # int32 offsets: 4 bytes a token (a 50 MB text is about 12 M tokens). The table is
-        # filled in place: room for a token a character, of which only the pages written
-        # become resident, grown by half in the rare text with more tokens than characters
-        # and cut to size at the end (reallocations, which at this size move pages rather
-        # than copy them).
-        dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
-        starts = np.empty(len(text) + 2, dtype=dtype)
-        starts[0] = 0
-        n = 0
+        starts = PackedStarts(wide=len(text) >= 2**31 - 1)
+        starts.extend(np.zeros(1, dtype=np.int64))
         for a, b, long in self._ranges(text):
             pos = a
             for ids in (self._encode_stretch(text, a, b) if long else
                         (self._encode_np(text[a:b] if (a, b) != (0, len(text)) else text,
                                          disallowed_special=()),)):
-                k = len(ids)
-                if not k:
-                    continue
-                if n + k + 1 > len(starts):
-                    starts.resize(max(len(starts) * 3 // 2, n + k + 1), refcheck=False)
-                pos = _sum_leads(lead, ids, starts, n, pos)
+                if len(ids):
+                    pos = _sum_leads(lead, ids, starts, pos)
                 del ids
-                n += k
             if pos != b:
                 self._out_of_step()
-        starts.resize(n + 1, refcheck=False)
-        return TokenTable(self, text, starts)
+        return PackedTokenTable(self, text, starts.finish())
 
     def _out_of_step(self) -> NoReturn:
         """The tokens of a text do not spell it: with a pattern of the user's (`--tokenizer-pattern`), it leaves
@@ -577,12 +709,11 @@ class Tokenizer:
             return SmallTokenTable(self, text, small)
         import numpy as np
 
-        dtype = np.int32 if len(text) < 2**31 - 1 else np.int64
-        starts = np.empty(len(ids) + 1, dtype=dtype)
-        starts[0] = 0
-        if _sum_leads(self._lead_bytes(), ids, starts, 0, 0) != len(text):
+        starts = PackedStarts(wide=len(text) >= 2**31 - 1)
+        starts.extend(np.zeros(1, dtype=np.int64))
+        if _sum_leads(self._lead_bytes(), ids, starts, 0) != len(text):
             self._out_of_step()
-        return TokenTable(self, text, starts)
+        return PackedTokenTable(self, text, starts.finish())
 
     def _pieces(self, text: str) -> Iterator[tuple[int, int]]:
         """[start, end) character ranges of `text` to tokenize one at a time (see `_ranges`)."""
@@ -957,6 +1088,38 @@ class SmallTokenTable(TokenTable):
         """`estimate(start, end)` (side "left") of each (start, end) span."""
         starts, bl = self.starts, bisect.bisect_left
         return [bl(starts, b) - bl(starts, a) for a, b in spans]
+
+
+class PackedTokenTable(TokenTable):
+    """A `TokenTable` whose `starts` is a `PackedStarts` (texts of SMALL_TABLE characters or
+    more): about 1.1 bytes a token, searched with `bisect` (one position) or numpy (many)."""
+
+    __slots__ = ()
+
+    def search(self, pos: Any, side: Literal["left", "right"] = "left") -> Any:
+        """`PackedStarts.search` of one position, or `search_array` of a numpy array of them."""
+        if hasattr(pos, "astype"):
+            return self.starts.search_array(pos, side)
+        return self.starts.search(pos, side)
+
+    def search_many(self, positions: Sequence[int]) -> list[int]:
+        """`search(pos)` (side "left") of each position."""
+        import numpy as np
+
+        if not positions:
+            return []
+        pos = np.fromiter(positions, dtype=np.int64, count=len(positions))
+        return self.starts.search_array(pos).tolist()
+
+    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """`estimate(start, end)` (side "left") of each (start, end) span."""
+        import numpy as np
+
+        if not spans:
+            return []
+        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        search = self.starts.search_array
+        return (search(arr[:, 1]) - search(arr[:, 0])).tolist()
 
 
 def _without_special(spec: str) -> tuple[str, bool]:

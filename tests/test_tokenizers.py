@@ -382,3 +382,50 @@ def test_one_pass_ids_of_large_texts_are_numpy_and_a_hugging_face_tokenizer_neve
     assert HFTokenizer.table is not type(tok).table
     hf = object.__new__(HFTokenizer)
     assert not hf.one_pass("any text")
+
+
+@settings(max_examples=300, deadline=None)
+@given(gaps=st.lists(st.one_of(st.integers(0, 3), st.integers(0, 300), st.integers(0, 70_000)), max_size=200),
+       group=st.sampled_from([1, 2, 5, 32]), cuts=st.lists(st.integers(0, 200), max_size=6), data=st.data())
+def test_packed_starts_answer_as_the_unpacked_array(gaps, group, cuts, data):
+    """A token table packed in groups (`PackedStarts`: 1 byte a token while a group spans
+    under 256 characters, widened when one spans more), built from slices of any length, gives
+    the starts and every search numpy's `searchsorted` gives on the int array (4 bytes a token)."""
+    import numpy as np
+
+    import chunkctl.tokenizers as tokenizers
+
+    saved = tokenizers.TABLE_GROUP
+    tokenizers.TABLE_GROUP = group
+    try:
+        starts = np.cumsum([0, *gaps], dtype=np.int64)
+        packed = tokenizers.PackedStarts()
+        at = 0
+        for cut in sorted(cuts) + [len(starts)]:
+            packed.extend(starts[at:max(at, cut)])
+            at = max(at, cut)
+        packed.finish()
+        assert len(packed) == len(starts) and packed.tolist() == starts.tolist()
+        assert [packed[i] for i in range(len(starts))] == starts.tolist()
+        widest = max((int(starts[i] - starts[i // group * group]) for i in range(len(starts))), default=0)
+        assert packed.delta.itemsize == (1 if widest < 256 else 2 if widest < 65536 else 4)
+        top = int(starts[-1]) + 2
+        positions = data.draw(st.lists(st.integers(0, top), max_size=30)) + [int(x) for x in starts[:10]]
+        for side in ("left", "right"):
+            want = np.searchsorted(starts, positions, side=side).tolist()
+            assert [packed.search(p, side) for p in positions] == want
+            assert packed.search_array(np.array(positions, dtype=np.int64), side).tolist() == want
+    finally:
+        tokenizers.TABLE_GROUP = saved
+
+
+def test_token_tables_of_large_texts_take_about_a_byte_a_token(tok):
+    # an int32 array took 4 bytes a token: 4x a file of one-letter pages at its run's peak
+    from chunkctl.tokenizers import PackedTokenTable
+
+    text = "a\f" * 200_000 + " ".join(["word"] * 50_000)
+    table = tok.table(text)
+    assert isinstance(table, PackedTokenTable)
+    held = table.starts.base.itemsize * len(table.starts.base) + table.starts.delta.itemsize * len(table.starts)
+    assert table.starts.delta.itemsize == 1 and held / table.n < 1.2
+    assert table.n == len(tok.encode(text))
