@@ -247,13 +247,16 @@ class _FileJob:
         assert doc is not None
         self.doc = None
         ahead, self.table = self.table, None
-        out = process_document(doc, self.config, table=ahead.result() if ahead is not None else None)
+        table = ahead.result() if ahead is not None else None
+        del ahead
+        out = process_document(doc, self.config, table=table)
+        del doc, table  # (the records need neither the blocks nor the token table: freed before they are made)
         try:
             res.lines, res.n_chunks, res.n_tokens = serialize(out.records, self.spill)
         except OSError as exc:  # the spill file (a full disk)
             raise ChunkctlError(f"cannot write its records to the temporary folder {self.spill} "
                                 f"({exc.strerror or exc})") from None
-        del doc, out.records
+        del out.records
         if out.plan is not None:
             res.llm_plan = (out.plan.calls, out.plan.prompt_tokens, out.plan.cached)
         res.model_failures.extend(str(f) for f in out.failures)
