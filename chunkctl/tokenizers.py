@@ -624,7 +624,7 @@ class Tokenizer:
         Exact (the same starts as one `encode` of the whole text) and built in bounded
         memory: the text is tokenized range by range (`_ranges`), a stretch without a safe
         split point piece by piece with its long pieces in windows (`_encode_stretch`);
-        beside the text the table holds 4 bytes a token.
+        beside the text the table holds about 1.1 bytes a token (`PackedStarts`).
         """
         if self._small(text):
             return self._small_table(text)
@@ -966,9 +966,10 @@ class TokenTable:
 
     `starts[i]` is the character offset of token i's first whole character (a token
     that begins inside a multi-byte character maps to the next character);
-    `starts[n]` is `len(text)`: a numpy integer array here, an `array("i")` in
-    `SmallTokenTable`. Built by `Tokenizer.table`; cut positions are then chosen by
-    offsets, and `count` re-encodes only the edges of a span.
+    `starts[n]` is `len(text)`: a numpy integer array here (a Hugging Face tokenizer's
+    table), an `array("i")` in `SmallTokenTable`, a `PackedStarts` in `PackedTokenTable`.
+    Built by `Tokenizer.table`; cut positions are then chosen by offsets, and `count`
+    re-encodes only the edges of a span.
     """
 
     __slots__ = ("tok", "text", "starts", "n")
