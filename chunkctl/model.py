@@ -162,9 +162,10 @@ class BlockList(Sequence[Block]):
     block without extras (no language, table spans or meta) is kept as columns: kind and level
     in 1 byte (level 0-15; a block of another level is kept whole); start and end 4 bytes each
     (8 past 2**32 characters); a heading path id 1 byte, widened to 2 or 4 when a document has
-    more paths: 10 bytes a block (9 while no block has a heading path: no path column). Heading paths are a tree of titles (a path is its
-    parent path's id and its last title: 12 bytes beside the title, where a tuple and its
-    index took about 160, which a file of short headings paid for each). A block whose one
+    more paths: 10 bytes a block (9 while no block has a heading path: no path column until
+    one has). Heading paths are a tree of titles (a path is its parent path's id and its last
+    title: 12 bytes beside the title, where a tuple and its index took about 160, which a file
+    of short headings paid for each). A block whose one
     extra is its rows (a list's item spans, up to `FEW_SPANS`) keeps them in one flat column:
     8 bytes a span and 8 the block (a document of short lists between paragraphs held some 400
     bytes a list as objects). Blocks with other extras are kept whole. Indexing and iteration
