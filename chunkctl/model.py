@@ -388,6 +388,19 @@ class BlockList(Sequence[Block]):
         # a block at once beside the result, 1x a file of one-letter pages)
         return memoryview(store._kind)[self._lo:self._hi].tobytes().translate(_LOW_NIBBLE)
 
+    def columns(self) -> tuple[Sequence[int], Sequence[int], Sequence[int], int]:
+        """(kinds, starts, ends, first): the blocks' columns as they are kept, no copy made;
+        block `i` of this list is at index `first + i` of each (a view shares its store's
+        columns). Kinds: `kind_code` in the low 4 bits (read `kinds[first + i] & 15`), the
+        rest unspecified. Starts and ends in characters. Shared: do not modify.
+
+        For readers that look up many blocks of a big document: `kind_codes`, `starts` and
+        `ends` of a view are copies (a file of one-letter pages: 9 bytes a block)."""
+        if self._root is None and self._list is not None:
+            return self.kind_codes(), self.starts(), self.ends(), 0
+        store = self._root or self
+        return store._kind, store._start, store._end, self._lo
+
     def starts(self) -> Sequence[int]:
         """Start offsets (characters) of the blocks, in order (shared columns: do not modify)."""
         return self._column("_start")

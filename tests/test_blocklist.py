@@ -143,11 +143,14 @@ def test_sections_of_a_compact_list_are_those_of_the_list(blocks, cuts):
                 == _section_view(split_sections(sections(blocks), starts)))
         a, b = BlockIndex(bl), BlockIndex(blocks)
         assert list(a.blocks) == list(b.blocks)
-        assert list(a.starts) == list(b.starts) and list(a.ends) == list(b.ends)
+        text = "x\n" * ((blocks[-1].end + 40) if blocks else 40)
         for pos in range(0, (blocks[-1].end + 2) if blocks else 2, 7):
             assert a.headings_at(pos) == b.headings_at(pos)
             assert a.headings_at(pos, pos + 20) == b.headings_at(pos, pos + 20)
             assert a.kind_of(pos, pos + 25) == b.kind_of(pos, pos + 25)
+            assert a.overlap_floor(pos, pos + 25, text) == b.overlap_floor(pos, pos + 25, text)
+            path = a.headings_at(pos)
+            assert a.heading_levels_within(pos, pos + 30, path) == b.heading_levels_within(pos, pos + 30, path)
     finally:
         BlockList.COMPACT_FROM = 4096
 
@@ -215,6 +218,30 @@ def test_sections_of_many_short_blocks_trace_a_byte_a_block():
         tracemalloc.stop()
     assert count == n // 50
     assert peak < 3 * n, f"{peak / n:.1f} bytes a block"
+
+
+def test_a_block_index_reads_the_columns_without_copying_them():
+    """`BlockIndex` (`fixed`, summaries) reads kinds and offsets from the blocks' own
+    columns: it held a copy of every kind code (1 byte a block, `fixed` at 8.3x a file of
+    one-letter pages), and of the offsets too (8 bytes a block) when front matter first
+    made its blocks a view (issue 14, point 7)."""
+    import tracemalloc
+
+    n = 300_000
+    blocks = BlockList([Block(BlockKind.FRONT_MATTER, 0, 5)])
+    blocks.extend(Block(BlockKind.HEADING if i % 1000 == 0 else BlockKind.PARAGRAPH, 10 + 2 * i, 11 + 2 * i,
+                        level=1 if i % 1000 == 0 else 0, headings=(f"h{i // 1000}",)) for i in range(n))
+    assert blocks.compact
+    tracemalloc.start()
+    try:
+        index = BlockIndex(blocks)
+        found = index.headings_at(10 + 2 * 1500), index.kind_of(10, 10 + 2 * n)
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found == (("h1",), "text")
+    assert index.headings_at(12, 13) == ("h0",) and index.heading_levels_within(10, 2000, ("h0",)) == [0]
+    assert peak < 4 * sections_mod.CODES_WINDOW, f"{peak / n:.2f} bytes a block"  # (`_body` reads kinds in windows)
 
 
 def test_heading_titles_are_kept_packed_in_strings():

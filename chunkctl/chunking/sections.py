@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +55,15 @@ def block_spans(blocks: Sequence[Block]) -> tuple[Sequence[int], Sequence[int]]:
     return [b.start for b in blocks], [b.end for b in blocks]
 
 
+def block_columns(blocks: Sequence[Block]) -> tuple[Sequence[int], Sequence[int], Sequence[int], int]:
+    """(kinds, starts, ends, first) of `blocks`, as `BlockList.columns` gives them (no copy of a
+    compact list's columns): block `i` is at index `first + i` of each, its `kind_code` is
+    `kinds[first + i] & 15`, its offsets are in characters. Made for a list of blocks."""
+    if isinstance(blocks, BlockList):
+        return blocks.columns()
+    return (kind_codes(blocks), *block_spans(blocks), 0)
+
+
 CODES_WINDOW = 1 << 16
 """Blocks whose kind codes `iter_sections` reads at a time: a document's codes at once were
 1 byte a block beside the blocks (0.5x a file of one-letter pages, at its run's peak)."""
@@ -75,12 +85,6 @@ def _body(blocks: Sequence[Block]) -> Sequence[Block]:
         if codes.find(_FRONT_MATTER, j) >= 0:
             return [b for b in blocks if b.kind != BlockKind.FRONT_MATTER]
     return blocks[lo:] if lo else blocks
-
-
-def _without_front_matter(blocks: Sequence[Block]) -> tuple[Sequence[Block], bytes]:
-    """(`_body(blocks)`, its kind codes)."""
-    body = _body(blocks)
-    return body, kind_codes(body)
 
 
 def sections(blocks: Sequence[Block]) -> list[Section]:
@@ -138,25 +142,33 @@ _MADE = 1024  # blocks a BlockIndex keeps made (windows that follow each other r
 class BlockIndex:
     """Position lookups over a document's blocks (for strategies that cut regardless of blocks).
 
-    Kinds and offsets are read from the blocks' columns; a `Block` is made only where its
-    heading path or `meta` is needed, and the last `_MADE` made are kept: a compact
+    Kinds and offsets are read from the blocks' columns as they are kept (`BlockList.columns`:
+    no copy, so a file of one-letter pages does not pay 1 byte a block for a copy of its kind
+    codes, nor 8 for its offsets when front matter is left out); a `Block` is made only where
+    its heading path or `meta` is needed, and the last `_MADE` made are kept: a compact
     `BlockList` makes a block afresh at each reading, and `--strategy fixed` read each block
     about ten times (helper-69: 14.9 MB of Markdown, 87,812 blocks, 3.8 -> 5.6 s when they
     turned into columns)."""
 
     def __init__(self, blocks: Sequence[Block]):
-        body, self.codes = _without_front_matter(blocks)
+        body = _body(blocks)
         self.blocks: Sequence[Block] = body
-        self.starts, self.ends = block_spans(body)
+        self._kinds, self._starts, self._ends, self._lo = block_columns(body)
+        self._hi = self._lo + len(body)  # (indices below are into the columns: lo .. hi - 1)
         self._made: dict[int, Block] = {}
 
     def _block(self, i: int) -> Block:
+        """The block at column index `i`."""
         b = self._made.get(i)
         if b is None:
             if len(self._made) >= _MADE:
                 self._made.clear()
-            b = self._made[i] = self.blocks[i]
+            b = self._made[i] = self.blocks[i - self._lo]
         return b
+
+    def _first_ending_after(self, pos: int) -> int:
+        """Column index of the first block that ends after character `pos` (`_hi`: none)."""
+        return bisect.bisect_right(self._ends, pos, self._lo, self._hi)
 
     def headings_at(self, pos: int, end: int | None = None) -> tuple[str, ...]:
         """Heading path of a chunk that starts at character `pos` (and ends at `end`).
@@ -166,34 +178,30 @@ class BlockIndex:
         after the chunk and never gives its path. A chunk of heading lines only gets the
         path of its first heading (issue 17, point 4; the contract leaves this open).
         """
-        import bisect
-
-        i = bisect.bisect_right(self.ends, pos)
+        i = self._first_ending_after(pos)
         first = -1
-        n = len(self.codes)
+        lo, n, kinds, starts = self._lo, self._hi, self._kinds, self._starts
         while i < n:
-            if end is not None and self.starts[i] >= end:
+            if end is not None and starts[i] >= end:
                 break
-            if self.codes[i] != _HEADING:
+            if kinds[i] & 15 != _HEADING:
                 return self._block(i).headings
             if first < 0:
                 first = i
             i += 1
         if first >= 0:
             return self._block(first).headings
-        if end is None and n:
+        if end is None and n > lo:
             return self._block(n - 1).headings
-        return self._block(i - 1).headings if 0 < i <= n else ()
+        return self._block(i - 1).headings if lo < i <= n else ()
 
     def heading_levels_within(self, start: int, end: int, path: tuple[str, ...]) -> list[int]:
         """Indices in `path` of its headings whose own lines start inside `[start, end)`."""
-        import bisect
-
-        i = bisect.bisect_left(self.starts, start)
+        n, kinds, starts = self._hi, self._kinds, self._starts
+        i = bisect.bisect_left(starts, start, self._lo, n)
         out = []
-        n = len(self.codes)
-        while i < n and self.starts[i] < end:
-            if self.codes[i] == _HEADING:
+        while i < n and starts[i] < end:
+            if kinds[i] & 15 == _HEADING:
                 b = self._block(i)
                 if b.headings and tuple(path[:len(b.headings)]) == b.headings:
                     out.append(len(b.headings) - 1)
@@ -213,20 +221,18 @@ class BlockIndex:
         next one, as far as `--overlap` allows; no whole line is repeated). Returns `start`
         when nothing limits the overlap.
         """
-        import bisect
-
         floor = start
-        i = max(0, bisect.bisect_right(self.ends, start))
-        n = len(self.codes)
-        while i < n and self.starts[i] < end:
-            code, b_start = self.codes[i], self.starts[i]
+        i = self._first_ending_after(start)
+        n, kinds, starts, ends = self._hi, self._kinds, self._starts, self._ends
+        while i < n and starts[i] < end:
+            code, b_start = kinds[i] & 15, starts[i]
             i += 1
             if code == _HEADING:
                 if b_start > start:
                     floor = max(floor, b_start)
                 continue
             if code in _WHOLE:
-                spans: list[tuple[int, int]] = [(b_start, self.ends[i - 1])]
+                spans: list[tuple[int, int]] = [(b_start, ends[i - 1])]
             else:
                 spans = [tuple(x) for x in self._block(i - 1).meta.get("atomic", ())]
             for s, e in spans:
@@ -236,13 +242,11 @@ class BlockIndex:
 
     def kind_of(self, start: int, end: int) -> str:
         """`text`, `table`, `code` or `mixed` from the blocks a span touches (headings count as text)."""
-        import bisect
-
-        i = max(0, bisect.bisect_right(self.ends, start))
+        i = self._first_ending_after(start)
         kinds = set()
-        n = len(self.codes)
-        while i < n and self.starts[i] < end:
-            k = self.codes[i]
+        n, codes, starts = self._hi, self._kinds, self._starts
+        while i < n and starts[i] < end:
+            k = codes[i] & 15
             if k == _TABLE:
                 kinds.add("table")
             elif k == _CODE:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from chunkctl.chunking.packer import SENTENCE_LEVELS, Atom, Packer
 from chunkctl.chunking.recursive import iter_section_atoms
 from chunkctl.chunking.registry import Chunked, register
-from chunkctl.chunking.sections import Section, block_spans, iter_sections, kind_codes
+from chunkctl.chunking.sections import Section, block_columns, iter_sections
 from chunkctl.model import Block, ChunkList, kind_code
 from chunkctl.text.segment import Level
 
@@ -193,7 +193,7 @@ class _KeptAtoms:
         self.blocks = array("I")
         self.kind_names: list[str] = []
         self.sections = array("I", [0])  # section k's atoms: sections[k] to sections[k + 1]
-        self._cols: tuple[Sequence[int], Sequence[int], Sequence[int]] = ((), (), ())
+        self._cols: tuple[Sequence[int], Sequence[int], Sequence[int], int] = ((), (), (), 0)
         self._block: Block | None = None
         self._at = -1
 
@@ -203,7 +203,7 @@ class _KeptAtoms:
     def start_section(self, blocks: Sequence[Block]) -> None:
         """Start the next section, of `blocks`."""
         self.sections.append(len(self.starts))
-        self._cols = (*block_spans(blocks), kind_codes(blocks))
+        self._cols = block_columns(blocks)
         self._block, self._at = None, -1
 
     def add(self, a: Atom) -> None:
@@ -214,9 +214,9 @@ class _KeptAtoms:
         elif block is self._block:
             j = self._at
         else:
-            starts, ends, codes = self._cols
+            codes, starts, ends, lo = self._cols
             j, code = self._at + 1, kind_code(block.kind)
-            while starts[j] != block.start or ends[j] != block.end or codes[j] != code:
+            while starts[lo + j] != block.start or ends[lo + j] != block.end or codes[lo + j] & 15 != code:
                 j += 1  # (IndexError if it is not there: never expected)
             self._block, self._at = block, j
         if a.kind not in self.kind_names:
