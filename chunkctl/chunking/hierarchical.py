@@ -84,25 +84,45 @@ def chunk_hierarchical(doc, tokenizer, config, table) -> Chunked:
     Overlap applies between consecutive children of the same parent only. Records come
     depth-first: a parent, then its children.
     """
-    budgets = levels_of(config)
-    out: list[Chunk] = []
-    # One packer a level, shared by its parents: a packer's grapheme boundaries and sentence
-    # splits are found once per text (a packer per parent chunk found them again for each:
-    # quadratic in a text of emoji, where no boundary is sure at once).
-    packers: dict[int, Packer] = {}
+    levels = _Levels(doc, tokenizer, config, table)
+    levels.emit(doc.blocks, 0, None)
+    return Chunked(levels.out)
 
-    def packer_of(level: int) -> Packer:
+
+class _Levels:
+    """The chunks of one document, level by level (`chunk_hierarchical`).
+
+    One packer a level, shared by its parents: a packer's grapheme boundaries and sentence
+    splits are found once per text (a packer per parent chunk found them again for each:
+    quadratic in a text of emoji, where no boundary is sure at once). A class, not closures
+    that call themselves: such a closure is a reference cycle, and it held the document, its
+    packers and token table past the chunking until the cyclic collector ran (a file of
+    one-letter pages: 1.2x its size more at the run's peak, while its records were written).
+    """
+
+    def __init__(self, doc, tokenizer, config, table):
+        self.doc, self.tokenizer, self.config, self.table = doc, tokenizer, config, table
+        self.budgets = levels_of(config)
+        self.out: list[Chunk] = []
+        self.packers: dict[int, Packer] = {}
+        self.index = span_index(doc.blocks)
+
+    def packer_of(self, level: int) -> Packer:
+        """The packer of `level` (0: the outermost)."""
+        packers = self.packers
         if level not in packers:
-            budget = budgets[level]
-            overlap = 0 if level < len(budgets) - 1 else min(config.overlap_tokens, budget - 1)
-            packers[level] = Packer(doc, tokenizer, config, table, budget=budget, overlap=overlap)
+            budget = self.budgets[level]
+            overlap = 0 if level < len(self.budgets) - 1 else min(self.config.overlap_tokens, budget - 1)
+            packers[level] = Packer(self.doc, self.tokenizer, self.config, self.table, budget=budget, overlap=overlap)
             if level:
                 packers[level].graphemes = packers[0].graphemes
         return packers[level]
 
-    def emit(blocks: list[Block], level: int, parent: int | None) -> None:
+    def emit(self, blocks: Sequence[Block], level: int, parent: int | None) -> None:
+        """Append the chunks of `blocks` at `level`, each followed by its children, to `out`."""
+        budgets, out = self.budgets, self.out
         budget = budgets[level]
-        packer = packer_of(level)
+        packer = self.packer_of(level)
         secs = sections(blocks)
         if level < len(budgets) - 1:
             secs = merge_small(packer, secs, budget, budget)
@@ -113,9 +133,5 @@ def chunk_hierarchical(doc, tokenizer, config, table) -> Chunked:
             out.append(c)
             if level + 1 < len(budgets):
                 me = len(out) - 1
-                emit(clip_blocks(blocks, c.start, c.end, doc.text, index if level == 0 else None,
-                                 packer.graphemes), level + 1, me)
-
-    index = span_index(doc.blocks)
-    emit(doc.blocks, 0, None)
-    return Chunked(out)
+                self.emit(clip_blocks(blocks, c.start, c.end, self.doc.text, self.index if level == 0 else None,
+                                      packer.graphemes), level + 1, me)

@@ -357,19 +357,22 @@ def _inline_text(text: str) -> str:
 
         _INLINE_MD = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
     out: list[str] = []
-
-    def walk(tokens: Any) -> None:
-        for t in tokens:
-            if t.type in ("text", "text_special", "code_inline"):
-                out.append(t.content)
-            elif t.type in ("softbreak", "hardbreak"):
-                out.append(" ")
-            elif t.children:  # an image: its alt text
-                walk(t.children)
-
     for token in _INLINE_MD.parseInline(text):
-        walk(token.children or ())
+        _inline_parts(token.children or (), out)
     return "".join(out)
+
+
+def _inline_parts(tokens: Any, out: list[str]) -> None:
+    """Append to `out` the text of inline `tokens` (markdown-it), an image's alt text included.
+    (A module function, not a closure that calls itself: that is a reference cycle, freed by
+    the cyclic collector only.)"""
+    for t in tokens:
+        if t.type in ("text", "text_special", "code_inline"):
+            out.append(t.content)
+        elif t.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif t.children:  # an image: its alt text
+            _inline_parts(t.children, out)
 
 
 _LINES = re.compile(r"[^\r\n]+")
@@ -464,23 +467,23 @@ def _jsonable(value: Any, budget: int = 10_000) -> Any:
             exponentially ("billion laughs"); such front matter is not kept.
         RecursionError: nested more than FRONT_MATTER_DEPTH levels.
     """
-    left = [budget]
+    return _jsonable_value(value, [budget], 0)
 
-    def conv(v: Any, depth: int = 0) -> Any:
-        left[0] -= 1
-        if left[0] < 0:
-            raise _TooBig
-        if depth > FRONT_MATTER_DEPTH:
-            raise RecursionError
-        if isinstance(v, dict):
-            return {str(k): conv(x, depth + 1) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [conv(x, depth + 1) for x in v]
-        if v is None or isinstance(v, (str, int, float, bool)):
-            return v
-        return str(v)
 
-    return conv(value)
+def _jsonable_value(v: Any, left: list[int], depth: int) -> Any:
+    """`v` made JSON-safe, one value less in `left[0]` for it and each inside it (see `_jsonable`)."""
+    left[0] -= 1
+    if left[0] < 0:
+        raise _TooBig
+    if depth > FRONT_MATTER_DEPTH:
+        raise RecursionError
+    if isinstance(v, dict):
+        return {str(k): _jsonable_value(x, left, depth + 1) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable_value(x, left, depth + 1) for x in v]
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v
+    return str(v)
 
 
 LineRange = tuple[int, int]
