@@ -145,12 +145,16 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     add("tiny-paragraphs", "tiny-paragraphs.txt", "a word per paragraph (blank lines between)",
         lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
                           + "\n\n"))
+    add("letter-pages", "letter-pages.txt", "a letter per page: `a` and a form feed, repeated (a block and a page "
+        "every 2 bytes)", lambda p: _repeat(p, size, lambda i: "a\f" * block))
     add("tiny-paragraphs-md", "tiny-paragraphs.md", "Markdown: a word per paragraph",
         lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
                           + "\n\n"))
     add("tiny-sections-md", "tiny-sections.md", "Markdown: a heading and a word per section",
         lambda p: _repeat(p, size, lambda i: "".join(f"## {w}\n\n{w}\n\n" for w in
                                                      plain[(i * 100) % len(plain):(i * 100) % len(plain) + 100])))
+    add("letter-headings-md", "letter-headings.md", "Markdown: `# h` lines only (a heading and a heading path "
+        "every 4 bytes)", lambda p: _repeat(p, size, lambda i: "# h\n" * block))
     add("list-md", "list.md", "Markdown: one bullet list, a word per item",
         lambda p: _repeat(p, size, lambda i: "".join(f"- {w}\n" for w in
                                                      plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])))
