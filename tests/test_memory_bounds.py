@@ -488,3 +488,43 @@ def test_traced_memory_of_a_large_html_page_stays_within_8x(shape, bound, monkey
     assert peak <= bound * len(data), f"{peak / len(data):.1f}x"
     assert any("pieces" in w for w in doc.warnings) and doc.text.startswith("Page\n\n")
     assert len(doc.text) > len(data) // 6
+
+
+_ROW_CHARS = ["|", "\\", "x", " ", "\t", "\u00a0", "\u3000", "`", "y", "\\|", "||"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(head=st.sampled_from(["| a | b |\n|---|---|\n", "a | b | c\n:-|-|-:\n", "|x|\n|-|\n", "| only |\n| --- |\n"]),
+       rows=st.lists(st.lists(st.sampled_from(_ROW_CHARS), max_size=12).map("".join), max_size=6),
+       after=st.sampled_from(["", "\npara\n", "> quote\n", "# h\n", "- item\n", "    code\n", "```\nf\n```\n"]),
+       indent=st.sampled_from(["", "  ", "> ", "- "]))
+def test_long_table_rows_read_as_stand_ins_give_the_same_blocks(head, rows, after, indent, monkeypatch):
+    """markdown-it-py's table rule gets a stand-in for a body row of `LONG_ROW` characters or
+    more (its copies of a 20 MB row peaked at 7.5x the file): the same rows, cells and blocks,
+    whatever the row holds (escaped pipes, blank, only pipes, Unicode white space)."""
+    text = "".join(indent + line + "\n" for line in (head + "\n".join(rows)).split("\n")) + after
+    reference = markdown.build_markdown_blocks(text, parser="reference")
+    monkeypatch.setattr(markdown, "LONG_ROW", 0)
+    calls = []
+    stand_in = markdown._row_stand_in
+    monkeypatch.setattr(markdown, "_row_stand_in", lambda *a: calls.append(a) or stand_in(*a))
+    assert markdown.build_markdown_blocks(text, parser="reference") == reference
+    if any(r.strip() for r in rows[:1]) and not indent.strip():
+        assert calls, "the first body row was read as a stand-in"
+
+
+def test_a_table_row_of_a_long_cell_is_not_copied_by_the_table_rule():
+    """A row of one 2 M-character cell of curly-quoted prose (2 bytes a character in Python):
+    markdown-it-py's table rule held three copies of it (about 12 MB traced); with the
+    stand-in, the parse traces two (the piece parsed, and one more; it traced four)."""
+    cell = "He said \u201chello\u201d and left. " * 70_000
+    text = "# T\n\n| n | text |\n| --- | --- |\n| 1 | " + cell + " |\n| 2 | short |\n"
+    tracemalloc.start()
+    try:
+        blocks, _title = markdown.build_markdown_blocks(text, parser="reference")
+        _size, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    table = [b for b in blocks if b.kind.value == "table"]
+    assert len(table) == 1 and len(table[0].rows) == 2 and table[0].end == len(text) - 1
+    assert peak < 2.5 * (2 * len(text)), f"{peak / (2 * len(text)):.1f} copies of the text"

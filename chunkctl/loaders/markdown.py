@@ -69,7 +69,7 @@ def _parser():
         for rule in list(md.block.ruler.__rules__):
             fn = _quiet(rule.fn)
             if rule.name == "table":
-                fn = _compact_table(fn)
+                fn = _compact_table(_with_stand_in_rows(fn))
             elif rule.name in ("fence", "code", "html_block", "paragraph"):
                 fn = _no_content(fn)
             md.block.ruler.at(rule.name, fn, {"alt": list(rule.alt)})
@@ -106,17 +106,79 @@ def _quiet(fn):
     """A copy of a markdown-it block rule whose module-level `LOGGER` does nothing.
 
     Each rule logs "entering <rule>" at DEBUG level on every call; with logging off that
-    still costs two calls (millions on a big corpus). The copy sees its module's globals
-    with `LOGGER` replaced; the module itself, and any other user of it, is unchanged.
+    still costs two calls (millions on a big corpus).
     """
+    return _with_global(fn, "LOGGER", _NoLog)
+
+
+def _with_global(fn, name: str, value: Any):
+    """A copy of the function `fn` that sees its module's globals with `name` set to `value`
+    (`fn` itself when it does not read `name`); the module itself, and any other user of
+    it, is unchanged."""
     import types
 
-    if not isinstance(fn, types.FunctionType) or "LOGGER" not in fn.__code__.co_names:
+    if not isinstance(fn, types.FunctionType) or name not in fn.__code__.co_names:
         return fn
-    quiet = types.FunctionType(fn.__code__, {**fn.__globals__, "LOGGER": _NoLog}, fn.__name__, fn.__defaults__,
-                               fn.__closure__)
-    quiet.__kwdefaults__ = fn.__kwdefaults__
-    return quiet
+    copy = types.FunctionType(fn.__code__, {**fn.__globals__, name: value}, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
+
+
+LONG_ROW = 1 << 16
+"""Characters from which a table body row reaches markdown-it's table rule as a stand-in
+(`_table_line`)."""
+
+_MD_TRIM: frozenset[str] = frozenset()  # (markdown-it-py's `mdTrim` characters, set by `_with_stand_in_rows`)
+
+
+def _with_stand_in_rows(rule):
+    """markdown-it-py's table rule reading long body rows as stand-ins (`_table_line`), when
+    it is the rule this was written for (markdown-it-py 4: `getLine`, `mdTrim`, `escapedSplit`
+    as of 4.0); else the rule as it is."""
+    global _MD_TRIM
+    try:
+        from markdown_it.common.utils import MD_TRIM_CHARS
+    except ImportError:
+        return rule
+    names = getattr(getattr(rule, "__code__", None), "co_names", ())
+    if not {"getLine", "mdTrim", "escapedSplit"} <= set(names):
+        return rule
+    _MD_TRIM = frozenset(MD_TRIM_CHARS)
+    return _with_global(rule, "getLine", _table_line)
+
+
+def _table_line(state: Any, line: int) -> str:
+    """The table rule's `getLine`: a line's text from its indent on; for a body row of
+    `LONG_ROW` characters or more, a stand-in that the rule reads the same way.
+
+    The rule reads a body row only to know whether it is blank and how many cells it has
+    (its cells' text is dropped by `_TableSink`), but copies it three times on the way and
+    splits it a character at a time in Python: a row of one 20 MB cell of curly-quoted
+    prose (2 bytes a character) peaked at 7.5x its file in this rule alone, and took a
+    minute. The stand-in has the row's cells, empty but the first and last when the row's
+    are not, so the rule counts the same cells and sees the same blank row."""
+    pos = state.bMarks[line] + state.tShift[line]
+    end = state.eMarks[line]
+    if end - pos < LONG_ROW or line < getattr(state, "chunkctl_body", end + line + 1):
+        return state.src[pos:end]
+    return _row_stand_in(state.src, pos, end)
+
+
+def _row_stand_in(src: str, pos: int, end: int) -> str:
+    """A short line that markdown-it's table rule splits into as many cells as
+    `src[pos:end]`, with the same first and last cells empty (see `_table_line`): its
+    `mdTrim` and `escapedSplit`, where a pipe after a backslash is escaped."""
+    while pos < end and src[pos] in _MD_TRIM:
+        pos += 1
+    while end > pos and src[end - 1] in _MD_TRIM:
+        end -= 1
+    if pos == end:
+        return ""
+    pipes = src.count("|", pos, end) - src.count("\\|", pos, end)
+    first = "" if src[pos] == "|" else "x"
+    last = "" if src[end - 1] == "|" and (end - 1 == pos or src[end - 2] != "\\") else "x"
+    return first + "|" * pipes + last if pipes else "x"
 
 
 def _block_parser(block):
@@ -285,10 +347,12 @@ def _compact_table(rule):
         tokens = state.tokens
         sink = _TableSink()
         state.tokens = sink
+        state.chunkctl_body = start_line + 2  # (its first body row: `_table_line`)
         try:
             found = rule(state, start_line, end_line, silent)
         finally:
             state.tokens = tokens
+            del state.chunkctl_body
         if found:
             sink.finish(tokens)
         return found
