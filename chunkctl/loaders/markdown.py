@@ -731,6 +731,13 @@ PIECE_LINE_CHARS = 16
 reads together to see whether a list goes on): a parse takes some hundreds of bytes a line, and
 64 K characters of short headings, one a line, held 11,000 of them (helper-74: 5 MB of `# h` lines
 took 16x the file; traced, a piece's parse went from 43x the text to 20x)."""
+LONG_PIECE = 1 << 18
+"""Characters from which a piece read at its first size is read by markdown-it-py, as one that
+grew, when it is over twice that size (one long line made it so): markdown-it.rs's tree, and the
+UTF-8 copy it leaves in the string it reads, made the load of a 20 MB table row of curly-quoted
+prose peak at 8.4x the file; 6.4x with markdown-it-py (whose table rule reads a long row as a
+stand-in: `_table_line`)."""
+
 QUOTE_PIECE = 1 << 17
 """Characters of one top-level block quote parsed at a time (`_quote_cut`): a quote longer
 than this is read in parts (markdown-it-py took some 350 bytes per character, and 18 s a
@@ -805,22 +812,31 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     dedent = _dedent(indent) if indent else None
     item_start = line_starts[base_line] if indent else -1
 
+    def span_of(first: int, size: int) -> tuple[int, int, bool]:
+        """(start, end, reaches the end) of the piece of `size` characters or more from line
+        `first` on, to a line start (characters)."""
+        a = line_starts[first] if first < n_lines else total
+        k = min(bisect.bisect_left(line_starts, a + size), first + max(2, size // PIECE_LINE_CHARS))
+        # (the line start after a text's final line break is `total`: a piece up to there is
+        # the last one; read as not, its last blocks were read again, a long last line twice)
+        last = k >= n_lines or line_starts[k] >= total
+        return a, total if last else line_starts[k], last
+
     def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool]:
         """(items of `size` characters or more from line `first` on, to a line start; reached the end).
         `quote`: the piece's last block is a quote, which markdown-it.rs may read up to
         `quote_piece` characters (past it, a quote that could not be cut is read by markdown-it-py,
         as any other block over a piece)."""
-        a = line_starts[first] if first < n_lines else total
-        k = min(bisect.bisect_left(line_starts, a + size), first + max(2, size // PIECE_LINE_CHARS))
-        last = k >= n_lines
-        b = total if last else line_starts[k]
+        a, b, last = span_of(first, size)
         src = text[a:b]
         if dedent is not None:
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
             src = dedent.sub("", src)
         items = None
-        if parser == "auto" and (size == piece or quote):  # (one block over a piece: the reference's compact tables)
+        # (one block over a piece: the reference's compact tables; a piece a long line made
+        # long: `LONG_PIECE`)
+        if parser == "auto" and (size == piece or quote) and b - a < max(2 * size, LONG_PIECE):
             from chunkctl.loaders import markdown_rs
 
             items = markdown_rs.block_items(src, (line_starts, a, first) if known else None)
@@ -886,7 +902,12 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                 size = piece
                 continue
         if cut == 0:
-            size *= 2
+            # twice the size, or twice the piece just read when a long line made it longer than
+            # its size: doubling up to the line's length read it again each time (a 20 MB table
+            # row and a line after it: ten times); not for a quote, which grows in steps up to
+            # `quote_piece`, where it is cut
+            a, b, _last = span_of(first, size)
+            size = 2 * size if quote else 2 * max(size, b - a)
             continue
         quote = False
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open

@@ -375,3 +375,57 @@ def test_a_list_item_over_many_pieces_is_read_in_pieces_of_its_own(parser):
     assert blocks[1].rows == ((5, text.index("\n\n2. next")), (text.index("2. next"), text.index("\n\nafter")))
     assert blocks[1].meta["atomic"] == [(code, text.index("```\n\n2.") + 3)]
     assert list(blocks) == list(markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)[0])
+
+
+def _parsed_characters(monkeypatch) -> dict[str, list[int]]:
+    """Lengths of the texts each parser is given, as they are parsed."""
+    seen: dict[str, list[int]] = {"reference": [], "auto": []}
+    reference, fast = markdown._reference_items, markdown_rs.block_items
+    monkeypatch.setattr(markdown, "_reference_items", lambda src: seen["reference"].append(len(src)) or reference(src))
+    monkeypatch.setattr(markdown_rs, "block_items",
+                        lambda src, known=None: seen["auto"].append(len(src)) or fast(src, known))
+    return seen
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_piece_that_reaches_the_end_of_the_text_is_read_once(parser, monkeypatch):
+    """A piece that ends at the line start after the text's final line break is the last: it
+    was read as not, and its last blocks read again (the whole of a long last line twice)."""
+    text = "# T\n\n| n | text |\n| --- | --- |\n| 1 | " + "word " * 5000 + "|\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    seen = _parsed_characters(monkeypatch)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=64)
+    assert list(got) == list(whole) and [b.kind.value for b in got] == ["heading", "table"]
+    assert sum(seen["reference"]) + sum(seen["auto"]) < len(text) + 100  # (a few short lines twice)
+
+
+@pytest.mark.skipif(not markdown_rs.available(), reason="markdown-it-pyrs is not installed")
+def test_a_piece_made_long_by_one_line_is_read_by_the_reference(monkeypatch):
+    """markdown-it.rs reads pieces of about `PIECE` characters; a piece that one long line
+    makes longer than `LONG_PIECE` (and twice its size) goes to markdown-it-py, which holds
+    less for it (a 20 MB table row: 8.4x -> 6.4x the file)."""
+    long_row = "| 1 | " + "word " * (markdown.LONG_PIECE // 5) + "|\n"
+    text = "# T\n\nIntro.\n\n| n | text |\n| --- | --- |\n" + long_row + "\nAfter.\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, "reference", piece=WHOLE)
+    seen = _parsed_characters(monkeypatch)
+    got, _ = markdown.build_markdown_blocks(text, 0, "auto")
+    assert list(got) == list(whole)
+    assert seen["auto"] == [] and len(seen["reference"]) <= 3  # (the row in each: lines are read whole)
+    short = text.replace(long_row, "| 1 | words |\n")
+    reference = list(markdown.build_markdown_blocks(short, 0, "reference", piece=WHOLE)[0])
+    seen["reference"].clear()
+    assert list(markdown.build_markdown_blocks(short, 0, "auto")[0]) == reference
+    assert seen["auto"] == [len(short)] and seen["reference"] == []
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_piece_grows_past_a_long_line_at_once(parser, monkeypatch):
+    """A piece whose last block may go on grows to twice what was read, not twice its size: a
+    long line made the piece longer than its size, and each doubling up to the line's length
+    read it again (a 1 MB table row followed by a paragraph: 6 reads of it, 10 for 20 MB)."""
+    text = "# T\n\n| n | text |\n| --- | --- |\n| 1 | " + "word " * 200_000 + "|\n\nAfter.\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    seen = _parsed_characters(monkeypatch)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser)
+    assert list(got) == list(whole) and [b.kind.value for b in got] == ["heading", "table", "paragraph"]
+    assert sum(seen["reference"]) + sum(seen["auto"]) < 3.01 * len(text)
