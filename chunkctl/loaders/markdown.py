@@ -160,7 +160,8 @@ def _table_line(state: Any, line: int) -> str:
     are not, so the rule counts the same cells and sees the same blank row."""
     pos = state.bMarks[line] + state.tShift[line]
     end = state.eMarks[line]
-    if end - pos < LONG_ROW or line < getattr(state, "chunkctl_body", end + line + 1):
+    body = getattr(state, "chunkctl_body", None)  # (the table's first body row, set by `_compact_table`)
+    if end - pos < LONG_ROW or body is None or line < body:
         return state.src[pos:end]
     return _row_stand_in(state.src, pos, end)
 
