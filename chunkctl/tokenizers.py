@@ -996,22 +996,23 @@ class TokenTable:
         return self.starts.searchsorted(self.starts.dtype.type(pos), side=side)
 
     def search_many(self, positions: Sequence[int]) -> list[int]:
-        """`search(pos)` (side "left": tokens that start before `pos`) of each position."""
+        """`search(pos)` (side "left": tokens that start before `pos`) of each position, as
+        one `search` of a numpy array (a subclass's `search` answers it its own way)."""
         import numpy as np
 
         if not positions:
             return []
-        pos = np.fromiter(positions, dtype=self.starts.dtype, count=len(positions))
-        return self.starts.searchsorted(pos).tolist()
+        return self.search(np.fromiter(positions, dtype=np.int64, count=len(positions))).tolist()
 
     def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
-        """`estimate(start, end)` (side "left") of each (start, end) span."""
+        """`estimate(start, end)` (side "left") of each (start, end) span, with two `search`es
+        of numpy arrays."""
         import numpy as np
 
         if not spans:
             return []
-        arr = np.asarray(spans, dtype=self.starts.dtype).reshape(-1, 2)
-        return (self.starts.searchsorted(arr[:, 1]) - self.starts.searchsorted(arr[:, 0])).tolist()
+        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        return (self.search(arr[:, 1]) - self.search(arr[:, 0])).tolist()
 
     def index(self, pos: int) -> int:
         """Index of the last token that starts at or before character `pos`."""
@@ -1102,25 +1103,6 @@ class PackedTokenTable(TokenTable):
         if hasattr(pos, "astype"):
             return self.starts.search_array(pos, side)
         return self.starts.search(pos, side)
-
-    def search_many(self, positions: Sequence[int]) -> list[int]:
-        """`search(pos)` (side "left") of each position."""
-        import numpy as np
-
-        if not positions:
-            return []
-        pos = np.fromiter(positions, dtype=np.int64, count=len(positions))
-        return self.starts.search_array(pos).tolist()
-
-    def estimate_many(self, spans: Sequence[tuple[int, int]]) -> list[int]:
-        """`estimate(start, end)` (side "left") of each (start, end) span."""
-        import numpy as np
-
-        if not spans:
-            return []
-        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-        search = self.starts.search_array
-        return (search(arr[:, 1]) - search(arr[:, 0])).tolist()
 
 
 def _without_special(spec: str) -> tuple[str, bool]:
