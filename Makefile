@@ -23,9 +23,9 @@ run: install
 	$(VENV)/bin/chunkctl view examples --records out/examples.jsonl -o out/examples.html
 	@echo "open out/examples.html in a browser to see the chunks"
 
-## test: set up and run the whole test suite (what CI runs), naming the 15 slowest tests
+## test: set up and run the whole test suite (what CI runs), naming the 15 slowest tests (slow ones first, idle workers steal: tests/conftest.py)
 test: install
-	$(PY) -m pytest -n auto --durations=15
+	$(PY) -m pytest -n auto --dist worksteal --durations=15
 
 ## test-fast: set up and run the suite without the tests marked slow (corpus-wide runs, Dask; see tests/conftest.py)
 test-fast: install

@@ -39,14 +39,29 @@ SLOW_MODULES = frozenset({
     "test_pdf_corpus.py",  # loads every corpus PDF: ~23 s of setup
     "test_html_corpus.py",  # every corpus page through the checker: up to 14 s a case
     "test_dask.py",  # starts a Dask cluster: ~6 s
+    "test_table_roundtrip.py",  # every table chunk of the corpus: 11-16 s a case
 })
 SLOW_TESTS = frozenset({
     "tests/test_llm_cli.py::test_failed_model_calls_exit_1_and_keep_the_records",  # ~20 s of model-call retries
+    # traced memory (tracemalloc makes a load some 25x slower): 5-30 s each
+    "tests/test_memory_bounds.py::test_traced_memory_of_a_large_html_page_stays_within_8x",
+    "tests/test_memory_bounds.py::test_lazy_splitters_equal_the_list_splitters",
+    "tests/chunking/test_heading_runs.py::test_a_million_empty_headings_are_not_held_at_once",
+    "tests/chunking/test_semantic_memory.py::test_traced_memory_stays_flat_with_the_number_of_sentences",
+    "tests/loaders/test_markdown_pieces.py::test_traced_memory_of_one_word_paragraphs_grows_less_than_8x_the_text",
+    "tests/loaders/test_markdown_pieces.py::test_traced_memory_of_a_file_of_short_headings_is_bounded_by_lines_per_piece",
+    "tests/loaders/test_markdown_pieces.py::"
+    "test_traced_memory_of_one_list_item_of_one_word_paragraphs_grows_less_than_8x_the_text",
+    "tests/loaders/test_markdown_parsers.py::test_traced_memory_of_one_big_code_block_grows_less_than_12x_the_text",
+    "tests/test_blocklist.py::test_heading_titles_are_kept_packed_in_strings",
+    "tests/test_reliability.py::test_sigterm_at_any_moment_says_what_is_on_disk",
 })
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of SLOW_MODULES and SLOW_TESTS `slow` (registered in pyproject.toml);
+    """Mark the tests of SLOW_MODULES and SLOW_TESTS `slow` (registered in pyproject.toml) and run
+    them first, so that under `-n auto` the short tests fill the workers at the end (the slow ones
+    came last in file order: one worker ran 4 of them for some 3 minutes while the other was idle);
     under the `fuzz` profile, multiply every property test's examples by FUZZ_FACTOR."""
     for item in items:
         test = getattr(item, "obj", None)
@@ -57,6 +72,7 @@ def pytest_collection_modifyitems(config, items):
         nodeid = item.nodeid.split("[", 1)[0]
         if item.path.name in SLOW_MODULES or nodeid in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # (stable: file order kept within each)
 
 
 def ready_strategies(skip: tuple[str, ...] = ("llm",)) -> list[str]:
