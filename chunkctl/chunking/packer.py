@@ -105,6 +105,14 @@ class Atom:
     block: Block | None = None
 
 
+def _line_break_at(text: str, i: int) -> str:
+    """The line break that starts at character `i` of `text` ("\\r\\n", "\\r" or "\\n"); "\\n" for
+    anything else (the end of the text, or a table header rendered from HTML or PDF)."""
+    if text.startswith("\r", i):
+        return "\r\n" if text.startswith("\r\n", i) else "\r"
+    return "\n"
+
+
 def _unbarred(atoms: Iterable[Atom]) -> Iterator[Atom]:
     """`atoms` with overlap allowed into each (the pieces of a table row split like text)."""
     for x in atoms:
@@ -783,17 +791,17 @@ class Packer:
             after.extend(x.strength for x in new[1:])
             after.append(last)  # until the next atom arrives
 
-        def splice(x: int, pieces: list[Atom]) -> None:
-            """Put `pieces` in the place of window atom x, with their token ends and the
-            strengths of the boundaries around them (only theirs are computed)."""
+        def splice(x: int, pieces: list[Atom], n: int = 1) -> None:
+            """Put `pieces` in the place of window atoms x .. x + n - 1, with their token ends and
+            the strengths of the boundaries around them (only theirs are computed)."""
             if x + base < nhead:
                 spliced[0] += 1  # a lead atom cut in pieces: the lead's level masks are made again
-            tail = after[x]
-            win[x:x + 1] = pieces
-            te[x:x + 1] = search_many([y.end for y in pieces])
+            tail = after[x + n - 1]
+            win[x:x + n] = pieces
+            te[x:x + n] = search_many([y.end for y in pieces])
             if x > 0:
                 after[x - 1] = pieces[0].strength
-            after[x:x + 1] = [y.strength for y in pieces[1:]] + [tail]
+            after[x:x + n] = [y.strength for y in pieces[1:]] + [tail]
 
         def has(k: int) -> bool:  # atom k exists (taken from the source if needed)
             while k >= base + len(win) and not done:
@@ -880,6 +888,47 @@ class Packer:
                 if after[c] >= after[k] and thr2 <= te[k2] - te[c] <= bb2 - SLACK:
                     return c
             return None
+
+        recut_at: set[int] = set()  # run indices of atoms cut at a chunk's room by `fill_crumb`
+
+        def fill_crumb(cs: int, x: int, pre: str) -> bool:
+            """Cut window atom x, which is cut inside its words whatever happens (a grapheme
+            window, or an atom over a chunk's budget alone), so that the chunk from `cs` to it
+            (prefix `pre`), a crumb so far, takes its first piece: a lone "-", "|" or "#" before
+            a 4 KB base64 word stood as a record of its own. True when spliced."""
+            nonlocal nhead
+            if not has(x + base) or x + base in recut_at:
+                return False
+            atom = win[x]
+            if atom.oversize:
+                return False
+            if atom.level != Level.GRAPHEME:
+                if atom.barrier or self.fits(atom.start, atom.end, budget - path_ptoks):
+                    # (code, a table or a formula is cut at its own levels, never here; an atom
+                    # that fits a chunk of its own keeps the boundary before it)
+                    return False
+                pieces = self._split_atom(atom, budget)  # (finer pieces: tried again)
+                n = 1
+            else:
+                # the windows of the same run after it, in the window already, are cut again from
+                # the head's end, so that the next chunks are full too (not the rest of this one)
+                n = 1
+                while x + n < len(win) and (y := win[x + n]).level == Level.GRAPHEME and y.strength == Level.GRAPHEME \
+                        and y.start == win[x + n - 1].end and not y.oversize and y.kind == atom.kind \
+                        and y.barrier == atom.barrier and y.block is atom.block:
+                    n += 1
+                room = budget - self.count(cs, win[x - 1].end, pre) - SLACK
+                head = self._head_window(atom, win[x + n - 1].end, room, budget) if room >= 1 else None
+                if head is None:
+                    return False
+                pieces = head
+                recut_at.add(x + base)
+            lead = x + base < nhead
+            splice(x, pieces, n)
+            if lead:  # a heading line cut in pieces: the lead has more atoms
+                while nhead - base < len(win) and win[nhead - base].kind == "heading":
+                    nhead += 1
+            return True
 
         i = 0
         carry: int | None = None
@@ -969,6 +1018,20 @@ class Packer:
                         break
                 if split:
                     continue
+            if te[k] - tcs < self.min_fill * body_budget:
+                # A crumb so far: the first atom after it that does not fit (exact counts; the
+                # chunk may have ended before atoms that fit at a stronger boundary) may be one
+                # cut inside its words anyway, whose first piece then fills the chunk.
+                lo, hi = k + 1, max(k + 1, j + 1)
+                while lo < hi:  # (bisect: the exact counts grow with the end)
+                    mid = (lo + hi) // 2
+                    if self.count(cs, win[mid].end, lead_prefix(i)[0] if mid + base < nhead else prefix_text) \
+                            <= budget - SLACK:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if fill_crumb(cs, lo, lead_prefix(i)[0] if lo + base < nhead else prefix_text):
+                    continue
             own = path
             if k + base < nhead:
                 own = lead_path(i)  # only headings: the path of its first heading
@@ -1042,6 +1105,21 @@ class Packer:
         wins = self.windows(atom.start, atom.end, max(1, budget))
         return [Atom(s, e, atom.strength if n == 0 else Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier,
                      over, atom.block) for n, (s, e, over) in enumerate(wins)]
+
+    def _head_window(self, atom: Atom, end: int, room: int, budget: int) -> list[Atom] | None:
+        """The text from grapheme window `atom`'s start to `end` (characters; the end of its run
+        of windows) cut again: a head of at most `room` tokens, then windows of `budget`; None
+        when no grapheme cluster fits `room` or the head would reach `end`."""
+        e, over, _n = self.window_end(atom.start, end, room)
+        head_end = self.graphemes.rstrip_end(atom.start, e)
+        if over or e >= end or head_end <= atom.start:
+            return None
+        rest = [Atom(s, e2, Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier, over2, atom.block)
+                for s, e2, over2 in self.windows(e, end, budget)]
+        if not rest:
+            return None
+        return [Atom(atom.start, head_end, atom.strength, atom.kind, Level.GRAPHEME, atom.barrier, False, atom.block),
+                *rest]
 
     def _overlap_start(self, atoms: list[Atom], i: int, k: int, cs: int) -> int | None:
         """Start of the next chunk's overlap: whole trailing sentences (else words) within `overlap` tokens.
@@ -1145,13 +1223,16 @@ class Packer:
         """Split a table too big for one chunk between rows, repeating its header in the prefix.
 
         The first chunk holds the header lines in its body (after any heading lines that
-        open the section); later chunks carry breadcrumb + header + "\\n" as prefix. When
+        open the section); later chunks carry breadcrumb + header + its line break as prefix. When
         header and one row do not fit, the breadcrumb goes first, then the header; a row
         longer than the budget is cut inside by sentences, clauses, words and graphemes.
+        The repeated header ends with the line break that follows it in the source ("\\r\\n" in
+        a CRLF file, whose header lines are joined by it too), "\\n" where none does. When the
+        first row is cut inside, the header lines share a chunk with its first pieces.
         """
         text = self.text
         hs, he = block.header if block.header else (block.start, block.start)
-        header_text = without_replacement(text[hs:he], collapse=False)
+        header_text = without_replacement(text[hs:he], collapse=False) + _line_break_at(text, he)
         skip = [len(x.block.headings) - 1 for x in lead if x.block is not None]
         first_start = self.snap_start(lead[0].start if lead else block.start)
         bc_first, _ = self.breadcrumb(self.breadcrumb_parts(path, skip))
@@ -1173,7 +1254,7 @@ class Packer:
                 options = [bc_first, ""]
             else:
                 cs = self.snap_start(rows[r][0])
-                options = [bc + header_text + "\n", header_text + "\n", bc, ""]
+                options = [bc + header_text, header_text, bc, ""]
             done = False
             for prefix in options:
                 ptoks = prefix_tokens.get(prefix, -1)
@@ -1204,17 +1285,23 @@ class Packer:
                     break
             if not done:
                 # A single row (with the header lines, for the first chunk) is over the budget.
-                if first and cs < rows[r][0]:
-                    head_atoms: list[Atom] = list(lead) + [
-                        Atom(hs, he, Level.GLUE if lead else Level.BLOCK, "table", Level.LINE, True, block=block)]
-                    out.extend(self._pack_run(self._fit_atoms(head_atoms, budget), path, budget))
-                    first = False
-                    continue
                 s, e = rows[r]
+                head_atoms: list[Atom] = []
+                if first and cs < s:
+                    head_atoms = list(self._fit_atoms(list(lead) + [
+                        Atom(hs, he, Level.GLUE if lead else Level.BLOCK, "table", Level.LINE, True, block=block)],
+                        budget))
+                    if self.fits(s, e, budget):  # (the row fits a chunk alone: it comes next, under the header)
+                        out.extend(self._pack_run(head_atoms, path, budget))
+                        first = False
+                        continue
+                # A row cut inside whatever happens: the first chunk's header lines share a chunk
+                # with its first pieces (they stood alone: "| a | b |\n|---|---|", then "| <blob>").
                 row_atoms = self._refine_from(s, e, list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget, True,
                                               block)
-                for c in self._pack_run(_unbarred(row_atoms), path, budget):
-                    c.kind = "table"
+                for c in self._pack_run(itertools.chain(head_atoms, _unbarred(row_atoms)), path, budget):
+                    if c.end > s:  # (a chunk of heading lines alone keeps its kind)
+                        c.kind = "table"
                     out.append(c)
                 r += 1
             first = False

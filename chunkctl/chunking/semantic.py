@@ -148,7 +148,10 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
         if a.kind not in _EMBEDDED:
             return False
         seen += 1
-        return seen > 1 and breaks[seen - 2]
+        # (a piece of a sentence over the budget, cut at clauses, words or graphemes, is embedded
+        # like a sentence, but the gap before it is inside a sentence: never a topic break; a list
+        # marker "-" before a base64 word was a chunk of its own)
+        return seen > 1 and a.strength >= Level.SENTENCE and breaks[seen - 2]
 
     out = ChunkList()
     for sec, atoms in runs():

@@ -367,6 +367,78 @@ def test_no_crumb_after_a_long_sentence(lengths, size, data):
             assert whole > 2 * size - 4, ([body(prev), body(r)])
 
 
+def test_a_list_marker_and_a_table_header_open_the_chunks_of_a_word_cut_anyway():
+    word = "".join(chr(ord("a") + (i * 7) % 26) for i in range(600))  # (some 300 tokens, no space)
+    recs = chunkctl.chunk_text("- " + word + "\n", "md", chunk_size=64, overlap=0)
+    # (was: "-" alone, 1 token, then windows of 64 from the word's start)
+    assert [(r["start"], r["end"], r["n_tokens"]) for r in recs] == [
+        (0, 113, 61), (113, 231, 64), (231, 351, 64), (351, 470, 64), (470, 588, 64), (588, 602, 7)]
+    doc = "| a | b |\n|---|---|\n| " + word + " | x |\n| c | d |\n"
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=64, overlap=0)
+    # (was: the header lines alone, then "|" alone, then the word's windows)
+    assert [(r["start"], r["end"], r["n_tokens"], r["prefix"]) for r in recs] == [
+        (0, 114, 61, ""), (114, 234, 64, ""), (234, 352, 64, ""), (352, 471, 64, ""), (471, 589, 64, ""),
+        (589, 628, 20, ""), (629, 638, 15, "| a | b |\n|---|---|\n")]
+    assert {r["kind"] for r in recs} == {"table"}
+
+
+LONG_WORD_ALPHABETS = ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",  # base64
+                       "0123456789abcdef", "这是一个很长的句子没有标点", "abcdefghijklmnopqrstuvwxyz0123456789-_./"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lead=st.sampled_from(["- ", "* ", "1. ", "> ", "# ", "### ", "| ", "Key: ", "See the value ", ""]),
+       alphabet=st.sampled_from(LONG_WORD_ALPHABETS), n=st.integers(200, 2500), seed=st.integers(0, 9),
+       tail=st.sampled_from(["", " and more words.", "\n\nNext paragraph."]), size=st.sampled_from([32, 64, 256]),
+       strategy=st.sampled_from(["recursive", "sentence", "section", "hierarchical", "semantic"]),
+       fmt=st.sampled_from(["md", "txt"]))
+def test_what_comes_before_a_word_cut_anyway_shares_a_chunk_with_its_first_piece(
+        lead, alphabet, n, seed, tail, size, strategy, fmt):
+    """helper-83: a word longer than a chunk (a base64 blob, a hash, a run of CJK without
+    punctuation) is cut inside whatever happens; the list marker, table pipe, heading marker or
+    few words before it stood alone in a record ("-", "|", "#"), a crumb, when they could have
+    opened the chunk of its first piece."""
+    import random
+
+    rng = random.Random(seed)
+    word = "".join(rng.choice(alphabet) for _ in range(n))
+    if lead == "| ":
+        doc = "| a | b |\n|---|---|\n| " + word + " | x |\n" + tail
+    else:
+        doc = lead + word + tail + "\n"
+    ws = doc.index(word)
+    we = ws + len(word)
+    recs = chunkctl.chunk_text(doc, fmt, chunk_size=size, overlap=0, strategy=strategy)
+    for level in {r["meta"]["chunk_size"] for r in recs}:  # (hierarchical: parents and children apart)
+        same = [r for r in recs if r["meta"]["chunk_size"] == level]
+        for prev, r in zip(same, same[1:]):
+            if prev["end"] <= ws:  # (what comes before the word: never markup alone)
+                assert re.search(r"\w", body(prev)), (body(prev), [body(x)[:12] for x in same])
+            if ws < r["start"] < we and prev["start"] < ws:
+                assert prev["end"] > ws, (body(prev), [body(x)[:12] for x in same])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(60, 400), seed=st.integers(0, 99), size=st.sampled_from([32, 64, 128]))
+def test_semantic_packs_one_sentence_over_the_budget_as_recursive_does(n, seed, size):
+    """A sentence over the budget is cut at clauses and words, and `semantic` embeds the pieces;
+    the gaps between them were topic breaks too, so an HDFS log line of block ids came out as
+    records of one word ("to", "delete"). One sentence has no gap between sentences: it is
+    packed as `recursive` packs it."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["081111", "INFO", "dfs.FSNamesystem:", "BLOCK*", "ask", "10.250.17.177:50010", "to", "delete"]
+    line = " ".join(rng.choice(words) if rng.random() < 0.3 else f"blk_{rng.randint(-10**18, 10**18)}"
+                    for _ in range(n))
+    doc = line + "\n"
+    recs = chunkctl.chunk_text(doc, "txt", chunk_size=size, overlap=0, strategy="semantic")
+    assert TOK.count(line) > size  # (one sentence over the budget)
+    recursive = chunkctl.chunk_text(doc, "txt", chunk_size=size, overlap=0, strategy="recursive")
+    assert [(r["start"], r["end"]) for r in recs] == [(r["start"], r["end"]) for r in recursive], \
+        [(x["n_tokens"], body(x)[:20]) for x in recs]
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_heading_only_body_path(strategy):
     doc = "# Sample\n\n## Second heading here\n\nText of the second section.\n"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chunkctl
 from chunkctl.errors import MissingExtraError
@@ -187,3 +189,25 @@ def test_a_table_header_over_the_budget_is_counted_once_not_once_a_row_group(mon
     recs = chunkctl.chunk_text(text, "md", chunk_size=64, overlap=0)
     assert len(recs) > 20 and all(r["n_tokens"] <= 64 for r in recs)
     assert len(seen) <= 4  # each prefix with the header once (the breadcrumb's own count aside)
+
+
+@settings(max_examples=40, deadline=None)
+@given(eol=st.sampled_from(["\n", "\r\n", "\r"]), fmt=st.sampled_from(["md", "txt"]),
+       rows=st.integers(12, 40), heading=st.booleans(),
+       strategy=st.sampled_from(["recursive", "sentence", "section", "hierarchical", "semantic"]))
+def test_a_repeated_table_header_ends_with_the_line_break_that_follows_it_in_the_source(
+        eol, fmt, rows, heading, strategy):
+    """helper-83: in a CRLF file, the header repeated before a table's later row groups was
+    `| a |\\r\\n|---|` and then "\\n": the prefix mixed line ends. It is now the source's header
+    lines with the line break after them, whatever the file's line ends."""
+    header = eol.join(["| Name | Value |", "|---|---|"])
+    body = eol.join(f"| row {i} holds a few words | value {i} |" for i in range(rows))
+    text = ("# Title" + eol + eol if heading else "") + header + eol + body + eol + eol + "After." + eol
+    recs = chunkctl.chunk_text(text, format=fmt, chunk_size=48, overlap=0, strategy=strategy)
+    if fmt == "txt":  # (a pipe table in text has its first line for header: `pipetables.as_pipe_table`)
+        header = header.split(eol)[0]
+    repeated = [r for r in recs if header in r["prefix"]]
+    assert repeated, "the table is split and its header repeated"
+    for r in repeated:
+        assert r["prefix"].endswith(header + eol), repr(r["prefix"])
+        assert r["text"] == r["prefix"] + text[r["start"]:r["end"]]
