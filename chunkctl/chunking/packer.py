@@ -856,6 +856,15 @@ class Packer:
 
         path_ptoks = self.breadcrumb(self.breadcrumb_parts(path))[1]
 
+        def recut(x: int, pieces: list[Atom], n: int = 1) -> None:
+            """`splice`, for atoms x .. x + n - 1 that may be the lead's: then it has more atoms."""
+            nonlocal nhead
+            lead = x + base < nhead
+            splice(x, pieces, n)
+            if lead:
+                while nhead - base < len(win) and win[nhead - base].kind == "heading":
+                    nhead += 1
+
         def rebalance(r: int, k: int, tcs: int, body_budget: int) -> int | None:
             """An earlier end for the chunk of atoms r..k (window indices) when the next chunk
             would be a crumb (less than `min_fill` of its body budget, then a stronger
@@ -887,6 +896,18 @@ class Packer:
                     break
                 if after[c] >= after[k] and thr2 <= te[k2] - te[c] <= bb2 - SLACK:
                     return c
+            x = win[k]
+            if x.level == Level.GRAPHEME and not x.oversize:
+                # The chunk ends inside a word cut anyway (a grapheme window), and what is left of it
+                # would be a crumb: its last window is cut again where the two chunks get half each.
+                e = self.graphemes.floor(self.table.char(tcs + (te[k2] - tcs) // 2))
+                head_end = self.graphemes.rstrip_end(x.start, e) if x.start < e < x.end else x.start
+                rest = self.windows(e, x.end, budget) if head_end > x.start else []
+                if rest and self.tokens_before(head_end) >= thr and te[k2] - self.tokens_before(rest[0][0]) <= bb2 - SLACK:
+                    recut(k, [Atom(x.start, head_end, x.strength, x.kind, Level.GRAPHEME, x.barrier, False, x.block)]
+                          + [Atom(s, e2, Level.GRAPHEME, x.kind, Level.GRAPHEME, x.barrier, over, x.block)
+                             for s, e2, over in rest])
+                    return k
             return None
 
         recut_at: set[int] = set()  # run indices of atoms cut at a chunk's room by `fill_crumb`
@@ -896,7 +917,6 @@ class Packer:
             window, or an atom over a chunk's budget alone), so that the chunk from `cs` to it
             (prefix `pre`), a crumb so far, takes its first piece: a lone "-", "|" or "#" before
             a 4 KB base64 word stood as a record of its own. True when spliced."""
-            nonlocal nhead
             if not has(x + base) or x + base in recut_at:
                 return False
             atom = win[x]
@@ -923,11 +943,7 @@ class Packer:
                     return False
                 pieces = head
                 recut_at.add(x + base)
-            lead = x + base < nhead
-            splice(x, pieces, n)
-            if lead:  # a heading line cut in pieces: the lead has more atoms
-                while nhead - base < len(win) and win[nhead - base].kind == "heading":
-                    nhead += 1
+            recut(x, pieces, n)
             return True
 
         i = 0
@@ -1035,6 +1051,9 @@ class Packer:
             own = path
             if k + base < nhead:
                 own = lead_path(i)  # only headings: the path of its first heading
+                c = rebalance(r, k, tcs, body_budget) if win[k].level == Level.GRAPHEME else None
+                if c is not None:  # (a heading line cut in windows: its last two share what is left)
+                    k, cnt = c, self.count(cs, win[c].end, pre)
             else:
                 c = rebalance(r, k, tcs, body_budget)
                 if c is not None:

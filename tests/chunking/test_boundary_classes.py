@@ -370,9 +370,10 @@ def test_no_crumb_after_a_long_sentence(lengths, size, data):
 def test_a_list_marker_and_a_table_header_open_the_chunks_of_a_word_cut_anyway():
     word = "".join(chr(ord("a") + (i * 7) % 26) for i in range(600))  # (some 300 tokens, no space)
     recs = chunkctl.chunk_text("- " + word + "\n", "md", chunk_size=64, overlap=0)
-    # (was: "-" alone, 1 token, then windows of 64 from the word's start)
+    # (was: "-" alone, 1 token, then windows of 64 from the word's start, the last of 7 tokens;
+    # the last two now share what is left)
     assert [(r["start"], r["end"], r["n_tokens"]) for r in recs] == [
-        (0, 113, 61), (113, 231, 64), (231, 351, 64), (351, 470, 64), (470, 588, 64), (588, 602, 7)]
+        (0, 113, 61), (113, 231, 64), (231, 351, 64), (351, 470, 64), (470, 534, 35), (534, 602, 36)]
     doc = "| a | b |\n|---|---|\n| " + word + " | x |\n| c | d |\n"
     recs = chunkctl.chunk_text(doc, "md", chunk_size=64, overlap=0)
     # (was: the header lines alone, then "|" alone, then the word's windows)
@@ -416,6 +417,8 @@ def test_what_comes_before_a_word_cut_anyway_shares_a_chunk_with_its_first_piece
                 assert re.search(r"\w", body(prev)), (body(prev), [body(x)[:12] for x in same])
             if ws < r["start"] < we and prev["start"] < ws:
                 assert prev["end"] > ws, (body(prev), [body(x)[:12] for x in same])
+            if ws < r["start"] < we:  # (the word's last piece is no crumb either: the last two share)
+                assert r["n_tokens"] >= level // 4, (r["n_tokens"], [body(x)[:12] for x in same])
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
