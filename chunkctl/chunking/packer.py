@@ -856,6 +856,12 @@ class Packer:
 
         path_ptoks = self.breadcrumb(self.breadcrumb_parts(path))[1]
 
+        def window_budget(atom: Atom) -> int:
+            """Tokens of a window cut again from `atom`: as `iter_section_atoms` cut it, the body's
+            budget (the breadcrumb's tokens left out: a window of the whole budget was written
+            without it) or, for a heading line, the whole budget."""
+            return budget if atom.kind == "heading" else max(1, budget - path_ptoks)
+
         def recut(x: int, pieces: list[Atom], n: int = 1) -> None:
             """`splice`, for atoms x .. x + n - 1 that may be the lead's: then it has more atoms."""
             nonlocal nhead
@@ -902,7 +908,7 @@ class Packer:
                 # would be a crumb: its last window is cut again where the two chunks get half each.
                 e = self.graphemes.floor(self.table.char(tcs + (te[k2] - tcs) // 2))
                 head_end = self.graphemes.rstrip_end(x.start, e) if x.start < e < x.end else x.start
-                rest = self.windows(e, x.end, budget) if head_end > x.start else []
+                rest = self.windows(e, x.end, window_budget(x)) if head_end > x.start else []
                 if rest and self.tokens_before(head_end) >= thr and te[k2] - self.tokens_before(rest[0][0]) <= bb2 - SLACK:
                     recut(k, [Atom(x.start, head_end, x.strength, x.kind, Level.GRAPHEME, x.barrier, False, x.block)]
                           + [Atom(s, e2, Level.GRAPHEME, x.kind, Level.GRAPHEME, x.barrier, over, x.block)
@@ -927,7 +933,7 @@ class Packer:
                     # (code, a table or a formula is cut at its own levels, never here; an atom
                     # that fits a chunk of its own keeps the boundary before it)
                     return False
-                pieces = self._split_atom(atom, budget)  # (finer pieces: tried again)
+                pieces = self._split_atom(atom, window_budget(atom))  # (finer pieces: tried again)
                 n = 1
             else:
                 # the windows of the same run after it, in the window already, are cut again from
@@ -938,7 +944,7 @@ class Packer:
                         and y.barrier == atom.barrier and y.block is atom.block:
                     n += 1
                 room = budget - self.count(cs, win[x - 1].end, pre) - SLACK
-                head = self._head_window(atom, win[x + n - 1].end, room, budget) if room >= 1 else None
+                head = self._head_window(atom, win[x + n - 1].end, room, window_budget(atom)) if room >= 1 else None
                 if head is None:
                     return False
                 pieces = head

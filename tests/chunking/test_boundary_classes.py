@@ -392,13 +392,14 @@ LONG_WORD_ALPHABETS = ["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
        alphabet=st.sampled_from(LONG_WORD_ALPHABETS), n=st.integers(200, 2500), seed=st.integers(0, 9),
        tail=st.sampled_from(["", " and more words.", "\n\nNext paragraph."]), size=st.sampled_from([32, 64, 256]),
        strategy=st.sampled_from(["recursive", "sentence", "section", "hierarchical", "semantic"]),
-       fmt=st.sampled_from(["md", "txt"]))
+       fmt=st.sampled_from(["md", "txt"]), parent=st.booleans())
 def test_what_comes_before_a_word_cut_anyway_shares_a_chunk_with_its_first_piece(
-        lead, alphabet, n, seed, tail, size, strategy, fmt):
+        lead, alphabet, n, seed, tail, size, strategy, fmt, parent):
     """helper-83: a word longer than a chunk (a base64 blob, a hash, a run of CJK without
     punctuation) is cut inside whatever happens; the list marker, table pipe, heading marker or
     few words before it stood alone in a record ("-", "|", "#"), a crumb, when they could have
-    opened the chunk of its first piece."""
+    opened the chunk of its first piece. Under a heading, every piece carries its breadcrumb
+    (helper-85: pieces cut again at the whole budget had no room for it)."""
     import random
 
     rng = random.Random(seed)
@@ -407,18 +408,25 @@ def test_what_comes_before_a_word_cut_anyway_shares_a_chunk_with_its_first_piece
         doc = "| a | b |\n|---|---|\n| " + word + " | x |\n" + tail
     else:
         doc = lead + word + tail + "\n"
+    if parent and fmt == "md":
+        doc = "# Guide\n\n" + doc
     ws = doc.index(word)
     we = ws + len(word)
     recs = chunkctl.chunk_text(doc, fmt, chunk_size=size, overlap=0, strategy=strategy)
     for level in {r["meta"]["chunk_size"] for r in recs}:  # (hierarchical: parents and children apart)
         same = [r for r in recs if r["meta"]["chunk_size"] == level]
+        cut = any(ws < r["start"] < we for r in same)  # (a word that fits a chunk alone keeps the cut before it)
         for prev, r in zip(same, same[1:]):
-            if prev["end"] <= ws:  # (what comes before the word: never markup alone)
+            if cut and prev["end"] <= ws:  # (what comes before the word: never markup alone)
                 assert re.search(r"\w", body(prev)), (body(prev), [body(x)[:12] for x in same])
             if ws < r["start"] < we and prev["start"] < ws:
                 assert prev["end"] > ws, (body(prev), [body(x)[:12] for x in same])
             if ws < r["start"] < we:  # (the word's last piece is no crumb either: the last two share)
                 assert r["n_tokens"] >= level // 4, (r["n_tokens"], [body(x)[:12] for x in same])
+            # (a table row's pieces are cut at the whole budget, a word that fits it kept whole, and
+            # a piece that then leaves no room for the breadcrumb goes without it)
+            if parent and fmt == "md" and lead not in ("# ", "### ", "| ") and ws < r["start"] < we:
+                assert r["prefix"].startswith("Guide\n\n"), (r["prefix"], [x["prefix"][:8] for x in same])
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
