@@ -929,9 +929,10 @@ class Packer:
             if atom.oversize:
                 return False
             if atom.level != Level.GRAPHEME:
-                if atom.barrier or self.fits(atom.start, atom.end, budget - path_ptoks):
+                if atom.barrier or self.fits(atom.start, atom.end, budget):
                     # (code, a table or a formula is cut at its own levels, never here; an atom
-                    # that fits a chunk of its own keeps the boundary before it)
+                    # that fits a chunk of its own, with a shortened breadcrumb or none, keeps the
+                    # boundary before it)
                     return False
                 pieces = self._split_atom(atom, window_budget(atom))  # (finer pieces: tried again)
                 n = 1
