@@ -929,12 +929,13 @@ class Packer:
             if atom.oversize:
                 return False
             if atom.level != Level.GRAPHEME:
-                if atom.barrier or self.fits(atom.start, atom.end, budget):
+                if atom.barrier or self.fits(atom.start, atom.end, budget - path_ptoks):
                     # (code, a table or a formula is cut at its own levels, never here; an atom
-                    # that fits a chunk of its own, with a shortened breadcrumb or none, keeps the
-                    # boundary before it)
+                    # that fits a chunk of its own keeps the boundary before it)
                     return False
                 pieces = self._split_atom(atom, window_budget(atom))  # (finer pieces: tried again)
+                if self.fits(atom.start, atom.end, budget) and any(y.level < Level.SENTENCE for y in pieces):
+                    return False  # (it fits alone with a shortened breadcrumb: cut only between its sentences)
                 n = 1
             else:
                 # the windows of the same run after it, in the window already, are cut again from
