@@ -907,12 +907,10 @@ class Packer:
                 # The chunk ends inside a word cut anyway (a grapheme window), and what is left of it
                 # would be a crumb: its last window is cut again where the two chunks get half each.
                 e = self.graphemes.floor(self.table.char(tcs + (te[k2] - tcs) // 2))
-                head_end = self.graphemes.rstrip_end(x.start, e) if x.start < e < x.end else x.start
-                rest = self.windows(e, x.end, window_budget(x)) if head_end > x.start else []
-                if rest and self.tokens_before(head_end) >= thr and te[k2] - self.tokens_before(rest[0][0]) <= bb2 - SLACK:
-                    recut(k, [Atom(x.start, head_end, x.strength, x.kind, Level.GRAPHEME, x.barrier, False, x.block)]
-                          + [Atom(s, e2, Level.GRAPHEME, x.kind, Level.GRAPHEME, x.barrier, over, x.block)
-                             for s, e2, over in rest])
+                pieces = self._window_cut(x, e, x.end, window_budget(x))
+                if pieces and self.tokens_before(pieces[0].end) >= thr \
+                        and te[k2] - self.tokens_before(pieces[1].start) <= bb2 - SLACK:
+                    recut(k, pieces)
                     return k
             return None
 
@@ -946,7 +944,9 @@ class Packer:
                         and y.barrier == atom.barrier and y.block is atom.block:
                     n += 1
                 room = budget - self.count(cs, win[x - 1].end, pre) - SLACK
-                head = self._head_window(atom, win[x + n - 1].end, room, window_budget(atom)) if room >= 1 else None
+                end = win[x + n - 1].end
+                e, over, _n = self.window_end(atom.start, end, room) if room >= 1 else (atom.start, True, 0)
+                head = None if over else self._window_cut(atom, e, end, window_budget(atom))
                 if head is None:
                     return False
                 pieces = head
@@ -1008,10 +1008,7 @@ class Packer:
                     out.append(Chunk(a0, atom.end, pre, own, self._kind(win, r, r), n_pre, budget))
                     i += 1
                     continue
-                splice(r, self._split_atom(atom, budget))
-                if i < nhead:  # a heading line cut in pieces: the lead has more atoms
-                    while nhead - base < len(win) and win[nhead - base].kind == "heading":
-                        nhead += 1
+                recut(r, self._split_atom(atom, budget))  # (a heading line cut in pieces: the lead grows)
                 continue
             k, pre, cnt = chosen
             if k + base == nhead - 1 and nhead not in opened and has(nhead):
@@ -1046,15 +1043,15 @@ class Packer:
                 # A crumb so far: the first atom after it that does not fit (exact counts; the
                 # chunk may have ended before atoms that fit at a stronger boundary) may be one
                 # cut inside its words anyway, whose first piece then fills the chunk.
+                lead_pre = lead_prefix(i)[0] if k + 1 + base < nhead else ""
                 lo, hi = k + 1, max(k + 1, j + 1)
                 while lo < hi:  # (bisect: the exact counts grow with the end)
                     mid = (lo + hi) // 2
-                    if self.count(cs, win[mid].end, lead_prefix(i)[0] if mid + base < nhead else prefix_text) \
-                            <= budget - SLACK:
+                    if self.count(cs, win[mid].end, lead_pre if mid + base < nhead else prefix_text) <= budget - SLACK:
                         lo = mid + 1
                     else:
                         hi = mid
-                if fill_crumb(cs, lo, lead_prefix(i)[0] if lo + base < nhead else prefix_text):
+                if fill_crumb(cs, lo, lead_pre if lo + base < nhead else prefix_text):
                     continue
             own = path
             if k + base < nhead:
@@ -1133,20 +1130,16 @@ class Packer:
         return [Atom(s, e, atom.strength if n == 0 else Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier,
                      over, atom.block) for n, (s, e, over) in enumerate(wins)]
 
-    def _head_window(self, atom: Atom, end: int, room: int, budget: int) -> list[Atom] | None:
+    def _window_cut(self, atom: Atom, cut: int, end: int, budget: int) -> list[Atom] | None:
         """The text from grapheme window `atom`'s start to `end` (characters; the end of its run
-        of windows) cut again: a head of at most `room` tokens, then windows of `budget`; None
-        when no grapheme cluster fits `room` or the head would reach `end`."""
-        e, over, _n = self.window_end(atom.start, end, room)
-        head_end = self.graphemes.rstrip_end(atom.start, e)
-        if over or e >= end or head_end <= atom.start:
+        of windows) cut again at `cut` (a cluster boundary): a head atom up to it, then windows
+        of `budget` tokens (`_windows_into`); None when the head or the rest would be empty."""
+        head_end = self.graphemes.rstrip_end(atom.start, cut) if atom.start < cut < end else atom.start
+        if head_end <= atom.start:
             return None
-        rest = [Atom(s, e2, Level.GRAPHEME, atom.kind, Level.GRAPHEME, atom.barrier, over2, atom.block)
-                for s, e2, over2 in self.windows(e, end, budget)]
-        if not rest:
-            return None
-        return [Atom(atom.start, head_end, atom.strength, atom.kind, Level.GRAPHEME, atom.barrier, False, atom.block),
-                *rest]
+        out = [Atom(atom.start, head_end, atom.strength, atom.kind, Level.GRAPHEME, atom.barrier, False, atom.block)]
+        self._windows_into(cut, end, budget, Level.GRAPHEME, atom.kind, atom.barrier, atom.block, out)
+        return out if len(out) > 1 else None
 
     def _overlap_start(self, atoms: list[Atom], i: int, k: int, cs: int) -> int | None:
         """Start of the next chunk's overlap: whole trailing sentences (else words) within `overlap` tokens.
