@@ -264,7 +264,15 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
              lambda i: f'<img src="/img/{i}.png" alt=""><!-- {i} --><br>\n'),
             ("comments-html", "HTML: comments only (helper-70)", "<html><body>", lambda i: f"<!-- c{i} -->"),
             ("column-html", "HTML: one table of one-cell rows (helper-74: 31.8x until 0.1.22)", "<html><body><table>",
-             lambda i: f"<tr><td>row {i} of a column</td></tr>\n")]:
+             lambda i: f"<tr><td>row {i} of a column</td></tr>\n"),
+            # Nesting: read whole past 200 open elements, and where an element was always just opened, until
+            # 0.1.25 (deep 76x, nested 31x at 20 MB); past 4,096 the rest is paragraphs, once held as lists.
+            ("deep-html", "HTML: one-word paragraphs in 300 nested <div>s", "<html><body>" + "<div>" * 300,
+             lambda i: f"<p>w{i % 97}</p>\n"),
+            ("nested-html", "HTML: sections each opened in the last (never closed), 40 one-word paragraphs each",
+             "<html><body>", lambda i: f"<section><h2>S{i}</h2>\n" + "<p>w</p>\n" * 40),
+            ("flat-html", "HTML: one-word paragraphs past 4,097 nested <div>s (read without a tree)",
+             "<html><body>" + "<div>" * 4097, lambda i: f"<p>w{i % 97}</p>\n")]:
         add(name, name.replace("-html", ".html"), what,
             lambda p, head=head, make=make: _repeat(p, size, make, head=head, tail="</body></html>\n"))
     return shapes

@@ -55,6 +55,8 @@ SLOW_TESTS = frozenset({
     "tests/loaders/test_markdown_parsers.py::test_traced_memory_of_one_big_code_block_grows_less_than_12x_the_text",
     "tests/test_blocklist.py::test_heading_titles_are_kept_packed_in_strings",
     "tests/test_reliability.py::test_sigterm_at_any_moment_says_what_is_on_disk",
+    "tests/loaders/test_html_pieces.py::"  # ~7 s: pages of 200-odd nested elements, read whole and in pieces
+    "test_a_page_nested_past_200_elements_read_in_pieces_gives_the_blocks_of_the_page_read_whole",
 })
 
 

@@ -22,6 +22,7 @@ import chunkctl.loaders.markdown as markdown
 import chunkctl.text.segment as segment
 import chunkctl.text.sentences as sentences
 import chunkctl.tokenizers as tokenizers
+from chunkctl.loaders.html.nesting import MAX_DEPTH
 from chunkctl.text import lines
 from chunkctl.tokenizers import get_tokenizer
 
@@ -434,12 +435,16 @@ def _html_page(shape: str, size: int) -> bytes:
     i = 0
     if shape == "pre":
         parts.append('<pre><code class="language-python">')
+    elif shape in ("deep", "flat"):  # nested past what was cut (200), or past what is parsed as a tree
+        parts.append("<div>" * (300 if shape == "deep" else MAX_DEPTH + 1))
     while n < size:
         if shape == "table":
             part = (f"<tr><td>{i}</td><td>{w(1)}</td><td>{w(4)}</td></tr>\n" if i else
                     "<table><tr><th>n</th><th>word</th><th>text</th></tr>\n")
-        elif shape == "tiny":
+        elif shape in ("tiny", "deep", "flat"):
             part = f"<p>{w(1)}</p>\n"
+        elif shape == "nested":  # each section in the last, never closed: always one opened just before
+            part = f"<section><h2>S{i}</h2>\n" + "".join(f"<p>{w(1)}</p>\n" for _ in range(80))
         elif shape == "pre":
             part = f'<span class="k">def</span> <span class="n">f{i}</span>(<span class="a">{w(1)}</span>):\n'
         elif shape == "paragraph":  # one <p> of prose: no block to cut before, cut in its text
@@ -460,7 +465,7 @@ def _html_page(shape: str, size: int) -> bytes:
 
 
 @pytest.mark.parametrize("shape,bound", [("table", 8), ("tiny", 8), ("pre", 8), ("emoji", 9), ("paragraph", 8),
-                                         ("lines", 8), ("list", 8)])
+                                         ("lines", 8), ("list", 8), ("deep", 8), ("nested", 8), ("flat", 8)])
 def test_traced_memory_of_a_large_html_page_stays_within_8x(shape, bound, monkeypatch):
     """Python-traced peak of loading a large page (lexbor's tree is allocated through Python's
     allocator, so it is traced too): at most 8x the file, read in pieces. The page is 1 MB, read
@@ -478,7 +483,7 @@ def test_traced_memory_of_a_large_html_page_stays_within_8x(shape, bound, monkey
 
     monkeypatch.setattr(html_loader, "PIECES_FROM", 300_000, raising=False)
     monkeypatch.setattr(html_loader, "PIECE_CHARS", 64_000, raising=False)
-    data = _html_page(shape, 1_000_000)
+    data = _html_page(shape, 1_000_000)  # (smaller, a piece's tree, some 4 MB traced, weighs more: 600 KB nested 10x)
     config = ChunkConfig()
     load_bytes(b"<h1>Warm</h1><p>up</p>", "w.html", "html", config)
     tracemalloc.start()
@@ -488,7 +493,8 @@ def test_traced_memory_of_a_large_html_page_stays_within_8x(shape, bound, monkey
     finally:
         tracemalloc.stop()
     assert peak <= bound * len(data), f"{peak / len(data):.1f}x"
-    assert any("pieces" in w for w in doc.warnings) and doc.text.startswith("Page\n\n")
+    assert any(("nested deeper" if shape == "flat" else "pieces") in w for w in doc.warnings)
+    assert doc.text.startswith("Page\n\n")
     assert len(doc.text) > len(data) // 6
 
 

@@ -256,9 +256,8 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     """
     warnings: list[str] = []
     cut = nesting_cut(html)
-    rest: list[str] = []
+    page = html
     if cut is not None:
-        rest = flat_paragraphs(html[cut:])
         warnings.append(f"markup nested deeper than {MAX_DEPTH} elements at character {cut}; "
                         f"the rest of the page is read as plain paragraphs, without its structure")
         html = html[:cut]
@@ -271,8 +270,9 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         warnings.append(_pieces_warning(len(html), pieced))
     else:
         _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
-    for para in rest:
-        out.add((BlockKind.PARAGRAPH, para, 0, "", None, (), None))
+    if cut is not None:
+        flat_paragraphs(page, lambda para: out.add((BlockKind.PARAGRAPH, para, 0, "", None, (), None)), cut)
+    del page
     text, blocks, first_h1 = out.finish()
     facts["first_h1"] = first_h1
     return text, blocks, facts, warnings

@@ -4,6 +4,7 @@ the text of what lies past that point read without a tree (the standard library'
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from itertools import accumulate
 
@@ -57,14 +58,20 @@ _BREAKS = frozenset("address article aside blockquote br dd details dialog div d
 _HIDDEN = frozenset("script style template noscript head title svg math iframe object".split())
 
 
-class _FlatText(HTMLParser):
-    """Text of markup as paragraphs: a block element's start or end tag breaks a paragraph,
-    cells are spaced, scripts, styles and other non-text are left out. No tree, no stack of
-    open elements: time and memory are linear in the markup however deep it nests."""
+FEED_CHARS = 1 << 20
+"""Characters of markup given to the event parser at a time (`flat_paragraphs`)."""
 
-    def __init__(self) -> None:
+
+class _FlatText(HTMLParser):
+    """Text of markup as paragraphs, each given to `emit` as it ends: a block element's start or
+    end tag breaks a paragraph, cells are spaced, scripts, styles and other non-text are left out.
+    No tree, no stack of open elements, no list of paragraphs: time and memory are linear in the
+    markup however deep it nests (2 M one-word paragraphs held as lists took 19x their markup)."""
+
+    def __init__(self, emit: Callable[[str], None]) -> None:
         super().__init__(convert_charrefs=True)
-        self.paragraphs: list[list[str]] = [[]]
+        self.emit = emit
+        self.parts: list[str] = []
         self.hidden = 0
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
@@ -84,26 +91,30 @@ class _FlatText(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self.hidden:
-            self.paragraphs[-1].append(data)
+            self.parts.append(data)
 
     def _mark(self, tag: str) -> None:
         if tag in _BREAKS:
-            if self.paragraphs[-1]:
-                self.paragraphs.append([])
-        elif tag in ("td", "th") and self.paragraphs[-1]:
-            self.paragraphs[-1].append(" ")
+            self.flush()
+        elif tag in ("td", "th") and self.parts:
+            self.parts.append(" ")
+
+    def flush(self) -> None:
+        """Give the paragraph read so far to `emit` (white space collapsed; not when empty)."""
+        if self.parts:
+            text = " ".join("".join(self.parts).split())
+            self.parts = []
+            if text:
+                self.emit(text)
 
 
-def flat_paragraphs(html: str) -> list[str]:
-    """The text of `html` as paragraphs (white space collapsed, empty ones left out), read by
-    the standard library's event parser: for the part of a page that nests too deep for a
-    tree (`nesting_cut`), so its text is kept, without its structure."""
-    parser = _FlatText()
-    parser.feed(html)
+def flat_paragraphs(html: str, emit: Callable[[str], None], start: int = 0) -> None:
+    """Give the text of `html[start:]` to `emit` as paragraphs (white space collapsed, empty ones
+    left out), read by the standard library's event parser `FEED_CHARS` characters at a time:
+    for the part of a page that nests too deep for a tree (`nesting_cut`), so its text is
+    kept, without its structure."""
+    parser = _FlatText(emit)
+    for at in range(start, len(html), FEED_CHARS):
+        parser.feed(html[at:at + FEED_CHARS])
     parser.close()
-    out = []
-    for parts in parser.paragraphs:
-        text = " ".join("".join(parts).split())
-        if text:
-            out.append(text)
-    return out
+    parser.flush()

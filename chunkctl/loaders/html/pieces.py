@@ -33,6 +33,7 @@ from typing import Any
 from chunkctl.loaders.headings import TITLE_CHARS
 from chunkctl.loaders.html import select
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, LINE_NUMBER_CLASSES
+from chunkctl.loaders.html.nesting import MAX_DEPTH
 
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
 PIECES_FROM_TAGS = 64_000
@@ -91,6 +92,9 @@ _PRE = frozenset("pre listing".split())
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
 _INLINE = frozenset("span b big em font i s small strike strong tt u".split())
 _SAFE_TEXT = _SAFE | _INLINE | {"p"}
+# Elements not cut inside before they are half a piece long: those whose tests read the whole element
+# (a data table or layout, a form content or furniture) see enough of it in the piece they start in.
+_SETTLE = frozenset({"table", "form"})
 # Start tags a piece may begin with where no block starts and no text can be cut for a quarter piece
 # more (a page of images, line breaks or empty links: helper-70's page of comments took 12x its size
 # in one tree, one of `<br>` 81x): elements the parser inserts where it stands, with no rule of their
@@ -192,10 +196,83 @@ _ROLE_ATTR_BYTES = re.compile(_ROLE_ATTR.pattern.encode())
 # A form's start tag: the text of a page with one is counted (see `_scan`'s `unsure`).
 _FORM_TAG = re.compile(r"<form[\s/>]", re.I)
 _FORM_TAG_BYTES = re.compile(_FORM_TAG.pattern.encode(), re.I)
-_DEEPEST = 200  # open elements past which a page is not cut (read whole): the scan walks its stack
+_DEEPEST = 2 * MAX_DEPTH  # open elements past which a page is not cut (read whole)
+# Past `_SHALLOW` open elements, a failed test for a cut holds the next one back for `_BACKOFF`
+# characters (bytes) of markup an open element, a quarter piece at most, until the stack is that
+# shallow again: those tests (each a walk of the stack) take time linear in the page however deep it
+# nests and wherever no cut is allowed.
+_SHALLOW = 200
+_BACKOFF = 64
 
 
 _Open = tuple[str, Any, int]  # an open element: name, start tag as written (str or bytes), offset of its start tag
+
+
+class _Stack(list[_Open]):
+    """The scan's stack of open elements (`_Open`, outermost first) that keeps counts as it changes:
+    its elements by name and by start-tag offset, the length of their start tags (a piece's
+    prefix, in characters or bytes), and the lowest depth it has had since it was made (`low`:
+    the elements below it are those of the stack it was copied from). With them a look for an
+    element that is not open, and a piece's prefix length, take constant time however deep the
+    page nests: walks of the stack at each tag made a page of 300 nested `<div>`s and 2 M
+    paragraphs quadratic, so pages nested past 200 elements were read whole (76x the page)."""
+
+    __slots__ = ("names", "offsets", "markup", "low")
+    names: dict[str, int]
+    offsets: dict[int, int]
+    markup: int
+    low: int
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        if isinstance(items, _Stack):
+            self.names, self.offsets, self.markup = dict(items.names), dict(items.offsets), items.markup
+        else:
+            self.names, self.offsets, self.markup = {}, {}, 0
+            for o in self:
+                self._add(o)
+        self.low = len(self)
+
+    def _add(self, o: _Open) -> None:
+        self.names[o[0]] = self.names.get(o[0], 0) + 1
+        self.offsets[o[2]] = self.offsets.get(o[2], 0) + 1
+        self.markup += len(o[1])
+
+    def _drop(self, o: _Open) -> None:
+        k = self.names[o[0]] - 1
+        if k:
+            self.names[o[0]] = k
+        else:
+            del self.names[o[0]]
+        k = self.offsets[o[2]] - 1
+        if k:
+            self.offsets[o[2]] = k
+        else:
+            del self.offsets[o[2]]
+        self.markup -= len(o[1])
+
+    def append(self, o: _Open) -> None:
+        super().append(o)
+        self._add(o)
+
+    def pop(self, i: Any = -1) -> _Open:
+        o = super().pop(i)
+        self._drop(o)
+        self.low = min(self.low, len(self) if i == -1 else i)
+        return o
+
+    def __delitem__(self, i: Any) -> None:
+        gone = self[i] if isinstance(i, slice) else [self[i]]
+        first = i.indices(len(self))[0] if isinstance(i, slice) else i if i >= 0 else len(self) + i
+        super().__delitem__(i)
+        for o in gone:
+            self._drop(o)
+        if gone:
+            self.low = min(self.low, first)
+
+    def has(self, names: Any) -> bool:
+        """True when an element named in `names` (a set of names) is open."""
+        return not self.names.keys().isdisjoint(names)
 
 
 @dataclass(frozen=True)
@@ -215,6 +292,8 @@ class Piece:
 def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[str]) -> int:
     """Index of the innermost open element named in `names`, searching outwards until an element
     of `stop`; -1 when none."""
+    if isinstance(stack, _Stack) and not stack.has(names):
+        return -1
     for i in range(len(stack) - 1, -1, -1):
         name = stack[i][0]
         if name in names:
@@ -228,6 +307,8 @@ def _in_table_mode(stack: list[_Open]) -> bool:
     """True when the parser reads tags in table mode: a table is open and no cell or caption in it
     (elements it moved before the table may be open: their content is read in table mode too; a
     template's content is not, whatever is open around it)."""
+    if isinstance(stack, _Stack) and "table" not in stack.names:
+        return False
     for name, _, _ in reversed(stack):
         if name in ("td", "th", "caption", "template"):
             return False
@@ -342,7 +423,9 @@ def _end(stack: list[_Open], name: str) -> None:
     inside it leaves that block open (the adoption agency moves the block out of it); another
     element closes only when no special element stands above it."""
     if name in _FORMATTING:
-        i = _find(stack, {name}, frozenset())
+        # (one opened before the last marker, a cell, caption or template, is out of its reach: the
+        # parser's list of formatting elements ends there, and the end tag is ignored)
+        i = _find(stack, {name}, _MARKERS)
         if i >= 0:
             if any(o[0] in _SPECIAL for o in stack[i + 1:]):
                 del stack[i]
@@ -355,6 +438,8 @@ def _end(stack: list[_Open], name: str) -> None:
             del stack[i:]
         return
     if name not in _SCOPED_END:  # "any other end tag" (noscript too: a block above it stops it)
+        if isinstance(stack, _Stack) and name not in stack.names:
+            return
         for i in range(len(stack) - 1, -1, -1):
             if stack[i][0] == name:
                 del stack[i:]
@@ -381,6 +466,8 @@ def _adopted(stack: list[_Open]) -> bool:
     """True when a formatting element has a block open inside it: its end tag, in a later piece,
     would move the block out of it (the adoption agency), which that piece cannot do (helper-53:
     `<b><p>a b</b>` cut between "a" and "b")."""
+    if isinstance(stack, _Stack) and not stack.has(_FORMATTING):
+        return False
     formatting = False
     for name, _, _ in stack:
         if name in _FORMATTING:
@@ -393,16 +480,28 @@ def _adopted(stack: list[_Open]) -> bool:
 def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[int, int],
               safe: frozenset[str] = _SAFE, layout: tuple[set[int], set[int]] = (set(), set()),
               wide: set[int] | frozenset[int] = frozenset()) -> bool:
-    """True when a piece may end at `cut`: every open element is a plain container (of `safe`), and each
-    opened in this piece (from `start`) opened at least `settle` characters before the cut, a
-    table with at least two rows (tests that read the whole element, such as whether a table
+    """True when a piece may end at `cut`: every open element is a plain container (of `safe`), each
+    table or form (`_SETTLE`) opened in this piece (from `start`) opened at least `settle`
+    characters before the cut, each table opened in this piece one with at least two rows (tests that read the whole element, such as whether a table
     holds data, see enough of it in this piece), and a row of two cells (`wide`: table offsets)
     before the cut; `rows` counts the rows of each table by its offset
     (negative, for any element: one never cut inside: a table the parser moves content out of,
     a form, a consent banner, whose tests read the whole element). The rows and cells of the
     tables in `layout` (offsets: those known to be layout, those of one row so far) may be open
     too, and such a table is not held to two rows: `select.is_data_table` takes it for layout in
-    the piece it starts in, as in the whole page."""
+    the piece it starts in, as in the whole page. Nor where the start tags of the open elements
+    (the next piece's prefix) are longer than a piece (`2 * settle`): the prefixes of a page's
+    pieces then hold at most as much markup as the page, however deep it nests."""
+    markup = stack.markup if isinstance(stack, _Stack) else sum(len(o[1]) for o in stack)
+    if markup > 2 * settle:
+        return False
+    for name, _, at in reversed(stack):  # first the elements opened last (offsets grow up the stack)
+        if cut - at >= settle:  # (one opened at least half a piece before: so are those under it)
+            break
+        if name in _CELL_PARTS:
+            continue  # (a layout table's cells pass, which needs the walk below)
+        if name not in safe or rows.get(at, 0) < 0 or (at >= start and name in _SETTLE):
+            return False  # (too young, or never cut: as the walk below finds, in less time on a deep page)
     table = -1  # the offset of the innermost table seen
     for i, (name, _, at) in enumerate(stack):
         if name == "table":
@@ -411,8 +510,8 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
                 and rows.get(at, 0) >= 0:
             continue
         if name not in safe or rows.get(at, 0) < 0 or (at >= start and name in _SAFE and (
-                cut - at < settle or (name == "table" and (rows.get(at, 0) < 2 or at not in wide)
-                                      and at not in layout[0] and at not in layout[1]))):
+                (cut - at < settle and name in _SETTLE) or (name == "table" and (rows.get(at, 0) < 2 or at not in wide)
+                                                            and at not in layout[0] and at not in layout[1]))):
             return False
         if name == "code" and (i == 0 or stack[i - 1][0] not in _PRE):
             return False
@@ -566,8 +665,11 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
            begin: int = 0) -> list[Piece]:
     """Cut `html` into pieces of at least `piece_chars` characters (the last may be shorter), at
     the first safe point after that many (see the module doc); one piece (the whole page) when
-    there is no such point. An element opened in a piece is not cut before it is
-    `piece_chars // 2` characters long. Time linear in the markup (one regex search per tag).
+    there is no such point. A table or form opened in a piece is not cut inside before it is
+    `piece_chars // 2` characters long (until 0.1.25 any element was held so, and sections each
+    opened in the last were never cut), and a piece's prefix is never longer than `piece_chars`.
+    Time linear in the markup (one regex search per tag; tests for a cut walk the stack of open
+    elements, held back past `_SHALLOW` of them after one fails).
 
     `html` may be the page's bytes in `encoding` (`is_piecewise_codec`), from offset `begin`
     (after a byte-order mark): offsets are then bytes, prefixes decoded text, and the page is
@@ -576,9 +678,9 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
 
 
 def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: int | None,
-          stack: list[_Open], quirks: bool | None = None,
+          open_at_begin: list[_Open], quirks: bool | None = None,
           ) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None, str]:
-    """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `stack` open at `begin`; with the head's markup
+    """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `open_at_begin` open at `begin`; with the head's markup
     (`Cut.head`), the first main element's (start, end, elements open around it) or None, and
     the page's doctype ("" for none), which the pieces after it begin with (without it the
     parser reads a piece in quirks mode, where a `<table>` does not close an open `<p>`).
@@ -599,7 +701,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag (-1: fostering)
     out: list[Piece] = []
     befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
-    stack = list(stack)  # (name, start tag as written, offset) of each open element, outermost first
+    stack = _Stack(open_at_begin)  # (name, start tag as written, offset) of each open element, outermost first
     first_stack = before = list(stack)
     start = pos = begin
     foreign = 0  # foreign elements (svg, math) open
@@ -680,6 +782,20 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     search_tail: Callable[[Any, int, int], Any] = (_TAIL_BYTES if as_bytes else _TAIL).search
     last_gt = html.rfind(gt, begin, n)  # the page's last ">": start tags are looked for up to it
 
+    retry = -1  # the offset before which no cut is tested (`_BACKOFF`)
+
+    def cuttable(open_now: list[_Open], at: int, safe: frozenset[str], adopted: bool = True) -> bool:
+        """`_cuttable` at `at` with `open_now` open, and (`adopted`) no block in a formatting element
+        (`_adopted`); past `_SHALLOW` open elements a failed test holds the next one back."""
+        nonlocal retry
+        if at < retry:
+            return False
+        if not (adopted and _adopted(open_now)) and _cuttable(open_now, at, start, settle, rows, safe, layout, wide):
+            return True
+        if len(open_now) > _SHALLOW:
+            retry = at + min(len(open_now) * _BACKOFF, window)
+        return False
+
     def cut(at: int, after: list[_Open]) -> None:
         nonlocal before, start, seen
         out.append(_piece(start, at, before, after, enc))
@@ -696,7 +812,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         end the reopened one early, nor in foreign content, where CDATA is read otherwise, nor in one
         that held a `<select>` (read past by the scan, which would miss a `</template>` in it)
         (helper-74's 20 MB template of paragraphs took 31x the page, read in one piece)."""
-        if at - start < piece_chars:
+        if at - start < piece_chars or "template" not in stack.names:
             return
         t = next((i for i, o in enumerate(stack) if o[0] == "template"), -1)
         if t < 0 or rows.get(stack[t][2], 0) < 0 or any(o[0] == "template" for o in stack[t + 1:]):
@@ -710,7 +826,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if at - start < piece_chars or pending or fragile >= 0 or form_left >= 0:
             return
         around = stack[:k]
-        if not _adopted(around) and _cuttable(around, at, start, settle, rows, _SAFE_TEXT, layout, wide):
+        if cuttable(around, at, _SAFE_TEXT):
             cut(at, stack[:k + 1])
 
     def undo_cuts(at: int) -> None:
@@ -737,6 +853,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         the piece it starts in, a grid of court events with a table of documents in a later row)."""
         if attrs and layout_role(attrs):
             layout[0].add(at)
+        if "td" not in stack.names and "th" not in stack.names:
+            return
         cell = False
         for name, _, outer in reversed(stack[:-1]):
             if name == "template":
@@ -787,8 +905,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     def formatting_closed() -> None:
         """Formatting elements closed by another element's end stay on the parser's list and are
         opened again at the next text (inside what follows): no cut while one is pending."""
-        live = {o[2] for o in stack}
-        markers = sum(o[0] in _MARKERS for o in stack)
+        live = stack.offsets
+        markers = sum(stack.names.get(name, 0) for name in _MARKERS)
         for at in [at for at in fmt_open if at not in live]:
             pending[at] = fmt_open.pop(at)
         for at in [at for at, (_, k) in pending.items() if k > markers]:
@@ -890,7 +1008,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         """Start the wait for text (`form_left`) for the forms not known to be content that are no longer
         open (`every`: all of them, the page's end closing them), closed before `end`."""
         nonlocal form_left
-        gone = set(unsure) if every else unsure.keys() - {o[2] for o in stack if o[0] == "form"}
+        gone = set(unsure) if every else {at for at in unsure if at not in stack.offsets}  # (a form's own offset)
         for at in gone:
             had = unsure.pop(at)
             span = end - at  # (characters or bytes: no fewer than the form's text)
@@ -906,8 +1024,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         the body (helper-73: the white space after it dropped, a `</p>` or a `<noscript>` read as in
         the head). An element's start tag opens the body itself."""
         if at - start >= text_chars and in_body and (element or body_tag or stack) and not foreign and not pending \
-                and fragile < 0 and form_left < 0 and not _adopted(stack) \
-                and _cuttable(stack, at, start, settle, rows, _SAFE_TEXT, layout, wide):
+                and fragile < 0 and form_left < 0 and cuttable(stack, at, _SAFE_TEXT):
             cut(at, stack)
 
     def closed(at: int) -> None:
@@ -916,6 +1033,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 found[3] = (found[0], at)
 
     while pos < n:
+        if retry >= 0 and len(stack) <= _SHALLOW:
+            retry = -1
         if unsure:
             forms_closed(pos)
         m = search(html, pos, last_gt + 1) if pos <= last_gt else None
@@ -936,11 +1055,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
             # Text of a code block: cut after line breaks, a piece's worth apart, never before
             # another line break (the parser drops one right after a <pre> start tag).
-            at = max(pos, start + piece_chars - 1)
+            at = max(pos, start + piece_chars - 1, retry - 1)
             while (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
                 if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
-                        or form_left >= 0 or not _cuttable(stack, at, start, settle, rows, _SAFE, layout, wide):
+                        or form_left >= 0 or not cuttable(stack, at, _SAFE, adopted=False):
                     continue
                 cut(at, stack)
                 at = start + piece_chars - 1
@@ -948,24 +1067,32 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 and has_text(html, pos, text_end):
             # Text of a paragraph, or of the body itself, where no block began for a quarter piece
             # more: the renderer goes on with its line.
-            at = max([pos, start + text_chars] + [o[2] + settle for o in stack if o[2] >= start and o[0] in _SAFE])
+            # (not before the element of `_SETTLE` opened last in this piece is half a piece long: the
+            # top one of the stack, whose offsets grow upwards)
+            at = max(pos, start + text_chars, retry)
+            for o in reversed(stack) if at < text_end else ():
+                if o[2] < start:
+                    break
+                if o[0] in _SETTLE:
+                    at = max(at, o[2] + settle)
+                    break
             odd = markup(html, pos, text_end)  # (markup the tokens did not take: no cut after it)
             run_end = text_end if odd is None else odd.start()
             visible = -1
-            while at < run_end and not _adopted(stack):
+            while at < run_end:
                 if visible < 0:
                     visible = first_visible(pos, run_end)
                 q = text_cut(at, pos, run_end, visible)
                 if q < 0:
                     at += window  # nothing in this window: the next one
                     continue
-                if not _cuttable(stack, q, start, settle, rows, _SAFE_TEXT, layout, wide):
+                if not cuttable(stack, q, _SAFE_TEXT):
                     break
                 cut(q, stack)
                 at = start + text_chars
         if not in_body and text_end > pos and has_text(html, pos, text_end):
             in_body = True  # (text opens the body)
-        if form_text >= 0 and text_end > pos and not foreign and not any(o[0] == "template" for o in stack):
+        if form_text >= 0 and text_end > pos and not foreign and "template" not in stack.names:
             counted = form_chars(pos, text_end, form_min - form_text)  # (a template's text is not the form's)
             form_text = form_text + counted if counted >= 0 else -1
             if form_text >= form_min:  # content by its text, which its first piece holds (up to here)
@@ -973,7 +1100,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 unsure.pop(form_at, None)
                 form_at = form_text = -1
         if counting and (seen < form_min or form_left >= 0) and text_end > pos and not foreign \
-                and not any(o[0] in ALWAYS_DROPPED for o in stack):
+                and not stack.has(ALWAYS_DROPPED):
             counted = text_chars_in(pos, text_end, max(form_min - seen, form_left))
             seen = min(seen + counted, form_min)
             if form_left >= 0:
@@ -1023,7 +1150,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                             rows[o[2]] = -1
                     form_at = form_text = -1  # (for good: no heading or text after makes it cuttable)
             depth = len(stack)
-            own = _find(stack, {end_name}, frozenset()) if end_name in _FORMATTING and not foreign else -1
+            own = _find(stack, {end_name}, _MARKERS) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1
             if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
                 fragile = own if fragile < 0 else min(fragile, own)
@@ -1037,10 +1164,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if end_name in _FORMATTING and own < 0:
                 # (its end tag takes the last one off the parser's list of formatting elements; one
                 # open of that name is the one it closes, and the one pending stays on the list)
-                named = [at for at, (nm, _) in pending.items() if nm == end_name]
+                markers = sum(stack.names.get(marker, 0) for marker in _MARKERS)  # (none opened before these)
+                named = [at for at, (nm, k) in pending.items() if nm == end_name and k >= markers]
                 if named:
                     del pending[max(named)]
-                    if any(o[0] in _SPECIAL for o in stack):
+                    if stack.has(_SPECIAL):
                         fragile = 0  # (the copy it closes, opened again somewhere in the stack, may hold a block)
             if len(stack) < depth and (fmt_open or pending):
                 formatting_closed()
@@ -1109,7 +1237,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             continue
         if name == "form" and not foreign:
             if form_open:
-                if not any(o[0] == "form" for o in stack):
+                if "form" not in stack.names:
                     # The pointer outlived its form (closed by another element's end tag): a piece cut
                     # since has no pointer and would open this form, so those cuts are undone.
                     undo_cuts(form_from)
@@ -1129,22 +1257,21 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 whole = True
                 break
             pos = close.start()
-        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending and form_left < 0:
-            trial = list(stack)
+        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending and form_left < 0 \
+                and m.start() >= retry:
+            trial = _Stack(stack)
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
                 trial.pop()  # the element about to open belongs to the next piece
             # (an inline element may stay open around the block when none holds a block: `<font><p>`;
             # not one the start tag closes, which the parser opens again at the next text, in the next
             # piece, where it is not on the list of formatting elements: `<li><code><li>i`, helper-73)
-            kept = 0
-            while kept < len(trial) and kept < len(stack) and trial[kept] is stack[kept]:
-                kept += 1
+            kept = trial.low  # (the elements of `stack` the start tag left open)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
                     and not any(o[0] in _FORMATTING for o in stack[kept:]) \
-                    and not _adopted(trial) and _cuttable(trial, m.start(), start, settle, rows, _SAFE_BLOCK, layout, wide):
+                    and cuttable(trial, m.start(), _SAFE_BLOCK):
                 cut(m.start(), trial)
-                stack = list(trial)
+                stack = trial
         opened = open_tag(name, m.group(0), m.start())
         if opened and name in _IN_HEAD and not in_body:
             # In the head (scripting off, as lexbor parses): a noscript is closed by the first element
@@ -1154,7 +1281,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         elif opened:
             in_body = True
             if name in _FORMATTING and not foreign:
-                fmt_open[m.start()] = (name, sum(o[0] in _MARKERS for o in stack))
+                fmt_open[m.start()] = (name, sum(stack.names.get(marker, 0) for marker in _MARKERS))
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
             elif name == "form":
@@ -1162,8 +1289,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 form_at = m.start()
                 form_text = -1 if m.group(3) and has_role(m.group(3)) else 0  # (a role may make it furniture)
                 unsure[form_at] = seen
-            elif name in _FORM_CONTENT and form_at >= 0 and any(o[2] == form_at for o in stack) \
-                    and not any(o[0] == "template" for o in stack):
+            elif name in _FORM_CONTENT and form_at >= 0 and form_at in stack.offsets \
+                    and "template" not in stack.names:
                 rows[form_at] = 0
                 unsure.pop(form_at, None)
                 form_at = form_text = -1
