@@ -209,40 +209,48 @@ _Open = tuple[str, Any, int]  # an open element: name, start tag as written (str
 
 
 class _Stack(list[_Open]):
-    """The scan's stack of open elements (`_Open`, outermost first) that keeps counts as it changes:
-    its elements by name and by start-tag offset, the length of their start tags (a piece's
-    prefix, in characters or bytes), and the lowest depth it has had since it was made (`low`:
-    the elements below it are those of the stack it was copied from). With them a look for an
-    element that is not open, and a piece's prefix length, take constant time however deep the
-    page nests: walks of the stack at each tag made a page of 300 nested `<div>`s and 2 M
-    paragraphs quadratic, so pages nested past 200 elements were read whole (76x the page)."""
+    """The scan's stack of open elements (`_Open`, outermost first) that keeps an index as it
+    changes: the positions of its elements by name (`names`: name -> indices, innermost last),
+    its start-tag offsets (`offsets`: offset -> count), the length of their start tags (`markup`:
+    a piece's prefix, in characters or bytes) and the lowest depth it has had since it was made
+    (`low`: the elements below it are those of the stack it was copied from). With them the
+    innermost element of some names, and whether one stands in a scope (`find`), take the same
+    time at any depth: walks of the stack at each tag made a page of 300 nested `<div>`s and
+    2 M paragraphs quadratic, so pages nested past 200 elements were read whole (65x the page).
+    Removing elements from the top keeps the index; one from the middle (the adoption agency)
+    rebuilds it."""
 
-    __slots__ = ("names", "offsets", "markup", "low")
-    names: dict[str, int]
+    __slots__ = ("names", "offsets", "markup", "low", "_popped")
+    names: dict[str, list[int]]
     offsets: dict[int, int]
     markup: int
     low: int
+    _popped: _Open
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__(items)
         if isinstance(items, _Stack):
-            self.names, self.offsets, self.markup = dict(items.names), dict(items.offsets), items.markup
+            self.names = {name: at.copy() for name, at in items.names.items()}
+            self.offsets, self.markup = dict(items.offsets), items.markup
         else:
-            self.names, self.offsets, self.markup = {}, {}, 0
-            for o in self:
-                self._add(o)
+            self._index()
         self.low = len(self)
 
-    def _add(self, o: _Open) -> None:
-        self.names[o[0]] = self.names.get(o[0], 0) + 1
+    def _index(self) -> None:
+        self.names, self.offsets, self.markup = {}, {}, 0
+        for i, o in enumerate(self):
+            self._add(o, i)
+
+    def _add(self, o: _Open, i: int) -> None:
+        self.names.setdefault(o[0], []).append(i)
         self.offsets[o[2]] = self.offsets.get(o[2], 0) + 1
         self.markup += len(o[1])
 
-    def _drop(self, o: _Open) -> None:
-        k = self.names[o[0]] - 1
-        if k:
-            self.names[o[0]] = k
-        else:
+    def _drop_top(self, o: _Open) -> None:
+        """Unindex `o`, an element removed from the top (the innermost of its name)."""
+        at = self.names[o[0]]
+        at.pop()
+        if not at:
             del self.names[o[0]]
         k = self.offsets[o[2]] - 1
         if k:
@@ -253,26 +261,44 @@ class _Stack(list[_Open]):
 
     def append(self, o: _Open) -> None:
         super().append(o)
-        self._add(o)
+        self._add(o, len(self) - 1)
 
     def pop(self, i: Any = -1) -> _Open:
-        o = super().pop(i)
-        self._drop(o)
-        self.low = min(self.low, len(self) if i == -1 else i)
-        return o
+        del self[i]  # (through __delitem__)
+        return self._popped
 
     def __delitem__(self, i: Any) -> None:
-        gone = self[i] if isinstance(i, slice) else [self[i]]
-        first = i.indices(len(self))[0] if isinstance(i, slice) else i if i >= 0 else len(self) + i
+        first, stop, step = i.indices(len(self)) if isinstance(i, slice) else \
+            ((i if i >= 0 else len(self) + i), (i if i >= 0 else len(self) + i) + 1, 1)
+        gone = self[first:stop:step]
+        if not gone:
+            return
         super().__delitem__(i)
-        for o in gone:
-            self._drop(o)
-        if gone:
-            self.low = min(self.low, first)
+        if step == 1 and stop >= len(self) + len(gone):  # (from the top)
+            for o in gone:
+                self._drop_top(o)
+        else:
+            self._index()
+        self.low = min(self.low, first)
+        self._popped = gone[-1]
+
+    def count(self, names: Any) -> int:
+        """Open elements named in `names` (a set of names)."""
+        return sum(len(self.names.get(name, ())) for name in names)
 
     def has(self, names: Any) -> bool:
         """True when an element named in `names` (a set of names) is open."""
         return not self.names.keys().isdisjoint(names)
+
+    def innermost(self, names: Any) -> int:
+        """Index of the innermost open element named in `names`, or -1."""
+        at = self.names
+        return max((at[name][-1] for name in at.keys() & names), default=-1)
+
+    def find(self, names: Any, stop: Any) -> int:
+        """`_find`: the innermost element named in `names` unless one of `stop` stands above it."""
+        i = self.innermost(names)
+        return i if i >= 0 and i >= self.innermost(stop) else -1
 
 
 @dataclass(frozen=True)
@@ -292,8 +318,8 @@ class Piece:
 def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[str]) -> int:
     """Index of the innermost open element named in `names`, searching outwards until an element
     of `stop`; -1 when none."""
-    if isinstance(stack, _Stack) and not stack.has(names):
-        return -1
+    if isinstance(stack, _Stack):
+        return stack.find(names, stop)
     for i in range(len(stack) - 1, -1, -1):
         name = stack[i][0]
         if name in names:
@@ -438,7 +464,10 @@ def _end(stack: list[_Open], name: str) -> None:
             del stack[i:]
         return
     if name not in _SCOPED_END:  # "any other end tag" (noscript too: a block above it stops it)
-        if isinstance(stack, _Stack) and name not in stack.names:
+        if isinstance(stack, _Stack):  # (the same, by the index)
+            i = stack.innermost((name,))
+            if i >= 0 and i >= stack.innermost(_SPECIAL):
+                del stack[i:]
             return
         for i in range(len(stack) - 1, -1, -1):
             if stack[i][0] == name:
@@ -829,10 +858,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if cuttable(around, at, _SAFE_TEXT):
             cut(at, stack[:k + 1])
 
-    def undo_cuts(at: int) -> None:
-        """Join the pieces that begin at or after `at` (inside an element opened there) to the one before."""
+    def undo_cuts(at: int, element: bool = False) -> None:
+        """Join the pieces that begin at or after `at` to the one before; with `element`, after it
+        only: those inside the element whose start tag is at `at` (a piece that begins with the
+        start tag opens the element itself: back-to-back tables of two rows, each undoing the cut
+        before it at its second row, were one piece, helper-87)."""
         nonlocal before, start, seen
-        while out and start >= at:  # the current piece began at or inside it: join it to the last
+        while out and (start > at if element else start >= at):  # the current piece began in it: join it
             start, before = out.pop().start, befores.pop()
             seen = min(seen + seen_at.pop(), form_min)
 
@@ -844,7 +876,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             return
         at = stack[t][2]
         rows[at] = -1
-        undo_cuts(at)
+        undo_cuts(at, element=True)
 
     def table_opened(attrs: Any, at: int) -> None:
         """A table opened at `at` (the top of the stack) with `attrs` (its start tag's attributes):
@@ -863,7 +895,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 cell = True
             elif name == "table" and cell:
                 if outer not in layout[0] and outer not in layout[1]:  # (one row so far: layout already)
-                    undo_cuts(outer)
+                    undo_cuts(outer, element=True)
                 layout[0].add(outer)
                 layout[1].discard(outer)
 
@@ -885,7 +917,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 if n == 2:
                     if table in narrow:
                         narrow.discard(table)
-                        undo_cuts(table)
+                        undo_cuts(table, element=True)
                     wide.add(table)
                     del cells[table]
         if not any(o[0] == "tr" and o[2] == at for o in stack[t:]):
@@ -900,14 +932,19 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             layout[1].add(table)
         elif table in layout[1]:
             layout[1].discard(table)
-            undo_cuts(table)
+            undo_cuts(table, element=True)
 
     def formatting_closed() -> None:
         """Formatting elements closed by another element's end stay on the parser's list and are
         opened again at the next text (inside what follows): no cut while one is pending."""
         live = stack.offsets
-        markers = sum(stack.names.get(name, 0) for name in _MARKERS)
-        for at in [at for at in fmt_open if at not in live]:
+        markers = stack.count(_MARKERS)
+        gone = []  # (elements leave from the top, whose offsets are the greatest: the last entries)
+        for at in reversed(fmt_open):
+            if at in live:
+                break
+            gone.append(at)
+        for at in reversed(gone):
             pending[at] = fmt_open.pop(at)
         for at in [at for at, (_, k) in pending.items() if k > markers]:
             del pending[at]  # (a closed cell or caption clears the formatting opened in it)
@@ -1164,7 +1201,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if end_name in _FORMATTING and own < 0:
                 # (its end tag takes the last one off the parser's list of formatting elements; one
                 # open of that name is the one it closes, and the one pending stays on the list)
-                markers = sum(stack.names.get(marker, 0) for marker in _MARKERS)  # (none opened before these)
+                markers = stack.count(_MARKERS)  # (none opened before these)
                 named = [at for at, (nm, k) in pending.items() if nm == end_name and k >= markers]
                 if named:
                     del pending[max(named)]
@@ -1272,6 +1309,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     and cuttable(trial, m.start(), _SAFE_BLOCK):
                 cut(m.start(), trial)
                 stack = trial
+            elif len(stack) > _SHALLOW:  # (the copy, a walk of the stack, is held back too)
+                retry = max(retry, m.start() + min(len(stack) * _BACKOFF, window))
         opened = open_tag(name, m.group(0), m.start())
         if opened and name in _IN_HEAD and not in_body:
             # In the head (scripting off, as lexbor parses): a noscript is closed by the first element
@@ -1281,7 +1320,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         elif opened:
             in_body = True
             if name in _FORMATTING and not foreign:
-                fmt_open[m.start()] = (name, sum(stack.names.get(marker, 0) for marker in _MARKERS))
+                fmt_open[m.start()] = (name, stack.count(_MARKERS))
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
             elif name == "form":
