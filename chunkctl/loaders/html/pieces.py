@@ -511,9 +511,10 @@ def _cuttable(stack: list[_Open], cut: int, start: int, settle: int, rows: dict[
               wide: set[int] | frozenset[int] = frozenset()) -> bool:
     """True when a piece may end at `cut`: every open element is a plain container (of `safe`), each
     table or form (`_SETTLE`) opened in this piece (from `start`) opened at least `settle`
-    characters before the cut, each table opened in this piece one with at least two rows (tests that read the whole element, such as whether a table
-    holds data, see enough of it in this piece), and a row of two cells (`wide`: table offsets)
-    before the cut; `rows` counts the rows of each table by its offset
+    characters before the cut, each table opened in this piece one with at least two rows
+    (tests that read the whole element, such as whether a table holds data, see enough of it
+    in this piece) and a row of two cells (`wide`: table offsets) before the cut; `rows`
+    counts the rows of each table by its offset
     (negative, for any element: one never cut inside: a table the parser moves content out of,
     a form, a consent banner, whose tests read the whole element). The rows and cells of the
     tables in `layout` (offsets: those known to be layout, those of one row so far) may be open
