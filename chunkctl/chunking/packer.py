@@ -611,7 +611,13 @@ class Packer:
 
     # ------------------------------------------------------------------ packing
     def pack(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int | None = None) -> list[Chunk]:
-        """Pack one section's atoms into chunks.
+        """`iter_pack` as a list."""
+        return list(self.iter_pack(atoms, path, budget))
+
+    def iter_pack(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int | None = None) -> Iterator[Chunk]:
+        """Pack one section's atoms into chunks, given as they are made (a strategy that collects
+        them in a `ChunkList` holds no more than its columns: a list of the chunks of a section of
+        one-word paragraphs at 16 tokens took some 200 bytes a chunk, 5x the text).
 
         A chunk ends at the strongest boundary within its budget (see MIN_FILL); the
         next one starts with up to `overlap` tokens of whole trailing sentences (or
@@ -621,15 +627,14 @@ class Packer:
 
         Args:
             atoms: the section's atoms in order (a list, or an iterator: they are taken
-                as the packing reaches them, see `_pack_run`).
+                as the packing reaches them, see `_iter_run`).
             path: the section's heading path (the `headings` of its chunks).
             budget: token budget (default: the packer's).
 
-        Returns:
+        Yields:
             chunks in document order.
         """
         budget = budget if budget is not None else self.budget
-        out: list[Chunk] = []
         atoms_in = iter(atoms)
         back: list[Atom] = []  # an atom a run ended before (at a skipped span)
 
@@ -656,17 +661,17 @@ class Packer:
                     # `_pack_run`) until its first body atom, so its early chunks, which no chunk
                     # of that body or table could reach, are packed now.
                     done, m = self._pack_lead_start(lead, path, budget)
-                    out.extend(done)
+                    yield from done
                     del lead[:m]
                     cap = len(lead) + LEAD_CAP
                 a = take()
             if a is None:
                 if lead:
-                    out.extend(self._pack_run(lead, path, budget))
-                return out
+                    yield from self._iter_run(lead, path, budget)
+                return
             if a.kind == "bigtable":
                 assert a.block is not None  # a big table atom carries its table block
-                out.extend(self._pack_table(a.block, lead, path, budget))
+                yield from self._pack_table(a.block, lead, path, budget)
                 continue
 
             def run(first: Atom = a, lead: list[Atom] = lead) -> Iterator[Atom]:
@@ -683,11 +688,11 @@ class Packer:
                     yield x
                     prev_end = x.end
 
-            out.extend(self._pack_run(run(), path, budget))
+            yield from self._iter_run(run(), path, budget)
             if table:
                 block = table.pop().block
                 assert block is not None
-                out.extend(self._pack_table(block, [], path, budget))
+                yield from self._pack_table(block, [], path, budget)
 
     def _pack_lead_start(self, lead: list[Atom], path: tuple[str, ...], budget: int) -> tuple[list[Chunk], int]:
         """The first chunks of a run that opens with the heading atoms `lead`, whatever follows
@@ -759,14 +764,17 @@ class Packer:
         return _chunk_kind({x.kind for x in atoms[i:k + 1] if x.kind != "heading"})
 
     def _pack_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
-        """Pack a run of atoms (no big table among them) into chunks.
+        """`_iter_run` as a list."""
+        return list(self._iter_run(atoms, path, budget))
+
+    def _iter_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> Iterator[Chunk]:
+        """Pack a run of atoms (no big table among them) into chunks, given as they are made.
 
         The atoms are taken as the packing reaches them and dropped once behind it: a
         chunk is chosen among the atoms within its budget from its start, so only those
         (and the chunk's own) are held, however many atoms the run has. Indices below
         are the run's (`base` is the run index of `win[0]`).
         """
-        out: list[Chunk] = []
         src = iter(atoms)
         win: list[Atom] = []  # the run's atoms base .. base + len(win)
         te: list[int] = []  # per atom of `win`: document tokens before its end
@@ -965,7 +973,7 @@ class Packer:
                 # flagged only when it is over the whole budget too).
                 a0 = self.snap_start(atom.start)
                 cnt = self.count(a0, atom.end)
-                out.append(Chunk(a0, atom.end, "", path, self._kind(win, r, r), cnt, budget, cnt > budget))
+                yield Chunk(a0, atom.end, "", path, self._kind(win, r, r), cnt, budget, cnt > budget)
                 carry = None
                 i += 1
                 continue
@@ -1005,7 +1013,7 @@ class Packer:
                     n_pre = self.count(a0, atom.end, pre) if pre else cnt
                     if n_pre > budget:
                         pre, n_pre = "", cnt
-                    out.append(Chunk(a0, atom.end, pre, own, self._kind(win, r, r), n_pre, budget))
+                    yield Chunk(a0, atom.end, pre, own, self._kind(win, r, r), n_pre, budget)
                     i += 1
                     continue
                 recut(r, self._split_atom(atom, budget))  # (a heading line cut in pieces: the lead grows)
@@ -1064,14 +1072,13 @@ class Packer:
                 if c is not None:
                     k, cnt = c, self.count(cs, win[c].end, prefix_text)
                     pre = prefix_text
-            out.append(Chunk(cs, win[k].end, pre, own, self._kind(win, r, k), cnt, budget))
+            yield Chunk(cs, win[k].end, pre, own, self._kind(win, r, k), cnt, budget)
             carry = self._overlap_start(win, r, k, cs) if (self.overlap and has(k + base + 1)) else None
             i = k + base + 1
             if i - base > 4096:  # drop the atoms behind
                 d = i - base
                 del win[:d], te[:d], after[:d]
                 base = i
-        return out
 
     def _open_body(self, atom: Atom, room: int) -> list[Atom] | None:
         """`atom` cut into finer atoms whose first fits `room` tokens (after heading lines),

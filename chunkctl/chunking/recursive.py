@@ -72,7 +72,7 @@ def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = 
         if one is not None:
             out.append(one)
             continue
-        out.extend(packer.pack(iter_section_atoms(packer, sec, budget, **kw), sec.path, budget))
+        out.extend(packer.iter_pack(iter_section_atoms(packer, sec, budget, **kw), sec.path, budget))
     return out
 
 

@@ -171,7 +171,7 @@ def pack_merged(packer: Packer, secs: list[Section], compact: bool = False) -> l
         atoms = iter_section_atoms(packer, sec)
         if sec.merged:
             atoms = _headings_cut(atoms)
-        out.extend(packer.pack(atoms, sec.path))
+        out.extend(packer.iter_pack(atoms, sec.path))
     return out
 
 

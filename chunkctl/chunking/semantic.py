@@ -157,7 +157,7 @@ def chunk_semantic(doc, tokenizer, config, table) -> Chunked:
     for sec, atoms in runs():
         stream = _Pieces(atoms, cut_here)
         while stream.more():
-            out.extend(packer.pack(stream.piece(), sec.path))
+            out.extend(packer.iter_pack(stream.piece(), sec.path))
     return Chunked(out)
 
 

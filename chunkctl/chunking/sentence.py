@@ -28,7 +28,7 @@ def chunk_sentence(doc, tokenizer, config, table) -> Chunked:
     out = ChunkList()
     for sec in iter_sections(doc.blocks):
         atoms = iter_section_atoms(packer, sec, split_to=Level.SENTENCE, levels=SENTENCE_LEVELS)
-        out.extend(packer.pack(_flatten(atoms), sec.path))
+        out.extend(packer.iter_pack(_flatten(atoms), sec.path))
     return Chunked(out)
 
 
