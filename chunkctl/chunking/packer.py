@@ -658,7 +658,7 @@ class Packer:
                 lead.append(a)
                 if len(lead) >= cap:
                     # A run of thousands of heading lines: the lead is held whole (here and in
-                    # `_pack_run`) until its first body atom, so its early chunks, which no chunk
+                    # `_iter_run`) until its first body atom, so its early chunks, which no chunk
                     # of that body or table could reach, are packed now.
                     done, m = self._pack_lead_start(lead, path, budget)
                     yield from done
