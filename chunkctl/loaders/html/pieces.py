@@ -268,8 +268,12 @@ class _Stack(list[_Open]):
         return self._popped
 
     def __delitem__(self, i: Any) -> None:
-        first, stop, step = i.indices(len(self)) if isinstance(i, slice) else \
-            ((i if i >= 0 else len(self) + i), (i if i >= 0 else len(self) + i) + 1, 1)
+        if isinstance(i, slice):
+            first, stop, step = i.indices(len(self))
+        else:
+            self[i]  # (an index out of range raises IndexError, as a list's)
+            first = i if i >= 0 else len(self) + i
+            stop, step = first + 1, 1
         gone = self[first:stop:step]
         if not gone:
             return
