@@ -706,7 +706,7 @@ class Packer:
         an atom of the lead; (``[]``, 0) when none does.
         """
         reach = self.tokens_before(lead[-1].end) - 3 * budget - 2 * SLACK
-        chunks = self._pack_run(lead, path, budget)
+        chunks = list(self._iter_run(lead, path, budget))
         starts = [x.start for x in lead]
         keep = m = 0
         for q, chunk in enumerate(chunks):
@@ -762,10 +762,6 @@ class Packer:
     @staticmethod
     def _kind(atoms: Sequence[Atom], i: int, k: int) -> str:
         return _chunk_kind({x.kind for x in atoms[i:k + 1] if x.kind != "heading"})
-
-    def _pack_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
-        """`_iter_run` as a list."""
-        return list(self._iter_run(atoms, path, budget))
 
     def _iter_run(self, atoms: Iterable[Atom], path: tuple[str, ...], budget: int) -> Iterator[Chunk]:
         """Pack a run of atoms (no big table among them) into chunks, given as they are made.
@@ -1319,14 +1315,14 @@ class Packer:
                         Atom(hs, he, Level.GLUE if lead else Level.BLOCK, "table", Level.LINE, True, block=block)],
                         budget))
                     if self.fits(s, e, budget):  # (the row fits a chunk alone: it comes next, under the header)
-                        out.extend(self._pack_run(head_atoms, path, budget))
+                        out.extend(self._iter_run(head_atoms, path, budget))
                         first = False
                         continue
                 # A row cut inside whatever happens: the first chunk's header lines share a chunk
                 # with its first pieces (they stood alone: "| a | b |\n|---|---|", then "| <blob>").
                 row_atoms = self._refine_from(s, e, list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget, True,
                                               block)
-                for c in self._pack_run(itertools.chain(head_atoms, _unbarred(row_atoms)), path, budget):
+                for c in self._iter_run(itertools.chain(head_atoms, _unbarred(row_atoms)), path, budget):
                     if c.end > s:  # (a chunk of heading lines alone keeps its kind)
                         c.kind = "table"
                     out.append(c)

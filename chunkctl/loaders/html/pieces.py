@@ -319,25 +319,17 @@ class Piece:
     close_names: tuple[str, ...]
 
 
-def _find(stack: list[_Open], names: frozenset[str] | set[str], stop: frozenset[str]) -> int:
+def _find(stack: _Stack, names: frozenset[str] | set[str], stop: frozenset[str]) -> int:
     """Index of the innermost open element named in `names`, searching outwards until an element
-    of `stop`; -1 when none."""
-    if isinstance(stack, _Stack):
-        return stack.find(names, stop)
-    for i in range(len(stack) - 1, -1, -1):
-        name = stack[i][0]
-        if name in names:
-            return i
-        if name in stop:
-            return -1
-    return -1
+    of `stop`; -1 when none (by the stack's index: `_Stack.find`)."""
+    return stack.find(names, stop)
 
 
-def _in_table_mode(stack: list[_Open]) -> bool:
+def _in_table_mode(stack: _Stack) -> bool:
     """True when the parser reads tags in table mode: a table is open and no cell or caption in it
     (elements it moved before the table may be open: their content is read in table mode too; a
     template's content is not, whatever is open around it)."""
-    if isinstance(stack, _Stack) and "table" not in stack.names:
+    if "table" not in stack.names:
         return False
     for name, _, _ in reversed(stack):
         if name in ("td", "th", "caption", "template"):
@@ -347,7 +339,7 @@ def _in_table_mode(stack: list[_Open]) -> bool:
     return False
 
 
-def _start(stack: list[_Open], name: str, tag: Any, at: int, quirks: bool = False) -> bool:
+def _start(stack: _Stack, name: str, tag: Any, at: int, quirks: bool = False) -> bool:
     """Apply a start tag's implied end tags, then open it; False when it opens nothing (a void
     element, a table part outside a table). In `quirks` mode a `<table>` leaves a `<p>` open."""
     if name in ("form", "table") and _in_table_mode(stack):
@@ -446,7 +438,7 @@ _CONSENT = re.compile(r"cookie|consent|gdpr|cmp|onetrust", re.I)
 _CONSENT_BYTES = re.compile(_CONSENT.pattern.encode(), re.I)
 
 
-def _end(stack: list[_Open], name: str) -> None:
+def _end(stack: _Stack, name: str) -> None:
     """Apply an end tag as the parser's tree construction does, as far as a cut needs: a special
     element (a block) closes with what is open inside it when it is in scope (a `p` in button
     scope, an `li` in list-item scope); a formatting element (`b`, `a`...) with a block open
@@ -468,17 +460,9 @@ def _end(stack: list[_Open], name: str) -> None:
             del stack[i:]
         return
     if name not in _SCOPED_END:  # "any other end tag" (noscript too: a block above it stops it)
-        if isinstance(stack, _Stack):  # (the same, by the index)
-            i = stack.innermost((name,))
-            if i >= 0 and i >= stack.innermost(_SPECIAL):
-                del stack[i:]
-            return
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i][0] == name:
-                del stack[i:]
-                return
-            if stack[i][0] in _SPECIAL:
-                return
+        i = stack.innermost((name,))  # (the innermost of that name, unless a special element stands above it)
+        if i >= 0 and i >= stack.innermost(_SPECIAL):
+            del stack[i:]
         return
     # (the scope each end tag is looked for in: a template's anywhere, table parts' in table scope,
     # a button's, an object's... in the default scope: helper-54, `<button><object></button>`)
