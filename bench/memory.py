@@ -272,7 +272,14 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
             ("nested-html", "HTML: sections each opened in the last (never closed), 40 one-word paragraphs each",
              "<html><body>", lambda i: f"<section><h2>S{i}</h2>\n" + "<p>w</p>\n" * 40),
             ("flat-html", "HTML: one-word paragraphs past 4,097 nested <div>s (read without a tree)",
-             "<html><body>" + "<div>" * 4097, lambda i: f"<p>w{i % 97}</p>\n")]:
+             "<html><body>" + "<div>" * 4097, lambda i: f"<p>w{i % 97}</p>\n"),
+            # Tag soup: a formatting element left open in a paragraph, which the parser opens again at
+            # the next text (the rest of the page in it), or a link left open before another: read
+            # whole until 0.1.26 (39x at 5 MB)
+            ("unclosed-html", "HTML: one-word paragraphs after <p><b>Intro</p> (the <b> left open)",
+             "<html><body><p><b>Intro</p>\n", lambda i: f"<p>w{i % 97}</p>\n"),
+            ("links-html", "HTML: one-word paragraphs after a link left open before another",
+             '<html><body><p><a href="/1">one<a href="/2">two</a></p>\n', lambda i: f"<p>w{i % 97}</p>\n")]:
         add(name, name.replace("-html", ".html"), what,
             lambda p, head=head, make=make: _repeat(p, size, make, head=head, tail="</body></html>\n"))
     return shapes

@@ -197,7 +197,7 @@ def _blocks(draw, depth: int = 0) -> str:
         kind = draw(st.sampled_from(["p", "p", "h", "pre", "ul", "ol", "table", "div", "section", "quote", "nav",
                                      "hidden", "script", "comment", "foster", "attrs", "prose", "loose", "wrapped",
                                      "closers", "layout", "form", "svg", "grid", "media", "column", "noscript", "template",
-                                     "deep"]
+                                     "deep", "unclosed"]
                                     if depth < 3 else ["p", "h", "pre"]))
         close = draw(st.booleans())  # end tags the parser may imply, written or not
         if kind == "p":
@@ -315,6 +315,19 @@ def _blocks(draw, depth: int = 0) -> str:
                             for _ in range(draw(st.integers(1, 6))))
             closes = [f"</{tag[1:].split('>')[0]}>" for tag in reversed(opens)]
             out.append("".join(opens) + inner + "".join(closes[:draw(st.integers(0, len(closes)))]))
+        elif kind == "unclosed":  # formatting elements left open in a block: the parser opens them again
+            tags = draw(st.lists(st.sampled_from(["b", "i", "em", "font size=2", "a href=#u", "strong", "code", "nobr",
+                                                  "b class=x", "b"]), min_size=1, max_size=4))
+            where = draw(st.sampled_from(["<p>{}x</p>", "<h2>{}x</h2>", "<ul><li>{}x</li></ul>", "<div>{}x</div>",
+                                          "<p>{}x", "<pre>{}x</pre>", "<table><tr><td>{}x</td><td>y</table>"]))
+            out.append(where.format("".join(f"<{t}>" for t in tags)))
+            out.append(draw(st.sampled_from(["", "\n", " ", "<span>s</span>", "<img src=a.png>", "</br>",
+                                             "<a href=#v>v</a>", "</b>", "</i>", "<b>", "<pre>\ny</pre>", "<p>\0</p>",
+                                             "<table><tr><td>c</td></tr>t<tr><td>d</td></tr></table>", "<hr>",
+                                             "<template><p>t</template>", "<button>b", "<select><option>o</select>"])))
+            out.append(draw(_blocks(depth + 1)))
+            if draw(st.booleans()):
+                out.append("".join(f"</{t.split()[0]}>" for t in reversed(tags)))
         else:
             out.append("<!-- <div><table> -->")
         out.append(draw(st.sampled_from(["", "\n", "\n  "])))
@@ -486,6 +499,26 @@ _RULES = {
     # helper-52, real pages: an end tag the parser ignores (noscript under a block), formatting elements
     # closed by a heading's end and opened again at the next text, a <tr> outside any table
     "noscript end under a block": "<noscript><div></noscript><div>" + _paras(60) + "</div>",
+    # Formatting elements the parser opens again at text or an inline start tag after a block's end closed
+    # them: the pieces after begin with them open (a page after `<p><b>x</p>` was one piece, 39x its size)
+    "formatting element left open in a paragraph": "<p><b>Intro</p>\n" + _paras(60),
+    "formatting elements opened again at an inline tag": "<p><i><b>Intro</p><span>s</span>" + _paras(60),
+    "formatting element opened again after a line break dropped after pre": "<p><b>x</p><pre>\n</pre>" + _paras(60),
+    "formatting element opened again at an end tag br": "<p><b>x</p></br>" + _paras(60),
+    "formatting element opened again then closed": "<p><b>x</p>\n" + _paras(30) + "</b>" + _paras(30),
+    "formatting element pending after one open": "<b>x<p><i>y</p>\n" + _paras(60) + "</b>",
+    "formatting element left open in a replaced cell": "<table><tr><td><p><b>x</p><td>" + _paras(60) + "</table>",
+    "formatting element opened again in a table's text": "<p><b>x</p><table><tr><td>a</td></tr>text<tr><td>b</td>"
+                                                         "</tr></table>" + _paras(60),
+    "a link start tag takes a pending link off the list": "<p><a href=1>x</p><a href=2>y</a>\n" + _paras(60),
+    "a link start tag closes an open link": "<p><a href=1>x<a href=2>y</a></p>\n" + _paras(60),
+    "link left open in a heading": '<h2><a name="todo">TODO</h2>\n' + _paras(60),
+    "four of one formatting element (Noah's ark)": "<p><b><b><b><b>x</p>\n" + _paras(60),
+    # (the scan of a page's main began without the parser's form pointer: a form in it, which the
+    # parser ignores, was opened in each piece's prefix, whose elements then did not match its tree)
+    "a form in the main inside a form": "<div><main>" + _paras(20) + "<form><h2>Inner</h2><ul>"
+                                        + "".join(f"<li>item {i}\n" for i in range(40)) + "</ul>" + _paras(20)
+                                        + "</main></div>",
     "formatting element left open in a heading": '<h2><a name="todo">TODO</h2>\n<ul>\n'
                                                  + "".join(f"<li>item {i}\n" for i in range(60)) + "</ul>",
     "formatting element closed by a block": "<p><code><div> <ul>" + "".join(f"<a>link {i}</a><li>x {i}"
@@ -525,14 +558,22 @@ _RULES = {
 _ONE_PIECE = {"consent banner heading after a piece", "a second row after a piece", "a consent banner in a layout cell",
               "form end keeps its children open",
               "select left open", "formatting end tag in a list", "formatting end tag over a block",
-              "formatting element left open in a heading", "formatting element closed by a block",
-              "a paragraph in an svg", "html in an svg"}
+              "formatting element closed by a block",
+              "a paragraph in an svg", "html in an svg",
+              # (the scan does not follow Noah's ark clause)
+              "four of one formatting element (Noah's ark)"}
+
+
+# In a main, the whole reading still leaves out what its main-content scores take for furniture: the list
+# the parser put in the link opened again after `</h2>`, all link text; pieces are not scored (README).
+_SCORED = {"formatting element left open in a heading"}
 
 
 @pytest.mark.parametrize("case", sorted(_RULES))
 @pytest.mark.parametrize("keep", [False, True])
 def test_parser_rules_the_scan_follows(case, keep):
-    body = '<body style="display:none">' if case == "hidden body" else "<body>"
+    body = '<body style="display:none">' if case == "hidden body" else "<body><form>" if "inside a form" in case \
+        else "<body>"
     content = _RULES[case] or _paras(60)
     if not keep and case != "hidden body":  # in a <main>: the whole reading keeps it without main-content scoring
         content = f"<main>{content}</main>"
@@ -540,6 +581,9 @@ def test_parser_rules_the_scan_follows(case, keep):
     whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)
     pieced = html_loader.render_html(html, keep, False, pieces_from=0, piece_chars=300)
     assert (len(cut_page(html, 300).parts) == 1) is (case in _ONE_PIECE)
+    if not keep and case in _SCORED:
+        assert whole[0] == "TODO" and pieced[0].startswith("TODO\n\n- item 0\n- item 1\n")
+        return
     assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1])
 
 
@@ -1061,3 +1105,16 @@ def test_back_to_back_tables_of_two_rows_are_cut_between_them():
     parts = pieces(html, 1000)
     assert len(parts) == 16 and all(html.startswith("<table>", p.start) and p.prefix == "" for p in parts)
     assert rendered(html, 1000, True)[:2] == rendered(html, 10**9, True)[:2]
+
+
+def test_formatting_elements_the_parser_opens_again_are_open_in_the_next_pieces_prefix():
+    # `</p>` closes the `<b>` and `<i>`, which stay on the parser's list; the line break after it opens
+    # them again right in the body, where every later paragraph then stands (0.1.25: one piece)
+    html = '<p><i class="x"><b>Intro</p>\n' + _paras(60)
+    parts = pieces(html, 300)
+    assert len(parts) > 5
+    assert parts[1].prefix == '<i class="x"><b>' and parts[1].open_names == ("i", "b")
+    assert all(p.open_names == ("i", "b") and html[p.start:].startswith("<p>") for p in parts[1:])
+    # closed by its end tag: the pieces after it begin with nothing open
+    closed = html + "</b></i>" + _paras(60)
+    assert pieces(closed, 300)[-1].open_names == ()

@@ -103,8 +103,10 @@ _SETTLE = frozenset({"table", "form"})
 _CUT_BEFORE_INLINE = _INLINE | frozenset("a abbr bdi bdo br cite data dfn img kbd label mark q samp sub sup "
                                          "time var wbr iframe script style".split())
 # Elements that may be open at a cut before a block: the containers, and inline elements that hold
-# no block there (`<font face=Arial><p>..</p><p>..</font>`, common on old pages, was read whole).
-_SAFE_BLOCK = _SAFE | _INLINE
+# no block there (`<font face=Arial><p>..</p><p>..</font>`, common on old pages, was read whole), a
+# link too (an `<a>` closes an open one as the parser does: `close_a`; `<h2><a name=x>TODO</h2>`, the
+# rest of the page in the link the parser opens again, was read whole until 0.1.26).
+_SAFE_BLOCK = _SAFE | _INLINE | {"a"}
 _CELL_PARTS = frozenset("tr td th".split())
 # role="presentation" or "none" on a table: layout (`select.is_data_table`), whatever its rows
 _LAYOUT_ROLE = re.compile(r"""(?:^|[\s"'/])(?i:role)\s*=\s*(?i:"\s*(?:presentation|none)\s*"|'\s*(?:presentation|none)\s*'"""
@@ -128,6 +130,16 @@ _P_SCOPE = _SCOPE
 _LI_SCOPE = _DEFAULT_SCOPE | {"ul", "ol"}
 _MARKERS = frozenset("td th caption applet marquee object template".split())
 _IMPLIED_END = frozenset("p li dt dd option optgroup rb rp rt rtc".split())
+# Start tags before which the parser does not open again the formatting elements on its list (the
+# HTML standard's "in body" rules: blocks, table parts, the head's elements, and a few of their own);
+# before any other it does, as it does before text (`_scan`'s `reconstruct`).
+_NO_REOPEN = frozenset(
+    "base basefont bgsound link meta noframes script style template title frameset address article aside "
+    "blockquote center details dialog dir div dl fieldset figcaption figure footer header hgroup main menu nav "
+    "ol p search section summary ul h1 h2 h3 h4 h5 h6 pre listing form li dd dt plaintext table hr textarea "
+    "iframe noembed caption col colgroup frame tbody td tfoot th thead tr param source track rb rtc rp rt".split())
+# Formatting elements the scan follows on the parser's list at most (beyond, it stops following it)
+_LIST_MAX = 64
 _FORMATTING = frozenset("a b big code em font i nobr s small strike strong tt u".split())
 # The HTML standard's "special" elements (of those the scan keeps; foreign ones aside)
 _SPECIAL = frozenset("address applet area article aside base basefont bgsound blockquote body br button caption "
@@ -673,8 +685,8 @@ def cut_page(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | 
     parts, head, region, doctype = _scan(html, piece_chars, encoding, begin, None, [])
     if region is None or not main:
         return Cut(parts, head, False)
-    start, end, stack = region
-    parts = _scan(html, piece_chars, encoding, start, end, stack, is_quirks(doctype))[0]
+    start, end, stack, state = region
+    parts = _scan(html, piece_chars, encoding, start, end, stack, is_quirks(doctype), state)[0]
     # (its pieces begin with the doctype, not the <body> tags: the whole reading renders the main itself)
     return Cut([replace(p, prefix=doctype + p.prefix) for p in parts] if doctype else parts, head, True)
 
@@ -695,15 +707,25 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
     return _scan(html, piece_chars, encoding, begin, None, [])[0]
 
 
+_State = tuple[bool, dict[int, tuple[str, int, Any, int]], dict[int, tuple[str, int, Any, int]], bool]
+"""What `_scan` follows of the parser's state besides its open elements: the form pointer set, the
+formatting elements open and those waiting to be opened again (offset -> (name, markers open around
+it, start tag, offset of the innermost marker or -1)), and whether it still follows that list."""
+
+
 def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: int | None,
-          open_at_begin: list[_Open], quirks: bool | None = None,
-          ) -> tuple[list[Piece], str, tuple[int, int, list[_Open]] | None, str]:
+          open_at_begin: list[_Open], quirks: bool | None = None, state: _State | None = None,
+          ) -> tuple[list[Piece], str, tuple[int, int, list[_Open], _State] | None, str]:
     """`pieces` of `html[begin:end]` (str, or bytes in `encoding`) with `open_at_begin` open at `begin`; with the head's markup
     (`Cut.head`), the first main element's (start, end, elements open around it) or None, and
     the page's doctype ("" for none), which the pieces after it begin with (without it the
     parser reads a piece in quirks mode, where a `<table>` does not close an open `<p>`).
     `quirks`: the page's mode (`is_quirks`); None: from its doctype, read at `begin`. Pieces
-    after the `<body>` tags begin with them too (their attributes may make the page furniture)."""
+    after the `<body>` tags begin with them too (their attributes may make the page furniture).
+    `state`: the parser's state at `begin` that the scan follows (`_State`), as the scan of the
+    page found it at the main element's start (the main's own scan began without it, so a form
+    inside the main was taken for one the parser opens though its form pointer was set, and the
+    formatting elements it opens again were not followed)."""
     as_bytes = isinstance(html, bytes)
     if as_bytes and encoding is None:
         raise ValueError("pieces of bytes need their encoding")
@@ -749,7 +771,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     in_body = bool(stack)  # a `<body>` tag read, an element opened (which opens the body), or text
     body_tag = False  # a `<body>` tag read (every later piece begins with it)
-    form_open = False  # the parser's form pointer
+    form_open = state is not None and state[0]  # the parser's form pointer
     form_from = 0  # the offset of the form start tag that set it
     form_at = -1  # the offset of the open form not yet known to be content, or -1
     form_text = -1  # characters of its text counted so far (`form_chars`); -1: not counted (a role)
@@ -785,10 +807,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     narrow: set[int] = set()
     layout_role = (_LAYOUT_ROLE_BYTES if as_bytes else _LAYOUT_ROLE).search
     font_breakout = (_FONT_BREAKOUT_BYTES if as_bytes else _FONT_BREAKOUT).search
-    # Formatting elements open (offset -> (name, cells open around it)), and those closed by
-    # another element's end tag, which the parser opens again at the next text (no cut then).
-    fmt_open: dict[int, tuple[str, int]] = {}
-    pending: dict[int, tuple[str, int]] = {}
+    # Formatting elements open (offset -> (name, cells open around it, start tag, offset of the
+    # innermost marker open around it or -1)), and those closed by another element's end tag, which
+    # the parser opens again at the next text or inline start tag (`reconstruct`; no cut while one
+    # is pending). `fmt_exact`: the scan still follows the parser's list of them exactly (it stops
+    # where the parser runs its adoption agency or Noah's ark clause, and then never reopens one).
+    fmt_open: dict[int, tuple[str, int, Any, int]] = {} if state is None else dict(state[1])
+    pending: dict[int, tuple[str, int, Any, int]] = {} if state is None else dict(state[2])
+    fmt_exact = state is None or state[3]
+    pre_end = -1  # where the start tag of the last <pre> or <listing> ends (a line break right after it is dropped)
     # After a formatting element's end tag with a block open inside it (the adoption agency: the parser
     # moves the block out, drops inline elements between, and puts a copy of the formatting element
     # between the block and its children), the elements above its place are not the scan's: no cut
@@ -935,8 +962,99 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             gone.append(at)
         for at in reversed(gone):
             pending[at] = fmt_open.pop(at)
-        for at in [at for at, (_, k) in pending.items() if k > markers]:
+        for at in [at for at, (_, k, _, mk) in pending.items() if k > markers or mk >= 0 and mk not in live]:
             del pending[at]  # (a closed cell or caption clears the formatting opened in it)
+
+    def marker_at() -> int:
+        """Offset of the innermost marker (a cell, caption, template...) open, or -1."""
+        i = stack.innermost(_MARKERS)
+        return stack[i][2] if i >= 0 else -1
+
+    def reconstruct() -> None:
+        """Open again, at the top of the stack, the formatting elements the parser opens again here
+        (before text, or a start tag not of `_NO_REOPEN`): those after the last marker on its list
+        from after the last one still open, in the order they were opened (the HTML standard's
+        "reconstruct the active formatting elements"). A piece cut after is then parsed with them
+        open, as the whole page is (`<p><b>x</p>` and the rest of the page in a `<b>`, which was one
+        piece: 39x its size for 5 MB)."""
+        nonlocal fmt_exact
+        if not pending or not fmt_exact:
+            return
+        if len(pending) + len(fmt_open) > _LIST_MAX:
+            fmt_exact = False
+            return
+        mk = marker_at()
+        listed = sorted(at for at, e in (*fmt_open.items(), *pending.items()) if e[3] == mk)
+        run = 0
+        while run < len(listed) and listed[-1 - run] in pending:
+            run += 1
+        for at in listed[len(listed) - run:]:
+            entry = pending.pop(at)
+            stack.append((entry[0], entry[2], at))
+            fmt_open[at] = entry
+
+    def text_reopens(q: int, text_end: int) -> None:
+        """`reconstruct` for the text `html[q:text_end]` when the parser reads it in the body: not
+        white space only in table mode (it goes where it stands then), nor a line break alone right
+        after a `<pre>` start tag (dropped), nor NUL characters (ignored)."""
+        nonlocal fmt_exact
+        if q == pre_end and html[q:q + 1] in line_breaks:
+            q += 2 if html[q:q + 2] in ("\r\n", b"\r\n") else 1
+        elif q == pre_end and html[q:q + 1] == amp:
+            fmt_exact = False  # (a reference for a line break would be dropped too)
+            return
+        while q < text_end and html[q:q + 1] in ("\0", b"\0"):
+            q += 1
+        if q >= text_end or _in_table_mode(stack) and not has_text(html, q, text_end):
+            return
+        reconstruct()
+
+    def close_a(at: int) -> None:
+        """An `<a>` start tag at `at` with an `a` open after the last marker: the parser closes that
+        one first, as it does at its end tag (the adoption agency: `<a href=1>x<a href=2>y</a>`, whose
+        first `a` the scan kept open, was one piece to the end of the page)."""
+        nonlocal fragile, fmt_exact
+        own = _find(stack, {"a"}, _MARKERS)
+        if own < 0:
+            return
+        own_at = stack[own][2]
+        if any(o[0] in _SPECIAL for o in stack[own + 1:]):
+            fragile = own if fragile < 0 else min(fragile, own)  # (no cut until what was open in it is closed)
+            fmt_exact = False
+            undo_cuts(own_at, element=True)
+        depth = len(stack)
+        _end(stack, "a")
+        fmt_open.pop(own_at, None)
+        if len(stack) < depth and (fmt_open or pending):
+            formatting_closed()
+        if len(stack) <= fragile:
+            fragile = -1
+        if mains:
+            closed(at)
+
+    def tag_reopens(name: str) -> None:
+        """`reconstruct` before the start tag of `name` (not of `_NO_REOPEN`), with the steps the
+        parser takes first for some: an `<a>` takes a pending `a` off its list; where the scan does
+        not follow those steps (an `a` or `nobr` open, a `button` or `option` to close first, an
+        `<xmp>` that closes a `p` first, a hidden input in a table), it stops following the list."""
+        nonlocal fmt_exact
+        if not fmt_exact or not pending:
+            return
+        mk = marker_at()
+        if name == "a":  # (one open is closed first: `close_a`)
+            named = [at for at, e in pending.items() if e[0] == "a" and e[3] == mk]
+            if named:
+                del pending[max(named)]
+            if len(named) > 1:
+                fmt_exact = False
+                return
+        elif name == "nobr" and any(e[0] == "nobr" for e in (*fmt_open.values(), *pending.values())) \
+                or name == "button" and "button" in stack.names \
+                or name in ("option", "optgroup") and stack and stack[-1][0] == "option" \
+                or name == "xmp" or name == "input" and _in_table_mode(stack):
+            fmt_exact = False
+            return
+        reconstruct()
 
     def open_tag(name: str, tag: Any, at: int) -> bool:
         """`_start` on the stack, with what the elements it closes change: formatting elements
@@ -1078,6 +1196,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         elif opening and doctype is None and m.group(0)[:9].lower() in ("<!doctype", b"<!doctype"):
             doctype = m.group(0)
             lead.append((m.end(), m.group(0)))
+        if pending and fmt_exact and in_body and not foreign and text_end > pos:
+            text_reopens(pos, text_end)
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
             # Text of a code block: cut after line breaks, a piece's worth apart, never before
             # another line break (the parser drops one right after a <pre> start tag).
@@ -1175,11 +1295,19 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                         if o[0] == "form":
                             rows[o[2]] = -1
                     form_at = form_text = -1  # (for good: no heading or text after makes it cuttable)
+            if end_name == "br" and not foreign:
+                tag_reopens("br")  # (the parser reads it as a `<br>`)
             depth = len(stack)
             own = _find(stack, {end_name}, _MARKERS) if end_name in _FORMATTING and not foreign else -1
             own_at = stack[own][2] if own >= 0 else -1
             if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
                 fragile = own if fragile < 0 else min(fragile, own)
+                fmt_exact = False  # (the adoption agency moves elements on the list too)
+                undo_cuts(own_at, element=True)  # (`adopted`: a piece cut inside cannot move its blocks)
+            if own >= 0 and pending and fmt_exact:
+                mk = marker_at()  # (the end tag closes the last of that name on the list: one pending after it?)
+                if any(e[0] == end_name and e[3] == mk and at > own_at for at, e in pending.items()):
+                    fmt_exact = False
             _end(stack, end_name)
             if foreign and (len(stack) < depth - 1 or end_name in _FOREIGN):  # (`</div>` in an svg closes it too)
                 if len(stack) > froot and stack[froot][0] not in _FOREIGN:  # (an element below it went)
@@ -1191,9 +1319,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 # (its end tag takes the last one off the parser's list of formatting elements; one
                 # open of that name is the one it closes, and the one pending stays on the list)
                 markers = stack.count(_MARKERS)  # (none opened before these)
-                named = [at for at, (nm, k) in pending.items() if nm == end_name and k >= markers]
+                named = [at for at, e in pending.items() if e[0] == end_name and e[1] >= markers]
                 if named:
-                    del pending[max(named)]
+                    if pending.pop(max(named))[3] != marker_at():
+                        fmt_exact = False
                     if stack.has(_SPECIAL):
                         fragile = 0  # (the copy it closes, opened again somewhere in the stack, may hold a block)
             if len(stack) < depth and (fmt_open or pending):
@@ -1235,6 +1364,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name in _FOREIGN:
                 foreign -= 1
             continue
+        if name == "a" and "a" in stack.names:
+            close_a(m.start())
+        if pending and name not in _NO_REOPEN:
+            tag_reopens(name)
         template_cut(m.start())
         if name in _CUT_BEFORE_INLINE:
             token_cut(m.start(), True)
@@ -1295,7 +1428,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             kept = trial.low  # (the elements of `stack` the start tag left open)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
                     and not any(o[0] in _FORMATTING for o in stack[kept:]) \
-                    and cuttable(trial, m.start(), _SAFE_BLOCK):
+                    and cuttable(trial, m.start(), _SAFE_BLOCK, adopted=False):
                 cut(m.start(), trial)
                 stack = trial
             elif len(stack) > _SHALLOW:  # (the copy, a walk of the stack, is held back too)
@@ -1309,7 +1442,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         elif opened:
             in_body = True
             if name in _FORMATTING and not foreign:
-                fmt_open[m.start()] = (name, stack.count(_MARKERS))
+                mk = marker_at()
+                if fmt_exact and (len(fmt_open) + len(pending) >= _LIST_MAX or sum(
+                        e[0] == name and e[3] == mk for e in (*fmt_open.values(), *pending.values())) >= 3):
+                    fmt_exact = False  # (the parser's Noah's ark clause may take the first of them off its list)
+                fmt_open[m.start()] = (name, stack.count(_MARKERS), m.group(0), mk)
+            elif name in _PRE:
+                pre_end = m.end()
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
             elif name == "form":
@@ -1328,7 +1467,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 row_made(name, m.start())
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
-                mains[kind] = [m.end(), len(stack), list(stack), None]
+                mains[kind] = [m.end(), len(stack), list(stack), None,
+                               (form_open, dict(fmt_open), dict(pending), fmt_exact)]
             if len(stack) > _DEEPEST:
                 whole = True
                 break
@@ -1344,15 +1484,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     while form_left > 0 and out:  # too little text beside a form: the piece before is joined to its piece
         form_left -= seen_at[-1]
         undo_cuts(start)
-    region: tuple[int, int, list[_Open]] | None = None
+    region: tuple[int, int, list[_Open], _State] | None = None
     if whole:
         out = [_piece(begin, n, first_stack, [], enc)]
     else:
         out.append(_piece(start, n, before, [], enc))
         for kind in ("main", "role"):
             if kind in mains:
-                at, _depth, around, span = mains[kind]
-                region = (at, n if span is None else span[1], around)  # a main never closed runs to the end
+                at, _depth, around, span, at_state = mains[kind]
+                region = (at, n if span is None else span[1], around, at_state)  # a main never closed runs to the end
                 break
     head = html_tag + (b"<title>" + title + b"</title>" if as_bytes else "<title>" + title + "</title>") \
         if title is not None else html_tag
