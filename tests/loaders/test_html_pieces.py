@@ -1118,3 +1118,26 @@ def test_formatting_elements_the_parser_opens_again_are_open_in_the_next_pieces_
     # closed by its end tag: the pieces after it begin with nothing open
     closed = html + "</b></i>" + _paras(60)
     assert pieces(closed, 300)[-1].open_names == ()
+
+
+_PARAS_40 = "".join(f"<p>word {i} lorem ipsum</p>\n" for i in range(40))
+
+
+# helper-89's break test of 0.1.26's first version: a formatting element open around the main,
+# closed in it (the main's region ended there and the rest was lost); an HTML element left open in
+# a foreignObject (the parser then ignores `</foreignObject>` and `</svg>`); a formatting element in
+# a select (lexbor opens it again after the select); four `<u>`s (the scan no longer follows the list)
+@pytest.mark.parametrize("html,piece_chars", [
+    ("<!DOCTYPE html><body><b><main>" + _PARAS_40 + "</b><p>tail" + _PARAS_40 + "</main>", 300),
+    ("<a class=j><main>cing elit &amp; mo<p></p><a>b", 18),
+    ("A<svg><foreignObject><b>B</foreignObject></svg>C" + _PARAS_40, 40),
+    ("<svg><foreignObject><b></foreignObject><table><b class=y></table>a", 40),
+    ("<table><u></table><svg><foreignObject><em></foreignObject></svg>m", 8),
+    ("<select><i></select>e<table><caption><b><b class=y><td>su", 45),
+    ("<select><i></select>e<table><tr><td>" + "lorem ipsum " * 40, 40),
+    ("<u><u><u><u></u></u><main></u></u></main><u class=k><blockquote>t<p>b", 53)])
+@pytest.mark.parametrize("keep", [False, True])
+def test_pages_the_scan_once_misread_give_the_whole_readings_blocks(html, piece_chars, keep):
+    whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, keep, False, pieces_from=0, piece_chars=piece_chars)
+    assert pieced[0] == whole[0] and list(pieced[1]) == list(whole[1])

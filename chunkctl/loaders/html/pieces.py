@@ -445,6 +445,10 @@ def _script_end(html: Any, pos: int, n: int, as_bytes: bool) -> Any:
     return None
 _SELECT = re.compile(r"</?select[\s/>]", re.I)
 _SELECT_BYTES = re.compile(_SELECT.pattern.encode(), re.I)
+# A formatting element's start tag (inside a select, which lexbor puts on its list of formatting
+# elements and opens again after the select: the scan, which reads past a select, does not follow it)
+_FORMATTING_TAG = re.compile(r"<(?:a|b|big|code|em|font|i|nobr|s|small|strike|strong|tt|u)[\s/>]", re.I)
+_FORMATTING_TAG_BYTES = re.compile(_FORMATTING_TAG.pattern.encode(), re.I)
 # Attributes that may mark a consent banner (`elements.CONSENT`, which reads id and class): a hint is enough
 _CONSENT = re.compile(r"cookie|consent|gdpr|cmp|onetrust", re.I)
 _CONSENT_BYTES = re.compile(_CONSENT.pattern.encode(), re.I)
@@ -822,6 +826,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # until they are closed (helper-53's pages: `<b><span><p>a</b>b`, `<b><ul><li>a</b>`).
     fragile = -1  # that place (a stack depth), or -1
     select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
+    formatting_tag = (_FORMATTING_TAG_BYTES if as_bytes else _FORMATTING_TAG).search
     consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
     search_tail: Callable[[Any, int, int], Any] = (_TAIL_BYTES if as_bytes else _TAIL).search
@@ -1172,8 +1177,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             cut(at, stack)
 
     def closed(at: int) -> None:
+        """Ends the region of a main element no longer open (by its own offset: one taken from under
+        it, a formatting element whose end tag the adoption agency ran, leaves it open; helper-89:
+        `<b><main>...</b>...` ended the main's region at the `</b>`, and what followed was lost)."""
         for found in mains.values():
-            if found[3] is None and len(stack) < found[1]:
+            if found[3] is None and found[2][-1][2] not in stack.offsets:
                 found[3] = (found[0], at)
 
     while pos < n:
@@ -1273,7 +1281,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     svg_plain = False
                 point = -1 if svg_plain else next(  # (no integration point in a plain svg)
                     (i for i in range(len(inside) - 1, -1, -1) if inside[i][0] in _INTEGRATION), -1)
-                if point >= 0 and not any(o[0] == end_name for o in inside[point:]):
+                # (with elements open in the point, the parser reads the end tag as HTML, which stops at the
+                # point, a special element: so the point's own end tag is ignored too; helper-89)
+                scope = inside[point + 1:] if 0 <= point < len(inside) - 1 else inside[point:]
+                if point >= 0 and not any(o[0] == end_name for o in scope):
                     continue  # an integration point bounds the scope: the parser ignores an end tag from outside it
                 if end_name in ("p", "br") and point < 0:
                     del stack[froot:]  # out of foreign content, then read as HTML
@@ -1412,8 +1423,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     rows[o[2]] = -1
                     break
             close = select_tag(html, pos, n)
-            if close is None:
-                whole = True
+            if close is None or formatting_tag(html, pos, close.start()):
+                whole = True  # (never closed; or holding a formatting element, helper-89: `<select><i></select>e`)
                 break
             pos = close.start()
         if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending and form_left < 0 \
@@ -1426,9 +1437,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             # not one the start tag closes, which the parser opens again at the next text, in the next
             # piece, where it is not on the list of formatting elements: `<li><code><li>i`, helper-73)
             kept = trial.low  # (the elements of `stack` the start tag left open)
+            # (blocks may stand open in a formatting element while the scan follows the parser's list
+            # of them: an end tag that moves them undoes the cuts; not once it stops following it,
+            # helper-89: `<u><u><u><u></u></u><main></u></u>` and a block after)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
                     and not any(o[0] in _FORMATTING for o in stack[kept:]) \
-                    and cuttable(trial, m.start(), _SAFE_BLOCK, adopted=False):
+                    and cuttable(trial, m.start(), _SAFE_BLOCK, adopted=not fmt_exact):
                 cut(m.start(), trial)
                 stack = trial
             elif len(stack) > _SHALLOW:  # (the copy, a walk of the stack, is held back too)
