@@ -447,7 +447,7 @@ _SELECT = re.compile(r"</?select[\s/>]", re.I)
 _SELECT_BYTES = re.compile(_SELECT.pattern.encode(), re.I)
 # A formatting element's start tag (inside a select, which lexbor puts on its list of formatting
 # elements and opens again after the select: the scan, which reads past a select, does not follow it)
-_FORMATTING_TAG = re.compile(r"<(?:a|b|big|code|em|font|i|nobr|s|small|strike|strong|tt|u)[\s/>]", re.I)
+_FORMATTING_TAG = re.compile(r"<(?:" + "|".join(sorted(_FORMATTING)) + r")[\s/>]", re.I)
 _FORMATTING_TAG_BYTES = re.compile(_FORMATTING_TAG.pattern.encode(), re.I)
 # Attributes that may mark a consent banner (`elements.CONSENT`, which reads id and class): a hint is enough
 _CONSENT = re.compile(r"cookie|consent|gdpr|cmp|onetrust", re.I)
@@ -766,8 +766,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     skip = (_INVISIBLE_BYTES if as_bytes else _INVISIBLE).match
     markup = (_MARKUP_BYTES if as_bytes else _MARKUP).search
     window = max(piece_chars // 4, 64)
-    # The first <main> and the first role="main" element: [content start, depth, open elements,
-    # (start, end) once closed]; the region is the main's, else the role's (`select.semantic_root`).
+    # The first <main> and the first role="main" element: [content start, open elements (itself the
+    # innermost), (start, end) once closed, the parser state the scan follows there (`_State`)]; the
+    # region is the main's, else the role's (`select.semantic_root`).
     mains: dict[str, list[Any]] = {}
     whole = False  # a page the scan cannot follow: read whole
     doctype: Any = None  # the doctype, when it comes before any element or text
@@ -1181,8 +1182,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         it, a formatting element whose end tag the adoption agency ran, leaves it open; helper-89:
         `<b><main>...</b>...` ended the main's region at the `</b>`, and what followed was lost)."""
         for found in mains.values():
-            if found[3] is None and found[2][-1][2] not in stack.offsets:
-                found[3] = (found[0], at)
+            if found[2] is None and found[1][-1][2] not in stack.offsets:
+                found[2] = (found[0], at)
 
     while pos < n:
         if retry >= 0 and len(stack) <= _SHALLOW:
@@ -1460,7 +1461,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 if fmt_exact and (len(fmt_open) + len(pending) >= _LIST_MAX or sum(
                         e[0] == name and e[3] == mk for e in (*fmt_open.values(), *pending.values())) >= 3):
                     fmt_exact = False  # (the parser's Noah's ark clause may take the first of them off its list)
-                fmt_open[m.start()] = (name, stack.count(_MARKERS), m.group(0), mk)
+                fmt_open[m.start()] = (name, stack.count(_MARKERS), stack[-1][1], mk)  # (its start tag, as opened)
             elif name in _PRE:
                 pre_end = m.end()
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
@@ -1481,7 +1482,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 row_made(name, m.start())
             kind = "main" if name == "main" else "role" if role_main(m.group(3)) else None
             if kind is not None and kind not in mains:
-                mains[kind] = [m.end(), len(stack), list(stack), None,
+                mains[kind] = [m.end(), list(stack), None,
                                (form_open, dict(fmt_open), dict(pending), fmt_exact)]
             if len(stack) > _DEEPEST:
                 whole = True
@@ -1505,7 +1506,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         out.append(_piece(start, n, before, [], enc))
         for kind in ("main", "role"):
             if kind in mains:
-                at, _depth, around, span, at_state = mains[kind]
+                at, around, span, at_state = mains[kind]
                 region = (at, n if span is None else span[1], around, at_state)  # a main never closed runs to the end
                 break
     head = html_tag + (b"<title>" + title + b"</title>" if as_bytes else "<title>" + title + "</title>") \

@@ -98,7 +98,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     meta["ocr_confidence"] = ocr_conf  # per page: OCR confidence 0-1, None for a page read from its text layer
     read = [i + 1 for i, c in enumerate(ocr_conf) if c is not None]
     if read:
-        warnings.append(ocr.used_warning(read))
+        warnings.append(ocr.used_warning(read, ocr_mode))
     return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings,
                     protected=protected)
 

@@ -222,14 +222,16 @@ def restore_spaces(img, box, text: str, char_boxes) -> str:
     return "".join(out)
 
 
-def used_warning(page_numbers: list[int]) -> str:
+def used_warning(page_numbers: list[int], mode: str = "auto") -> str:
     """The note for a document some of whose pages were read with OCR (1-based `page_numbers`,
-    at least one): that its text may hold recognition errors, and that OCR is what costs the
-    memory (the engine takes 300-1,030 MB a process whatever the file's size; helper-88 took a
-    scanned PDF's 850 MB for a breach of the memory bound, nothing having said OCR ran)."""
+    at least one; `mode` as in `wanted`): that its text may hold recognition errors, and that
+    OCR is what costs the memory (the engine takes 300-1,030 MB a process whatever the file's
+    size; helper-88 took a scanned PDF's 850 MB for a breach of the memory bound, nothing having
+    said OCR ran)."""
     which = f"page {page_numbers[0]}" if len(page_numbers) == 1 else \
         f"{len(page_numbers)} pages (from page {page_numbers[0]})"
-    return (f"{which} read with OCR, having no text layer: the text may hold recognition errors, and OCR "
+    why = "as --ocr always asks" if mode == "always" else "having no text layer"
+    return (f"{which} read with OCR, {why}: the text may hold recognition errors, and OCR "
             f"takes some 300-1,000 MB of memory (--ocr never turns it off)")
 
 
