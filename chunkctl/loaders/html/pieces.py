@@ -22,6 +22,7 @@ never text: the pieces partition the markup and a prefix holds no text).
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import html as html_entities
 import re
@@ -315,6 +316,67 @@ class _Stack(list[_Open]):
         """`_find`: the innermost element named in `names` unless one of `stop` stands above it."""
         i = self.innermost(names)
         return i if i >= 0 and i >= self.innermost(stop) else -1
+
+
+_Entry = tuple[str, int, Any, int]  # a formatting element: (name, markers open around it, start tag, innermost marker's offset or -1)
+
+
+class _Pending(dict[int, _Entry]):
+    """The formatting elements on the parser's list but not open (start-tag offset -> `_Entry`),
+    indexed by their marker context (the markers open around each, and the innermost one's offset)
+    and, in each, by name (offsets ascending), so that clearing those of a closed cell (`purge`)
+    and finding the one an end tag takes off the list (`last`) cost the entries concerned, not all
+    of them. Where the scan stops following the list, entries are no longer opened again and the
+    list only grows (`<nobr>`, then `<p><i>x</p>` for each paragraph): each element's end walked
+    them all, quadratic in the page (helper-89: 146 s to scan 20 MB before reading it whole).
+    Set, delete and `pop` keep the index; other dict mutators are not used on it."""
+
+    __slots__ = ("groups",)
+    groups: dict[tuple[int, int], dict[str, list[int]]]
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__()
+        self.groups = {}
+        for at, entry in dict(items).items():
+            self[at] = entry
+
+    def __setitem__(self, at: int, entry: _Entry) -> None:
+        if at in self:
+            del self[at]
+        super().__setitem__(at, entry)
+        bisect.insort(self.groups.setdefault((entry[3], entry[1]), {}).setdefault(entry[0], []), at)
+
+    def __delitem__(self, at: int) -> None:
+        entry = super().pop(at)
+        group = self.groups[entry[3], entry[1]]
+        named = group[entry[0]]
+        named.remove(at)
+        if not named:
+            del group[entry[0]]
+            if not group:
+                del self.groups[entry[3], entry[1]]
+
+    def pop(self, at: int, *default: Any) -> Any:
+        if at not in self and default:
+            return default[0]
+        entry = self[at]
+        del self[at]
+        return entry
+
+    def purge(self, markers: int, live: Any) -> None:
+        """Drop the entries opened with more than `markers` markers around them, or in a marker
+        whose offset is not in `live` (the open elements' offsets): a closed cell or caption
+        clears the formatting opened in it."""
+        for (mk, k), group in list(self.groups.items()):
+            if k > markers or mk >= 0 and mk not in live:
+                for named in list(group.values()):
+                    for at in list(named):
+                        del self[at]
+
+    def last(self, name: str, markers: int) -> int:
+        """Offset of the last entry named `name` opened with `markers` markers or more around it,
+        or -1."""
+        return max((g[name][-1] for (_, k), g in self.groups.items() if k >= markers and name in g), default=-1)
 
 
 @dataclass(frozen=True)
@@ -818,7 +880,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # is pending). `fmt_exact`: the scan still follows the parser's list of them exactly (it stops
     # where the parser runs its adoption agency or Noah's ark clause, and then never reopens one).
     fmt_open: dict[int, tuple[str, int, Any, int]] = {} if state is None else dict(state[1])
-    pending: dict[int, tuple[str, int, Any, int]] = {} if state is None else dict(state[2])
+    pending = _Pending(() if state is None else state[2])
     fmt_exact = state is None or state[3]
     pre_end = -1  # where the start tag of the last <pre> or <listing> ends (a line break right after it is dropped)
     # After a formatting element's end tag with a block open inside it (the adoption agency: the parser
@@ -968,8 +1030,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             gone.append(at)
         for at in reversed(gone):
             pending[at] = fmt_open.pop(at)
-        for at in [at for at, (_, k, _, mk) in pending.items() if k > markers or mk >= 0 and mk not in live]:
-            del pending[at]  # (a closed cell or caption clears the formatting opened in it)
+        pending.purge(markers, live)
 
     def marker_at() -> int:
         """Offset of the innermost marker (a cell, caption, template...) open, or -1."""
@@ -1331,9 +1392,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 # (its end tag takes the last one off the parser's list of formatting elements; one
                 # open of that name is the one it closes, and the one pending stays on the list)
                 markers = stack.count(_MARKERS)  # (none opened before these)
-                named = [at for at, e in pending.items() if e[0] == end_name and e[1] >= markers]
-                if named:
-                    if pending.pop(max(named))[3] != marker_at():
+                last = pending.last(end_name, markers)
+                if last >= 0:
+                    if pending.pop(last)[3] != marker_at():
                         fmt_exact = False
                     if stack.has(_SPECIAL):
                         fragile = 0  # (the copy it closes, opened again somewhere in the stack, may hold a block)
