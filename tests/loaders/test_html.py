@@ -488,6 +488,34 @@ def test_permalinks_are_no_text_of_headings_or_signatures(link, keep):
         assert load(html.replace('href="#', 'href="https://x.org/#')).text != doc.text
 
 
+@pytest.mark.parametrize("skin", ["old", "vector-2022", "monobook"])
+@pytest.mark.parametrize("keep", [False, True])
+def test_mediawiki_section_edit_links_are_no_text_of_headings(skin, keep):
+    # every heading of the corpus's Wikipedia page read "History[edit]", in the heading, in
+    # `headings` and in each chunk's breadcrumb ("Mozilla > History[edit]")
+    def heading(level: int, title: str) -> str:
+        edit = (f'<span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?'
+                f'title=Mozilla&amp;action=edit&amp;section=1" title="Edit section: {title}">edit</a>'
+                f'<span class="mw-editsection-bracket">]</span></span>')
+        if skin == "old":  # (the link inside the heading, after its headline span)
+            return f'<h{level}><span class="mw-headline" id="{title}">{title}</span>{edit}</h{level}>'
+        if skin == "monobook":  # (MediaWiki before 1.18: a class without the prefix, first in the heading)
+            return (f'<h{level}><span class="editsection">[<a href="/w/index.php?action=edit&amp;section=1">edit</a>]'
+                    f'</span> <span class="mw-headline">{title}</span></h{level}>')
+        return f'<div class="mw-heading mw-heading{level}"><h{level} id="{title}">{title}</h{level}>{edit}</div>'
+
+    html = (f'<html><body><main><h1>Mozilla</h1><p>Mozilla is a free software community.</p>{heading(2, "History")}'
+            f'<p>On January 23, 1998, Netscape made two announcements.</p>{heading(3, "Pledge")}'
+            f'<p>Mozilla wants an open web.</p></main></body></html>')
+    doc = load(html, keep_boilerplate=keep)
+    assert [b.headings for b in doc.blocks if b.kind == BlockKind.HEADING] == [
+        ("Mozilla",), ("Mozilla", "History"), ("Mozilla", "History", "Pledge")]
+    assert doc.text == ("Mozilla\n\nMozilla is a free software community.\n\nHistory\n\n"
+                        "On January 23, 1998, Netscape made two announcements.\n\nPledge\n\nMozilla wants an open web.")
+    # (a link reading "edit" elsewhere is text)
+    assert "[edit]" in load("<html><body><p>Press [<a href='/w?action=edit'>edit</a>] to change it.</p>").text
+
+
 def test_code_line_numbers_are_not_code():
     pre = '<div class="highlight"><pre>{}</pre></div>'
     spans = pre.format('<span class="linenos">1</span>x = 1\n<span class="linenos">2</span>y = 2')  # Pygments 2.7+

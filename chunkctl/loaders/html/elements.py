@@ -36,3 +36,7 @@ LINE_NUMBER_CLASSES = frozenset("linenos lineno linenodiv rouge-gutter line-numb
 PERMALINK_TEXT = re.compile(r"[\s\u200b-\u200d\u2060\ufeff¶§#🔗⚓]*")
 PERMALINK_CLASS = re.compile(r"headerlink|anchor|hash-link|permalink|heading-link", re.I)
 LINE_NUMBERS_TEXT = re.compile(r"[\d\s]*")
+# MediaWiki's section edit links, "[edit]" after every heading of Wikipedia and other wikis (its
+# skins' `mw-editsection`, older ones' `editsection`): "History[edit]" was the heading and the
+# breadcrumb of every chunk of a Wikipedia page.
+EDIT_SECTION_CLASSES = frozenset(("mw-editsection", "editsection"))

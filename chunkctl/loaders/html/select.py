@@ -9,6 +9,7 @@ from chunkctl.loaders.html.elements import (
     CELL_BLOCKS,
     CONSENT,
     DISPLAY_NONE,
+    EDIT_SECTION_CLASSES,
     FURNITURE_ROLES,
     FURNITURE_TAGS,
     HEADING_LEVELS,
@@ -214,12 +215,16 @@ def is_decoration(node, tag: str, attrs: dict[str, Any]) -> bool:
     `LINE_NUMBER_CLASSES` class, or `td.gutter`, holding digits only) and a heading's
     in-page permalink (`href="#..."`, its text a sign only, `PERMALINK_TEXT`, in a heading or
     `dt` or with a permalink class): "Install¶" was the heading, the breadcrumb and a `dt`
-    signature's end on every Sphinx page. A "#" link in running text ("tags #rust") stays."""
+    signature's end on every Sphinx page. A "#" link in running text ("tags #rust") stays. And
+    MediaWiki's section edit links (`EDIT_SECTION_CLASSES`): "History[edit]" was every Wikipedia
+    heading."""
     cls = attrs.get("class") or ""
     if cls:
         names = cls.split()
         if (not LINE_NUMBER_CLASSES.isdisjoint(names) or (tag == "td" and "gutter" in names)) and \
                 LINE_NUMBERS_TEXT.fullmatch(node.text(deep=True)):
+            return True
+        if not EDIT_SECTION_CLASSES.isdisjoint(names):
             return True
     if tag == "a":
         href = attrs.get("href")
