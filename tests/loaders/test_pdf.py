@@ -244,6 +244,47 @@ def test_outline_entry_without_destination_is_found_between_its_neighbours():
     assert [g.kind for g in groups[2]] == ["heading", "para"]  # "1.2 Terms" is nowhere: no heading
 
 
+def test_a_section_the_outline_starts_on_a_contents_page_keeps_its_heading():
+    # helper-90's find (the corpus's roman-page-labels.pdf): the first section's heading shares the
+    # contents page; the contents' rule made it a paragraph, so its text fell under "Contents" and
+    # the document's title was the second section's
+    from chunkctl.loaders.pdf.toc import mark_toc
+
+    def book() -> list[list[Group]]:
+        entries = ["1 Intro ........ iii", "2 Method ........ iv", "3 Results ........ 1", "4 End ........ 2"]
+        return [[Group("para", [_line("Contents", 60, 40, 200, size=14)], page=0),
+                 Group("heading", [_line("Part One", 60, 70, 200, bold=True)], page=0, level=1, title="Part One"),
+                 *[Group("para", [_line(e, 60, 100 + 20 * i, 540)], page=0) for i, e in enumerate(entries)],
+                 Group("para", [_line("1 Intro", 60, 300, 200, bold=True)], page=0),
+                 Group("para", [_line("Text of the introduction.", 60, 330, 540)], page=0)],
+                [Group("para", [_line("2 Method", 60, 60, 200, bold=True)], page=1),
+                 Group("para", [_line("Text of the method.", 60, 90, 540)], page=1)]]
+
+    pages = [_page(i, []) for i in range(2)]
+    outline = [(0, "Intro", 0, None), (0, "Method", 1, None)]
+    groups = book()
+    assert outline_headings(groups, outline, pages, 10.0) == 2
+    assert mark_toc(groups, outline) == 1
+    heads = [(g.page, g.level, g.title) for gs in groups for g in gs if g.kind == "heading"]
+    # ("Part One", a heading by its font on the contents page, is an entry: a paragraph)
+    assert heads == [(0, 1, "Contents"), (0, 1, "Intro"), (1, 1, "Method")]
+    # an outline title placed on an entry of its contents page stays an entry
+    groups = book()
+    groups[0][2].kind, groups[0][2].level, groups[0][2].title = "heading", 1, "Intro"
+    assert mark_toc(groups, outline) == 1
+    assert [g.title for g in groups[0] if g.kind == "heading"] == ["Contents"]
+
+
+@needs_shared()
+def test_the_corpus_contents_page_ending_in_the_first_section():
+    doc = load(PDF / "roman-page-labels.pdf", ChunkConfig())
+    heads = [(b.level, doc.text[b.start:b.end], b.headings) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [(1, "Contents", ("Contents",)), (1, "1 First section", ("First section",)),
+                     (1, "2 Second section", ("Second section",)), (1, "3 Third section", ("Third section",)),
+                     (1, "4 Heading on Level 1 (section)", ("Heading on Level 1 (section)",))]
+    assert doc.title == "First section"
+
+
 def test_outline_entry_without_destination_is_never_a_bullet_a_phrase_or_a_link():
     # a regression hunt's finds: "• Installing" in a chapter's list of contents and "Key results" in running
     # text took the entries "Installing" and "Results"; an outline of one mailto link ("Contact us") matched a

@@ -111,7 +111,9 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
 
     On every run of contents pages: a group whose text is a contents title (`TITLE`)
     becomes a level-1 heading (an outline heading keeps its level and title); other
-    headings on those pages (bold chapter entries) become paragraphs. When the
+    headings on those pages (bold chapter entries) become paragraphs, but for a section the
+    outline starts on the page that does not read as an entry (a contents page ending in the
+    first section's heading and text: its text fell under "Contents"). When the
     run's first page has no title, its first group becomes a level-1 heading titled
     "Contents" (DEFAULT_TITLE), so the entries never fall under the section before.
     A leader-only line ("........ 37") on the baseline of the line before it joins
@@ -125,6 +127,10 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
         the number of contents pages.
     """
     flags = toc_pages(groups_by_page, outline)
+    titles = {norm_title(t) for _, t, _, _ in outline} - {""}
+    placed: dict[int, set[str]] = {}  # page -> the outline titles whose entries point at it
+    for _, t, pidx, _ in outline:
+        placed.setdefault(pidx, set()).add(norm_title(t))
     for pi in range(len(groups_by_page)):
         if not flags[pi]:
             continue
@@ -140,7 +146,7 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
                 if g.kind != "heading" or not g.title:
                     g.kind, g.level, g.title = "heading", 1, text
                 titled = True
-            elif g.kind == "heading":
+            elif g.kind == "heading" and not (norm_title(g.title) in placed.get(pi, ()) and _entry(text, titles) is None):
                 g.kind, g.level, g.title = "para", 0, ""
         first = next((g for g in groups if g.kind != "table" and g.lines), None)
         if not titled and (pi == 0 or not flags[pi - 1]) and first is not None:
