@@ -268,11 +268,13 @@ def test_a_section_the_outline_starts_on_a_contents_page_keeps_its_heading():
     heads = [(g.page, g.level, g.title) for gs in groups for g in gs if g.kind == "heading"]
     # ("Part One", a heading by its font on the contents page, is an entry: a paragraph)
     assert heads == [(0, 1, "Contents"), (0, 1, "Intro"), (1, 1, "Method")]
-    # an outline title placed on an entry of its contents page stays an entry
-    groups = book()
-    groups[0][2].kind, groups[0][2].level, groups[0][2].title = "heading", 1, "Intro"
-    assert mark_toc(groups, outline) == 1
-    assert [g.title for g in groups[0] if g.kind == "heading"] == ["Contents"]
+    # an outline title placed on an entry of its contents page, or on a part title before the
+    # last entry (an outline pointing at the contents page), stays an entry
+    for at, title in ((2, "Intro"), (1, "Part One")):
+        groups = book()
+        groups[0][at].kind, groups[0][at].level, groups[0][at].title = "heading", 1, title
+        assert mark_toc(groups, [(0, title, 0, None)]) == 1
+        assert [g.title for g in groups[0] if g.kind == "heading"] == ["Contents"]
 
 
 @needs_shared()

@@ -112,8 +112,8 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
     On every run of contents pages: a group whose text is a contents title (`TITLE`)
     becomes a level-1 heading (an outline heading keeps its level and title); other
     headings on those pages (bold chapter entries) become paragraphs, but for a section the
-    outline starts on the page that does not read as an entry (a contents page ending in the
-    first section's heading and text: its text fell under "Contents"). When the
+    outline starts on the page after its last entry (a contents page ending in the first
+    section's heading and text, which fell under "Contents"). When the
     run's first page has no title, its first group becomes a level-1 heading titled
     "Contents" (DEFAULT_TITLE), so the entries never fall under the section before.
     A leader-only line ("........ 37") on the baseline of the line before it joins
@@ -137,8 +137,11 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
         groups = groups_by_page[pi]
         _join_leader_lines(groups)
         _split_titles(groups)
+        # (the groups after the last entry: where a section the outline starts on the page may begin)
+        last = max((gi for gi, g in enumerate(groups) if g.kind != "table" and any(
+            _entry(" ".join(ln.text.split()), titles) for ln in g.lines)), default=-1)
         titled = False
-        for g in groups:
+        for gi, g in enumerate(groups):
             for ln in g.lines:
                 ln.text = LEADER.sub(" ... ", ln.text)
             text = " ".join(g.plain().split())
@@ -146,7 +149,7 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
                 if g.kind != "heading" or not g.title:
                     g.kind, g.level, g.title = "heading", 1, text
                 titled = True
-            elif g.kind == "heading" and not (norm_title(g.title) in placed.get(pi, ()) and _entry(text, titles) is None):
+            elif g.kind == "heading" and not (gi > last and norm_title(g.title) in placed.get(pi, ())):
                 g.kind, g.level, g.title = "para", 0, ""
         first = next((g for g in groups if g.kind != "table" and g.lines), None)
         if not titled and (pi == 0 or not flags[pi - 1]) and first is not None:
