@@ -304,3 +304,68 @@ def test_a_field_list_table_of_blocks_met_through_its_tbody_stays_blocks():
     doc = load(page)
     assert not any(b.kind == BlockKind.TABLE for b in doc.blocks)
     assert "x3 : array_like" in doc.text and "Parameters:" in doc.text
+
+
+# -- helper-91's review against Mozilla Readability's 130 test pages ------------------------------
+
+LINKS = "<ul>" + "".join(f"<li><a href='/o{i}'>Other story number {i} on the site</a></li>" for i in range(6)) + "</ul>"
+
+
+def test_a_heading_whose_section_was_all_left_out_goes_with_it():
+    # ehow-1: "Other People Are Reading" (a module of related links, its list pruned) stood as the
+    # breadcrumb of the whole how-to after it; Wikipedia's "Contents" over its table of contents
+    module = f"<div class='module'><header><h3>Other People Are Reading</h3></header>{LINKS}</div>"
+    toc = f"<div id='toc'><div id='toctitle'><h2>Contents</h2></div>{LINKS}</div>"
+    html = (f"<html><body><article><h1>How to Build a Terrarium</h1><p>{PARA}</p>{module}<p>{PARA}</p>"
+            f"<h2>Steps</h2><p>{PARA}</p>{toc}<h2>Care</h2><p>{PARA}</p></article></body></html>")
+    doc = load(html)
+    assert [b.headings for b in doc.blocks if b.kind == BlockKind.HEADING] == [
+        ("How to Build a Terrarium",), ("How to Build a Terrarium", "Steps"), ("How to Build a Terrarium", "Care")]
+    assert "Other People" not in doc.text and "Contents" not in doc.text and doc.text.count("The council") == 4
+    # the same heading and links side by side in the article's flow, up to the next heading
+    flat = (f"<html><body><article><h1>T</h1><p>{PARA}</p><h2>Recommended related news</h2>{LINKS}"
+            f"<h2>Next</h2><p>{PARA}</p></article></body></html>")
+    assert [b.headings[-1] for b in load(flat).blocks if b.kind == BlockKind.HEADING] == ["T", "Next"]
+
+
+def test_a_heading_left_with_its_subsections_a_subtitle_or_a_headline_stays():
+    # Wikipedia's "Software": an image thumb pruned after it, then its subsections
+    thumb = f"<div class='thumb'><div class='caption'>{PARA}</div></div>"
+    html = (f"<html><body><article><h1>Mozilla</h1><p>{PARA}</p><h2>Software</h2>{thumb}"
+            f"<h3>Firefox</h3><p>{PARA}</p><h2>Values</h2><p>{PARA}</p></article></body></html>")
+    assert headings_of(load(html), "The council met") == ("Mozilla",)
+    assert [b.headings for b in load(html).blocks if b.kind == BlockKind.HEADING][2] == ("Mozilla", "Software", "Firefox")
+    # ars-1, citylab-1: a headline and a subtitle over a short byline, in a header or not
+    for box in ("header", "div"):
+        page = (f"<html><body><article><{box} class='head'><h1>Minecraft exploit crashes servers</h1>"
+                f"<h2>Two-year-old bug exposes thousands of servers to attack.</h2>"
+                f"<p class='byline'>by Dan Goodin</p></{box}><div class='body'><p>{PARA}</p><p>{PARA}</p></div>"
+                f"</article></body></html>")
+        doc = load(page)
+        assert doc.text.startswith("Minecraft exploit crashes servers\n\nTwo-year-old bug"), box
+
+
+def test_class_names_that_only_look_like_navigation_or_captions_keep_their_text():
+    # videos-1: `p#NavzzU` (a random id) lost a whole paragraph to "nav"; buzzfeed-1's lead in a
+    # `no_caption` element; Wikipedia's hatnotes (`navigation-not-searchable`)
+    html = (f"<html><body><article><h1>The Square</h1><p id='NavzzU'>Winner of the Palme d'Or, {PARA}</p>"
+            f"<div class='buzz_superlist_item_image no_caption'><h2>The mother of a woman said so.</h2></div>"
+            f"<div role='note' class='hatnote navigation-not-searchable'>For other uses, see Square.</div>"
+            f"<p>{PARA}</p><div class='site-nav'>{LINKS}</div></article></body></html>")
+    doc = load(html)
+    for kept in ("Winner of the Palme", "The mother of a woman", "For other uses, see Square."):
+        assert kept in doc.text, kept
+    assert "Other story number" not in doc.text
+
+
+def test_wiki_chrome_is_furniture():
+    navbox = ("<table class='navbox'><tr><th>v t e Administrative divisions</th></tr>"
+              "<tr><td><a href='/a'>Auckland</a> <a href='/w'>Wellington</a></td></tr></table>")
+    html = (f"<html><body><div id='content' role='main'><h1>New Zealand</h1><div id='siteSub'>From Wikipedia,"
+            f" the free encyclopedia</div><a class='mw-jump-link' href='#p-search'>Jump to search</a>"
+            f"<div class='mw-parser-output'><p>{PARA}</p><p>{PARA}</p>{navbox}</div>"
+            f"<div id='catlinks' class='catlinks'><a href='/c'>Categories</a>: Island countries</div></div>"
+            f"</body></html>")
+    assert load(html).text == f"New Zealand\n\n{PARA.strip()}\n\n{PARA.strip()}"
+    kept = load(html, keep_boilerplate=True).text
+    assert "From Wikipedia" in kept and "Auckland" in kept

@@ -22,15 +22,19 @@ from typing import Any
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOCKS
 from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
 
-# Class/id names that mark content, or its surroundings.
+# Class/id names that mark content, or its surroundings. "nav" is a word of its own or starts a
+# camelCase one (`navbar`, `navigation`, `mainNav`, `navContainer`), not the start of a random id
+# (`p#NavzzU`, a paragraph of helper-91's videos-1 page, was left out), nor Wikipedia's hatnotes
+# (`navigation-not-searchable`); a `no_caption` class is no caption (buzzfeed-1's lead).
 _POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|documentation",
                        re.I)
 _NEGATIVE = re.compile(
     r"comment|related|share|sharing|social|sidebar|widget|promo|sponsor|advert|(?:^|[\s_-])ads?(?:$|[\s_-])|"
-    r"banner|breadcrumb|footer|footnote-?ref|masthead|(?:^|[\s_-])menu|(?:^|[\s_-])nav|newsletter|subscribe|outbrain|taboola|"
+    r"banner|breadcrumb|footer|footnote-?ref|masthead|(?:^|[\s_-])menu|"
+    r"(?:^|[\s_-])nav(?:bar|igation(?!-not-searchable)|menu|links?|list)?(?!(?-i:[a-z]))|newsletter|subscribe|outbrain|taboola|"
     r"recommend|teaser|popular|trending|more-?stories|read-?more|also-?read|tags?(?:$|[\s_-])|byline-?share|"
     r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip|byline|dateline|timestamp|credit|"
-    r"caption|(?:^|[\s_-])(?:date|time|author|published)s?(?:$|[\s_-])", re.I)
+    r"(?<!no[_-])caption|(?:^|[\s_-])(?:date|time|author|published)s?(?:$|[\s_-])", re.I)
 # Names of whole regions that are never the article (skipped before scoring, as Readability does),
 # unless the name also says content or the region holds the page's headline or code.
 _UNLIKELY = re.compile(
@@ -411,8 +415,114 @@ class MainContent:
                 continue
             stack.extend(self.children(i))
         left.extend(self._tails(root))
+        left.extend(self._orphans(root, left))
         out.update(self.mem_ids[i] for i in left)
         return out
+
+    def _orphans(self, root: int, left: list[int]) -> list[int]:
+        """Headings whose section the pruning left empty, with the wrappers that held them: an element
+        under `root` (not a `header`, no `h1` in it) whose text was all in elements left out (`left`,
+        orders, and the regions skipped as unlikely), more of it than its headings hold, but for those
+        headings ("Other People Are Reading" over a list of related links, Wikipedia's "Contents" over
+        its table of contents); and a heading (not an `h1`) whose siblings up to the next heading were
+        all left out, more text than its own ("Recommended related news"). Such a heading stood as the breadcrumb of the text after it:
+        helper-91 found one over a whole how-to, on 15 of Mozilla Readability's 130 test pages.
+        Returns their orders; none when nothing but headings would be left."""
+        tags, chars, parent, end = self.tags, self.chars, self.parent, self.end
+        gone = set(left)
+        skipped = {up for up, _ in self.unlikely if root <= up <= end[root]}
+        # In reverse document order (children before parents), for each element: the characters of its
+        # text outside what is left out and outside headings, those left out (or whether something was
+        # skipped), those of its headings, and the level of the highest of them.
+        n = end[root] + 1
+        rest = [0] * (n - root)
+        cut = [0] * (n - root)
+        heads = [0] * (n - root)
+        rank = bytearray(b"\x07" * (n - root))  # the level of its highest heading (7: none)
+        dead = bytearray(n - root)  # 1: in an element left out
+        at = root + 1
+        while at < n:  # (document order: a left-out element's descendants follow it, up to its end)
+            if at in gone:
+                dead[at - root:end[at] + 1 - root] = b"\x01" * (end[at] + 1 - at)
+                at = end[at] + 1
+            else:
+                at += 1
+
+        def drop(i: int) -> None:
+            gone.add(i)
+            out.append(i)
+            dead[i - root:end[i] + 1 - root] = b"\x01" * (end[i] + 1 - i)
+
+        out: list[int] = []
+        # The live heading at or after each order, as the reverse pass leaves it: what follows an element
+        # is decided before it is (an element left out later holds it too).
+        after = [-1] * (n - root + 1)
+        live = -1
+        for i in range(end[root], root, -1):
+            k = i - root
+            if i in gone:
+                cut[k] = chars[i] or 1
+            elif tags[i] in _HEADINGS:
+                heads[k], rank[k] = chars[i], int(tags[i][1])
+                if chars[i] and not dead[k]:
+                    live = i
+            else:
+                r, c, h, top = chars[i], int(i in skipped), 0, 7
+                for ch in self.children(i):
+                    j = ch - root
+                    r -= chars[ch] - rest[j]
+                    c += cut[j]
+                    h += heads[j]
+                    top = min(top, rank[j])
+                rest[k], cut[k], heads[k], rank[k] = r, c, h, top
+                if h and c >= h and r <= 0 and top > 1 and tags[i] != "header" and not self.keep[i] and \
+                        self._closes(top, after[end[i] + 1 - root]):
+                    drop(i)
+                    rest[k], cut[k], heads[k], rank[k] = 0, chars[i] or 1, 0, 7
+                    live = after[end[i] + 1 - root]
+            after[k] = live
+        live = -1
+        for k in range(n - root - 1, 0, -1):  # (now that the reverse pass is done)
+            if not dead[k] and tags[k + root] in _HEADINGS and chars[k + root]:
+                live = k + root
+            after[k] = live
+        after[n - root] = -1
+        for i in range(root + 1, n):
+            if dead[i - root] or tags[i] not in _HEADINGS or tags[i] == "h1":
+                continue
+            cur = i  # (the heading, or the wrapper that holds nothing else)
+            for _ in range(3):
+                up = parent[cur]
+                if up < 0 or up == root or chars[up] != chars[i]:
+                    break
+                cur = up
+            left_out, last = 0, end[cur]
+            for s in self._after(cur):
+                k = s - root
+                if tags[s] in _HEADINGS or heads[k]:
+                    break
+                if s in gone or rest[k] <= 0:
+                    left_out += cut[k]
+                    last = end[s]
+                    continue
+                left_out = 0
+                break
+            # (more than a byline after a subtitle)
+            if left_out >= chars[i] and self._closes(int(tags[i][1]), after[last + 1 - root]):
+                drop(cur)
+        remaining, i = chars[root], root + 1  # (what is left but headings: none, and the headings stay)
+        while i < n:
+            if dead[i - root] or tags[i] in _HEADINGS:
+                remaining -= chars[i]
+                i = end[i] + 1
+            else:
+                i += 1
+        return out if remaining > 0 else []
+
+    def _closes(self, level: int, following: int) -> bool:
+        """True when the heading at order `following` (-1: none) is of `level` or higher: a section
+        under a heading of `level` has no subsection there, whose breadcrumb it would be."""
+        return following < 0 or int(self.tags[following][1]) <= level
 
     def _tails(self, root: int) -> set[int]:
         """Headings such as "Related articles" or "Comments" under `root`, with what follows them up to the

@@ -17,6 +17,8 @@ from chunkctl.loaders.html.elements import (
     LINE_NUMBERS_TEXT,
     PERMALINK_CLASS,
     PERMALINK_TEXT,
+    WIKI_FURNITURE_CLASSES,
+    WIKI_FURNITURE_IDS,
 )
 
 
@@ -204,7 +206,10 @@ def is_furniture(node, tag: str, attrs: dict[str, Any], scoped: int) -> bool:
     style = attrs.get("style")
     if style and DISPLAY_NONE.search(style):
         return True
-    marks = " ".join(v for v in (attrs.get("id"), attrs.get("class")) if v)
+    cls = attrs.get("class")
+    if cls and not WIKI_FURNITURE_CLASSES.isdisjoint(cls.split()) or attrs.get("id") in WIKI_FURNITURE_IDS:
+        return True
+    marks = " ".join(v for v in (attrs.get("id"), cls) if v)
     if marks and CONSENT.search(marks) and tag not in ("body", "html", "main", "article"):
         return node.css_first("main, article, h1") is None
     return False
