@@ -369,3 +369,19 @@ def test_wiki_chrome_is_furniture():
     assert load(html).text == f"New Zealand\n\n{PARA.strip()}\n\n{PARA.strip()}"
     kept = load(html, keep_boilerplate=True).text
     assert "From Wikipedia" in kept and "Auckland" in kept
+
+
+def test_a_comment_thread_of_wordpress_articles_is_left_out():
+    # helper-91's wordpress page: each comment an `<article class="comment-body">`, which made the
+    # thread (in `div.comments-area`, a region named unlikely) look like it held the page's article
+    thread = ("<div id='comments' class='comments-area'><h3>There are 3 comments</h3><ol class='comment-list'>"
+              + "".join(f"<li id='comment-{i}'><article id='div-comment-{i}' class='comment-body'><footer>Reader {i}"
+                        f"</footer><div class='comment-content'><p>Comment {i}: {PARA}</p></div></article></li>"
+                        for i in range(3)) + "</ol></div>")
+    html = (f"<html><body><div class='site'><article class='post'><h1>Ferry timetable changes</h1><p>{PARA}</p>"
+            f"<p>{PARA}</p></article>{thread}</div></body></html>")
+    doc = load(html)
+    assert doc.text == f"Ferry timetable changes\n\n{PARA.strip()}\n\n{PARA.strip()}"
+    # a region named unlikely that holds an article not named as a comment is still read
+    inside = html.replace("<div class='site'>", "<div class='sidebar-layout'>")
+    assert load(inside).text.startswith("Ferry timetable changes\n\nThe council met")

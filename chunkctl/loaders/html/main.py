@@ -36,13 +36,15 @@ _NEGATIVE = re.compile(
     r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip|byline|dateline|timestamp|credit|"
     r"(?<!no[_-])caption|(?:^|[\s_-])(?:date|time|author|published)s?(?:$|[\s_-])", re.I)
 # Names of whole regions that are never the article (skipped before scoring, as Readability does),
-# unless the name also says content or the region holds the page's headline or code.
+# unless the name also says content or the region holds the page's headline, code or an article
+# (not one named as a comment: `_holds_article`).
 _UNLIKELY = re.compile(
     r"comment|disqus|related|sidebar|(?:^|[\s_-])share|social|outbrain|taboola|newsletter|recommend|"
     r"breadcrumb|(?:^|[\s_-])menu|popular|trending|more-?stories|also-?read|read-?next|signup|popup|modal|"
     r"(?:^|[\s_-])footer|(?:^|[\s_-])ad-|sponsor|promo|author-?bio|gallery|slideshow|carousel", re.I)
 _MAYBE = re.compile(r"article|body|column|content|main|post-?text|story", re.I)
-_SAFE = "h1, pre, table, dl, article, main"
+_COMMENT = re.compile(r"comment", re.I)
+_SAFE = "h1, pre, table, dl, main"
 # Elements whose text is a paragraph's (a div or section without block children counts too).
 _PARAGRAPHS = frozenset("p pre td blockquote dd li h2 h3 h4 h5 h6".split())
 _CONTAINERS = frozenset("div section article main td blockquote body center".split())
@@ -88,6 +90,17 @@ _TABLE_PARTS = frozenset("thead tbody tfoot tr td th caption colgroup col".split
 _COMMAS = re.compile(r"[,，、،;；]")
 # Elements whose node the selection reads after the walk (text, selectors); others are found again by `mem_id`.
 _NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
+
+
+def _holds_article(node) -> bool:
+    """True when an `<article>` not named as a comment is under `node`: a region named unlikely
+    that holds one may hold the page's article. WordPress themes give each comment an `<article
+    class="comment-body">`, which kept whole comment threads (helper-91's wordpress page)."""
+    for article in node.css("article"):
+        attrs = article.attributes
+        if not _COMMENT.search(" ".join(v for v in (attrs.get("class"), attrs.get("id")) if v)):
+            return True
+    return False
 
 
 def _marks(attrs: dict) -> str:
@@ -216,7 +229,7 @@ class MainContent:
             marks = _marks(attrs)
             up = open_ids[-1] if open_ids else -1
             if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
-                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None:
+                    not _MAYBE.search(marks) and node.css_first(_SAFE) is None and not _holds_article(node):
                 self.unlikely.append((up, node.mem_id))
                 if sib is not None:
                     stack.append((sib, -1))
