@@ -40,8 +40,9 @@ LINE_NUMBERS_TEXT = re.compile(r"[\d\s]*")
 # skins' `mw-editsection`, older ones' `editsection`): "History[edit]" was the heading and the
 # breadcrumb of every chunk of a Wikipedia page.
 EDIT_SECTION_CLASSES = frozenset(("mw-editsection", "editsection"))
-# Wiki chrome left out with the furniture (MediaWiki's classes): "From Wikipedia, the free
-# encyclopedia" and other parts not printed (`noprint`), navigation boxes (`navbox`: a table of
-# links at the foot of an article), "Jump to navigation" links, category links (helper-91).
-WIKI_FURNITURE_CLASSES = frozenset("noprint navbox vertical-navbox navbox-styles mw-jump mw-jump-link catlinks".split())
+# Wiki chrome left out with the furniture (MediaWiki's names): "From Wikipedia, the free encyclopedia"
+# (`siteSub`), navigation boxes (`navbox`: a table of links at the foot of an article), "Jump to
+# navigation" links, category links (helper-91). Not `noprint`, which other sites put on content too
+# (helper-92: an article's title and standfirst).
+WIKI_FURNITURE_CLASSES = frozenset("navbox vertical-navbox navbox-styles mw-jump mw-jump-link catlinks".split())
 WIKI_FURNITURE_IDS = frozenset("siteSub jump-to-nav catlinks".split())  # (skins before the classes)

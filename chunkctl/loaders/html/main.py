@@ -23,7 +23,7 @@ from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOC
 from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
 
 # Class/id names that mark content, or its surroundings. "nav" is a word of its own or starts a
-# camelCase one (`navbar`, `navigation`, `mainNav`, `navContainer`), not the start of a random id
+# camelCase one (`navbar`, `navi`, `navigation`, `navContainer`), not the start of a random id
 # (`p#NavzzU`, a paragraph of helper-91's videos-1 page, was left out), nor Wikipedia's hatnotes
 # (`navigation-not-searchable`); a `no_caption` class is no caption (buzzfeed-1's lead).
 _POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|story|prose|markdown|documentation",
@@ -31,7 +31,7 @@ _POSITIVE = re.compile(r"article|body|content|entry|main|page|post|text|blog|sto
 _NEGATIVE = re.compile(
     r"comment|related|share|sharing|social|sidebar|widget|promo|sponsor|advert|(?:^|[\s_-])ads?(?:$|[\s_-])|"
     r"banner|breadcrumb|footer|footnote-?ref|masthead|(?:^|[\s_-])menu|"
-    r"(?:^|[\s_-])nav(?:bar|igation(?!-not-searchable)|menu|links?|list)?(?!(?-i:[a-z]))|newsletter|subscribe|outbrain|taboola|"
+    r"(?:^|[\s_-])nav(?:bar|i|igation(?!-not-searchable)|menu|links?|list)?(?!(?-i:[a-z]))|newsletter|subscribe|outbrain|taboola|"
     r"recommend|teaser|popular|trending|more-?stories|read-?more|also-?read|tags?(?:$|[\s_-])|byline-?share|"
     r"signup|login|modal|popup|cookie|consent|pagination|pager|toolbar|tool-?tip|skip|byline|dateline|timestamp|credit|"
     r"(?<!no[_-])caption|(?:^|[\s_-])(?:date|time|author|published)s?(?:$|[\s_-])", re.I)
@@ -43,7 +43,10 @@ _UNLIKELY = re.compile(
     r"breadcrumb|(?:^|[\s_-])menu|popular|trending|more-?stories|also-?read|read-?next|signup|popup|modal|"
     r"(?:^|[\s_-])footer|(?:^|[\s_-])ad-|sponsor|promo|author-?bio|gallery|slideshow|carousel", re.I)
 _MAYBE = re.compile(r"article|body|column|content|main|post-?text|story", re.I)
-_COMMENT = re.compile(r"comment", re.I)
+# Names of a wrapper whose heading titles only what it holds (a module of related links, a table of
+# contents), not the text after it as a section heading's wrapper (`MainContent._orphans`).
+_MODULE = re.compile(_UNLIKELY.pattern + r"|(?:^|[\s_-])toc(?:$|[\s_-])|table-?of-?contents", re.I)
+_COMMENT = re.compile(r"(?:^|[\s_-])comment(?:$|[\s_-])", re.I)  # (not "latest-comments__list")
 _SAFE = "h1, pre, table, dl, main"
 # Elements whose text is a paragraph's (a div or section without block children counts too).
 _PARAGRAPHS = frozenset("p pre td blockquote dd li h2 h3 h4 h5 h6".split())
@@ -434,13 +437,18 @@ class MainContent:
 
     def _orphans(self, root: int, left: list[int]) -> list[int]:
         """Headings whose section the pruning left empty, with the wrappers that held them: an element
-        under `root` (not a `header`, no `h1` in it) whose text was all in elements left out (`left`,
-        orders, and the regions skipped as unlikely), more of it than its headings hold, but for those
-        headings ("Other People Are Reading" over a list of related links, Wikipedia's "Contents" over
-        its table of contents); and a heading (not an `h1`) whose siblings up to the next heading were
-        all left out, more text than its own ("Recommended related news"). Such a heading stood as the breadcrumb of the text after it:
-        helper-91 found one over a whole how-to, on 15 of Mozilla Readability's 130 test pages.
-        Returns their orders; none when nothing but headings would be left."""
+        under `root` named as a module (`_MODULE`: related, share... or a table of contents; not a
+        `header`, no `h1` in it) whose text was all in link lists left out (`left`, orders, and the
+        regions skipped as unlikely), more than its headings hold, but for those headings ("Other
+        People Are Reading" over a list of related links, Wikipedia's "Contents" over its table of
+        contents; not a section heading's wrapper with a toolbar of "Edit this page" links, whose
+        section follows it); and a heading (not an `h1`, not in a `header`, no text of its own between the
+        elements of its parent) whose siblings up to the next heading were all link lists left out,
+        more text than its own ("Recommended related news"; not a subtitle over a byline or a photo).
+        Such a heading stood as the breadcrumb of the text after it: helper-91 found one over a whole
+        how-to, on 15 of Mozilla Readability's 130 test pages; helper-92's break test, on 1,369 real
+        pages, the cases left out here. Returns their orders; none when nothing but headings would
+        be left."""
         tags, chars, parent, end = self.tags, self.chars, self.parent, self.end
         gone = set(left)
         skipped = {up for up, _ in self.unlikely if root <= up <= end[root]}
@@ -473,8 +481,8 @@ class MainContent:
         live = -1
         for i in range(end[root], root, -1):
             k = i - root
-            if i in gone:
-                cut[k] = chars[i] or 1
+            if i in gone:  # (links only: a byline or a photo left out is no section of its own)
+                cut[k] = chars[i] if 2 * self.link_chars[i] > chars[i] else 0
             elif tags[i] in _HEADINGS:
                 heads[k], rank[k] = chars[i], int(tags[i][1])
                 if chars[i] and not dead[k]:
@@ -489,9 +497,9 @@ class MainContent:
                     top = min(top, rank[j])
                 rest[k], cut[k], heads[k], rank[k] = r, c, h, top
                 if h and c >= h and r <= 0 and top > 1 and tags[i] != "header" and not self.keep[i] and \
-                        self._closes(top, after[end[i] + 1 - root]):
+                        _MODULE.search(self.marks.get(i, "")) and self._closes(top, after[end[i] + 1 - root]):
                     drop(i)
-                    rest[k], cut[k], heads[k], rank[k] = 0, chars[i] or 1, 0, 7
+                    rest[k], cut[k], heads[k], rank[k] = 0, c, 0, 7
                     live = after[end[i] + 1 - root]
             after[k] = live
         live = -1
@@ -500,8 +508,11 @@ class MainContent:
                 live = k + root
             after[k] = live
         after[n - root] = -1
+        banner = -1  # (the end of the last `header` element: a headline's subtitle and byline)
         for i in range(root + 1, n):
-            if dead[i - root] or tags[i] not in _HEADINGS or tags[i] == "h1":
+            if tags[i] == "header":
+                banner = max(banner, end[i])
+            if dead[i - root] or tags[i] not in _HEADINGS or tags[i] == "h1" or i <= banner:
                 continue
             cur = i  # (the heading, or the wrapper that holds nothing else)
             for _ in range(3):
@@ -509,19 +520,25 @@ class MainContent:
                 if up < 0 or up == root or chars[up] != chars[i]:
                     break
                 cur = up
+            up = parent[cur]
+            if up >= 0 and chars[up] > sum(chars[c] for c in self.children(up)):
+                continue  # (text of its own in the parent, between the elements: maybe the section's)
             left_out, last = 0, end[cur]
             for s in self._after(cur):
                 k = s - root
-                if tags[s] in _HEADINGS or heads[k]:
+                if tags[s] in _HEADINGS:
                     break
-                if s in gone or rest[k] <= 0:
+                if (s in gone or rest[k] <= 0) and not heads[k]:
                     left_out += cut[k]
                     last = end[s]
                     continue
-                left_out = 0
+                left_out = 0  # (text, or a subsection)
                 break
-            # (more than a byline after a subtitle)
-            if left_out >= chars[i] and self._closes(int(tags[i][1]), after[last + 1 - root]):
+            # (more than a byline after a subtitle; nothing after the run, if it ends with its parent,
+            # up to the next heading: a toolbar of links in a wrapper with the heading, then its text)
+            following = after[last + 1 - root]
+            if left_out >= chars[i] and self._closes(int(tags[i][1]), following) and \
+                    self._empty(last + 1, following if following >= 0 else n, root, rest, dead):
                 drop(cur)
         remaining, i = chars[root], root + 1  # (what is left but headings: none, and the headings stay)
         while i < n:
@@ -531,6 +548,19 @@ class MainContent:
             else:
                 i += 1
         return out if remaining > 0 else []
+
+    def _empty(self, a: int, b: int, root: int, rest: list[int], dead: bytearray) -> bool:
+        """True when the elements from order `a` up to order `b` (not the elements that hold `b`) have
+        no text but what is left out or headings (`rest`, `dead`: by order from `root`)."""
+        end, j = self.end, a
+        while j < b:
+            if end[j] >= b:  # (holds b: its elements before b count, not it)
+                j += 1
+            elif dead[j - root] or self.tags[j] in _HEADINGS or rest[j - root] <= 0:
+                j = end[j] + 1
+            else:
+                return False
+        return True
 
     def _closes(self, level: int, following: int) -> bool:
         """True when the heading at order `following` (-1: none) is of `level` or higher: a section
