@@ -460,6 +460,7 @@ class MainContent:
         cut = [0] * (n - root)
         heads = [0] * (n - root)
         rank = bytearray(b"\x07" * (n - root))  # the level of its highest heading (7: none)
+        bare = bytearray(n - root)  # 1: text of its own between its elements
         dead = bytearray(n - root)  # 1: in an element left out
         at = root + 1
         while at < n:  # (document order: a left-out element's descendants follow it, up to its end)
@@ -488,14 +489,15 @@ class MainContent:
                 if chars[i] and not dead[k]:
                     live = i
             else:
-                r, c, h, top = chars[i], int(i in skipped), 0, 7
+                r, c, h, top, own = chars[i], int(i in skipped), 0, 7, chars[i]
                 for ch in self.children(i):
                     j = ch - root
                     r -= chars[ch] - rest[j]
                     c += cut[j]
                     h += heads[j]
                     top = min(top, rank[j])
-                rest[k], cut[k], heads[k], rank[k] = r, c, h, top
+                    own -= chars[ch]
+                rest[k], cut[k], heads[k], rank[k], bare[k] = r, c, h, top, own > 0
                 if h and c >= h and r <= 0 and top > 1 and tags[i] != "header" and not self.keep[i] and \
                         _MODULE.search(self.marks.get(i, "")) and self._closes(top, after[end[i] + 1 - root]):
                     drop(i)
@@ -508,6 +510,7 @@ class MainContent:
                 live = k + root
             after[k] = live
         after[n - root] = -1
+        bare[0] = chars[root] > sum(chars[c] for c in self.children(root))
         banner = -1  # (the end of the last `header` element: a headline's subtitle and byline)
         for i in range(root + 1, n):
             if tags[i] == "header":
@@ -520,8 +523,7 @@ class MainContent:
                 if up < 0 or up == root or chars[up] != chars[i]:
                     break
                 cur = up
-            up = parent[cur]
-            if up >= 0 and chars[up] > sum(chars[c] for c in self.children(up)):
+            if bare[parent[cur] - root]:
                 continue  # (text of its own in the parent, between the elements: maybe the section's)
             left_out, last = 0, end[cur]
             for s in self._after(cur):
