@@ -773,7 +773,7 @@ def pieces(html: str | bytes, piece_chars: int = PIECE_CHARS, encoding: str | No
     return _scan(html, piece_chars, encoding, begin, None, [])[0]
 
 
-_State = tuple[bool, dict[int, tuple[str, int, Any, int]], dict[int, tuple[str, int, Any, int]], bool]
+_State = tuple[bool, dict[int, _Entry], dict[int, _Entry], bool]
 """What `_scan` follows of the parser's state besides its open elements: the form pointer set, the
 formatting elements open and those waiting to be opened again (offset -> (name, markers open around
 it, start tag, offset of the innermost marker or -1)), and whether it still follows that list."""
@@ -879,7 +879,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     # the parser opens again at the next text or inline start tag (`reconstruct`; no cut while one
     # is pending). `fmt_exact`: the scan still follows the parser's list of them exactly (it stops
     # where the parser runs its adoption agency or Noah's ark clause, and then never reopens one).
-    fmt_open: dict[int, tuple[str, int, Any, int]] = {} if state is None else dict(state[1])
+    fmt_open: dict[int, _Entry] = {} if state is None else dict(state[1])
     pending = _Pending(() if state is None else state[2])
     fmt_exact = state is None or state[3]
     pre_end = -1  # where the start tag of the last <pre> or <listing> ends (a line break right after it is dropped)

@@ -77,6 +77,11 @@ def _rising(segments: list[list[tuple[bool, int]]]) -> bool:
     return pairs == 0 or ok >= RISING_SHARE * pairs
 
 
+def _outline_titles(outline: list[tuple[int, str, int, float | None]]) -> set[str]:
+    """The outline entries' titles, reduced for matching (`norm_title`)."""
+    return {norm_title(t) for _, t, _, _ in outline} - {""}
+
+
 def toc_pages(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple[int, str, int, float | None]]) -> list[bool]:
     """Which pages are tables of contents (or lists of figures and tables).
 
@@ -88,7 +93,7 @@ def toc_pages(groups_by_page: PageGroups | list[list[Group]], outline: list[tupl
     Returns:
         one flag per page.
     """
-    titles = {norm_title(t) for _, t, _, _ in outline} - {""}
+    titles = _outline_titles(outline)
     out: list[bool] = []
     for groups in reading(groups_by_page):
         lines = [ln for g in groups if g.kind != "table" for ln in g.lines]
@@ -127,7 +132,7 @@ def mark_toc(groups_by_page: PageGroups | list[list[Group]], outline: list[tuple
         the number of contents pages.
     """
     flags = toc_pages(groups_by_page, outline)
-    titles = {norm_title(t) for _, t, _, _ in outline} - {""}
+    titles = _outline_titles(outline)
     placed: dict[int, set[str]] = {}  # page -> the outline titles whose entries point at it
     for _, t, pidx, _ in outline:
         placed.setdefault(pidx, set()).add(norm_title(t))
