@@ -286,7 +286,12 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
             # read without a tree (`nesting`). The scan's list of them made it quadratic until 0.1.26
             # (20 MB: 33.4 s, 29.0 s since; helper-89's soup page alone: 146 s, 4.5 s)
             ("soup-html", "HTML: one-word paragraphs, one in ten leaving an <i> open, after <font><p>Intro</font>",
-             "<html><body><div><font face=Arial><p>Intro</font></div>\n", lambda i: f"<p><i>w{i % 97}</p>\n" + "<p>w</p>\n" * 9)]:
+             "<html><body><div><font face=Arial><p>Intro</font></div>\n", lambda i: f"<p><i>w{i % 97}</p>\n" + "<p>w</p>\n" * 9),
+            # A list is one block, never cut, and every line of an item is indented under it: one-letter
+            # lines 40 lists deep were 66 characters of text for 2 bytes of markup (2 GB, 100x, until
+            # 0.1.28, where a list's indentation is at most the rest of its text)
+            ("indented-html", "HTML: a <pre> of one-letter lines in an item 40 lists deep",
+             "<html><body>" + "<ul><li>x" * 40 + "<pre>", lambda i: "a\n" * 1000)]:
         add(name, name.replace("-html", ".html"), what,
             lambda p, head=head, make=make: _repeat(p, size, make, head=head, tail="</body></html>\n"))
     return shapes

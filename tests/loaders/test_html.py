@@ -228,10 +228,82 @@ def test_deeply_nested_lists_are_indented_at_most_max_indent():
     # (each level indented its lines two more: 73 KB of nested lists gave a 14.8 MB document)
     from chunkctl.loaders.html.text import MAX_INDENT
     depth = 400
-    doc = load("<ul>" + "<li>x<ul>" * depth + "</ul></li>" * depth + "</ul>")
+    item = "an item of some seventy characters, longer than the widest indentation"
+    doc = load("<ul>" + f"<li>{item}<ul>" * depth + "</ul></li>" * depth + "</ul>")
     lines = doc.text.split("\n")
-    assert len(lines) == depth and all(line.strip() == "- x" for line in lines)
-    assert lines[3] == "      - x" and max(len(line) for line in lines) == MAX_INDENT + len("- x")
+    assert len(lines) == depth and all(line.strip() == "- " + item for line in lines)
+    assert lines[3] == "      - " + item and max(len(line) for line in lines) == MAX_INDENT + len("- " + item)
+
+
+def test_a_lists_indentation_is_at_most_the_rest_of_its_text():
+    # a <pre> or <br> lines in an item 40 lists deep: 2-5 bytes of markup a line, 66 characters of
+    # text (a 20 MB page took 0.9-2 GB); every line of the block is cut to one width that fits
+    deep = "<ul><li>x<ul><li>y<ul><li>z<pre>a\nb\nc</pre></ul></ul></ul>"
+    assert text_of(deep) == "- x\n  - y\n  - z\n  a\n  b\n  c"  # 12 characters of text, 10 of indentation
+    # (13 characters of text: 3 a line fit)
+    assert text_of(deep.replace("<pre>a\nb\nc</pre>", "a<br>b<br>c")) == "- x\n  - y\n   - za\n   b\n   c"
+    # lines of ordinary length keep their nesting
+    usual = ("<ol><li>Install the package<ul><li>with pip:<pre>pip install chunkctl\nchunkctl --help</pre>"
+             "</li><li>or from a clone</li></ul></li><li>Run it</li></ol>")
+    assert text_of(usual) == ("1. Install the package\n   - with pip:\n     pip install chunkctl\n"
+                              "     chunkctl --help\n   - or from a clone\n2. Run it")
+
+
+def test_an_indented_list_over_many_packs_keeps_its_lines_and_item_spans():
+    # 10,000 nested pairs: the lines are indented when read and joined a pack (4,096) at a time
+    html = "<ul>" + "".join(f"<li>item {i}<ul><li>sub {i}</li></ul></li>" for i in range(5_000)) + "</ul>"
+    doc = load(html)
+    (block,) = doc.blocks
+    body = doc.text[block.start:block.end]
+    assert body.split("\n") == [line for i in range(5_000) for line in (f"- item {i}", f"  - sub {i}")]
+    assert [body[a:b] for a, b in block.rows][2047:2049] == ["- item 2047\n  - sub 2047", "- item 2048\n  - sub 2048"]
+
+
+_ITEM_TEXT = st.sampled_from(["a", "bc", "x y", "Install the package", "some longer line of list text", "é🦀"])
+
+
+def _leaf():
+    return st.one_of(
+        _ITEM_TEXT, st.just(""),
+        st.builds(lambda ws: "<pre>" + "\n".join(ws) + "</pre>", st.lists(_ITEM_TEXT, min_size=1, max_size=5)),
+        st.builds("<br>".join, st.lists(_ITEM_TEXT, min_size=1, max_size=4)),
+        st.builds(lambda w: f"<p>{w}</p>", _ITEM_TEXT))
+
+
+def _nested(kids):
+    return st.builds(
+        lambda tag, items: f"<{tag}>" + "".join(f"<{'dd' if tag == 'dl' else 'li'}>{w}{k}" for w, k in items) + f"</{tag}>",
+        st.sampled_from(["ul", "ol", "dl"]), st.lists(st.tuples(_ITEM_TEXT, kids), min_size=1, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(_leaf(), _nested, max_leaves=30))
+def test_list_indentation_is_every_line_cut_to_the_widest_width_that_fits(inner):
+    # The same page read with no share: the same lines, each line's indentation cut to one width c,
+    # the largest for which the block's indentation is at most the rest of its text.
+    from unittest import mock
+
+    import chunkctl.loaders.html.text as text_module
+
+    html = f"<ul><li>first {inner}</li></ul>"
+    capped = load(html)
+    with mock.patch.object(text_module, "INDENT_SHARE", float("inf")):
+        full = load(html)
+    assert [kind for kind, _ in shape(full)] == [kind for kind, _ in shape(capped)]
+    for (kind, body), (_, c_body) in zip(shape(full), shape(capped)):
+        if kind != "list":
+            assert body == c_body
+            continue
+        lines, c_lines = body.split("\n"), c_body.split("\n")
+        assert [ln.lstrip(" ") for ln in lines] == [ln.lstrip(" ") for ln in c_lines]
+        widths = [len(ln) - len(ln.lstrip(" ")) for ln in lines]
+        c_widths = [len(ln) - len(ln.lstrip(" ")) for ln in c_lines]
+        rest = sum(len(ln) for ln in c_lines) - sum(c_widths)
+        c = max(c_widths)
+        assert c_widths == [min(w, c) for w in widths]
+        assert sum(c_widths) <= rest
+        if c < max(widths):
+            assert sum(min(w, c + 1) for w in widths) > rest
 
 
 def test_keep_boilerplate_keeps_furniture_but_never_scripts_or_styles():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
@@ -43,6 +44,14 @@ MAX_INDENT = 64
 level indented them further, so the text of deeply nested lists grew with the square of their
 depth (helper-56: 73 KB of nested `<ul>` gave a 14.8 MB document)."""
 
+INDENT_SHARE = 1.0
+"""A block's indentation takes at most this many characters per character of the rest of its text
+(its lines without their indentation, list markers included); deeper nesting is shown up to the
+widest indentation that fits, the same width for every line of the block. Lines of a few markup
+bytes each (a `<pre>` or `<br>` lines in an item 40 lists deep: 2-5 bytes of markup, 66 characters
+of text) made the text of a page up to 33x its file, and the memory of a run 41-100x (0.1.27);
+with this share a block's text is at most about twice its characters of content."""
+
 
 class Lines:
     """Text of one block being built: lines with list indentation, and the inline line in progress.
@@ -55,14 +64,19 @@ class Lines:
         one_line: fold line and block breaks into spaces (headings, table cells).
     """
 
-    __slots__ = ("lines", "cur", "space", "indent", "first", "one_line")
+    __slots__ = ("lines", "widths", "counts", "content", "cur", "space", "indent", "first", "first_width",
+                 "one_line")
 
     def __init__(self, one_line: bool = False):
-        self.lines = PackedStrings()
+        self.lines = PackedStrings()  # finished lines without their indentation
+        self.widths = array("B")  # each finished line's indentation, in characters (<= MAX_INDENT)
+        self.counts = [0] * (MAX_INDENT + 1)  # number of finished lines of each indentation width
+        self.content = 0  # characters of the finished lines without their indentation
         self.cur: list[str] = []
         self.space = False
         self.indent = ""
-        self.first: str | None = None
+        self.first: str | None = None  # the marker of an item whose first line is not finished yet
+        self.first_width = 0  # that first line's indentation, in characters
         self.one_line = one_line
 
     def text(self, s: str) -> None:
@@ -123,7 +137,7 @@ class Lines:
 
     def start_item(self, marker: str, indent: str) -> str:
         """Begin a list item: its first line starts with `indent + marker`, later ones align under it
-        (indentation of at most `MAX_INDENT` characters).
+        (indentation of at most `MAX_INDENT` characters, and the block's share: `INDENT_SHARE`).
 
         Returns:
             the indentation to restore when the item ends.
@@ -131,7 +145,8 @@ class Lines:
         self.newline()
         saved = self.indent
         indent = indent[:MAX_INDENT]
-        self.first = indent + marker
+        self.first = marker
+        self.first_width = len(indent)
         self.indent = (indent + " " * len(marker))[:MAX_INDENT]
         return saved
 
@@ -146,25 +161,55 @@ class Lines:
         self.cur = []
         self.space = False
         if text:
-            prefix = self.first if self.first is not None else self.indent
-            self.first = None
-            self.lines.append(prefix + text)
+            if self.first is not None:
+                text = self.first + text
+                self.first = None
+                self._add(text, self.first_width)
+            else:
+                self._add(text, len(self.indent))
         elif keep_empty and self.lines and self.lines[-1]:
-            self.lines.append("")
+            self._add("", 0)
+
+    def _add(self, line: str, width: int) -> None:
+        self.lines.append(line)
+        self.widths.append(width)
+        self.counts[width] += 1
+        self.content += len(line)
+
+    def _pop(self) -> None:
+        line = self.lines.pop()
+        self.counts[self.widths.pop()] -= 1
+        self.content -= len(line)
 
     @property
     def n_lines(self) -> int:
         """Number of finished lines (the index the next line will get)."""
         return len(self.lines)
 
-    def finish(self) -> PackedStrings:
-        """End the line in progress and return the lines, without trailing empty ones."""
+    def finish(self) -> Indented:
+        """End the line in progress and return the lines, indented, without trailing empty ones
+        (`Indented`: the indentation is capped by `INDENT_SHARE`, and a line is made when read)."""
         if self.cur:
             self._end_line(keep_empty=False)
         lines = self.lines
         while lines and not lines[-1].strip():
-            lines.pop()
-        return lines
+            self._pop()
+        return Indented(lines, self.widths, self.cap())
+
+    def cap(self) -> int:
+        """The widest indentation, in characters, that the finished lines may have: the largest
+        width w for which the lines' indentation, each cut to w, is at most `INDENT_SHARE` times
+        their characters without it (`MAX_INDENT` when every line fits)."""
+        budget = INDENT_SHARE * self.content
+        counts = self.counts
+        below, deep = 0, len(self.widths)  # the sum of the widths below w; the number of lines from w
+        for w in range(MAX_INDENT + 1):
+            # lines narrower than w keep their width, the others are cut to w
+            if below + w * deep > budget:
+                return w - 1
+            below += w * counts[w]
+            deep -= counts[w]
+        return MAX_INDENT
 
     def take(self) -> str:
         """The finished text: lines joined by "\\n", stripped (one line in one-line mode)."""
@@ -175,6 +220,38 @@ class Lines:
         while first < len(lines) and not lines[first].strip():
             first += 1
         return lines.join(first).rstrip()
+
+
+class Indented(Sequence[str]):
+    """A `Lines` block's finished lines with their indentation: line i is `min(widths[i], cap)`
+    spaces and `lines[i]`. `join` gives the text ("\\n" between lines) a pack of lines at a time,
+    without a string per line beside it."""
+
+    __slots__ = ("_lines", "_widths", "_cap")
+
+    def __init__(self, lines: PackedStrings, widths: array, cap: int):
+        self._lines, self._widths, self._cap = lines, widths, cap
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, i: Any) -> Any:  # (an index: a line; a slice: a list of lines)
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return " " * min(self._widths[i], self._cap) + self._lines[i]
+
+    def join(self, first: int = 0) -> str:
+        """`"\\n".join(self[first:])`."""
+        widths, cap = self._widths, self._cap
+        if not any(widths[first:]):
+            return self._lines.join(first)
+        step = PackedStrings.PACK
+        lines = self._lines
+        out = []
+        for a in range(first, len(lines), step):
+            b = min(a + step, len(lines))
+            out.append("\n".join([" " * min(widths[k], cap) + lines[k] for k in range(a, b)]))
+        return "\n".join(out)
 
 
 def line_spans(lines: Sequence[str], starts: Iterable[int]) -> Sequence[tuple[int, int]]:
