@@ -289,7 +289,7 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
              "<html><body><div><font face=Arial><p>Intro</font></div>\n", lambda i: f"<p><i>w{i % 97}</p>\n" + "<p>w</p>\n" * 9),
             # A list is one block, never cut, and every line of an item is indented under it: one-letter
             # lines 40 lists deep were 66 characters of text for 2 bytes of markup (2 GB, 100x, until
-            # 0.1.28, where a list's indentation is at most the rest of its text)
+            # 0.1.28, where a list's indentation is at most half the rest of its text)
             ("indented-html", "HTML: a <pre> of one-letter lines in an item 40 lists deep",
              "<html><body>" + "<ul><li>x" * 40 + "<pre>", lambda i: "a\n" * 1000)]:
         add(name, name.replace("-html", ".html"), what,

@@ -235,18 +235,49 @@ def test_deeply_nested_lists_are_indented_at_most_max_indent():
     assert lines[3] == "      - " + item and max(len(line) for line in lines) == MAX_INDENT + len("- " + item)
 
 
-def test_a_lists_indentation_is_at_most_the_rest_of_its_text():
+def _no_free_indentation():
+    from unittest import mock
+
+    import chunkctl.loaders.html.render as render_module
+    return mock.patch.object(render_module, "INDENT_FREE", 0)
+
+
+def test_a_lists_indentation_is_at_most_half_the_rest_of_its_text():
     # a <pre> or <br> lines in an item 40 lists deep: 2-5 bytes of markup a line, 66 characters of
     # text (a 20 MB page took 0.9-2 GB); every line of the block is cut to one width that fits
+    # once the page's free indentation (INDENT_FREE, here none) is used
     deep = "<ul><li>x<ul><li>y<ul><li>z<pre>a\nb\nc</pre></ul></ul></ul>"
-    assert text_of(deep) == "- x\n  - y\n  - z\n  a\n  b\n  c"  # 12 characters of text, 10 of indentation
-    # (13 characters of text: 3 a line fit)
-    assert text_of(deep.replace("<pre>a\nb\nc</pre>", "a<br>b<br>c")) == "- x\n  - y\n   - za\n   b\n   c"
+    with _no_free_indentation():
+        # 12 characters of text: 6 of indentation fit (5 at width 1, 10 at width 2)
+        assert text_of(deep) == "- x\n - y\n - z\n a\n b\n c"
+        assert text_of(deep.replace("<pre>a\nb\nc</pre>", "a<br>b<br>c")) == "- x\n - y\n - za\n b\n c"
+    assert text_of(deep) == "- x\n  - y\n    - z\n      a\n      b\n      c"
     # lines of ordinary length keep their nesting
     usual = ("<ol><li>Install the package<ul><li>with pip:<pre>pip install chunkctl\nchunkctl --help</pre>"
              "</li><li>or from a clone</li></ul></li><li>Run it</li></ol>")
-    assert text_of(usual) == ("1. Install the package\n   - with pip:\n     pip install chunkctl\n"
-                              "     chunkctl --help\n   - or from a clone\n2. Run it")
+    with _no_free_indentation():
+        assert text_of(usual) == ("1. Install the package\n   - with pip:\n     pip install chunkctl\n"
+                                  "     chunkctl --help\n   - or from a clone\n2. Run it")
+
+
+def test_small_lists_keep_their_nesting_until_the_page_has_used_its_free_indentation():
+    # helper-93: a file tree of short names four lists deep lost its deepest level (59 characters of
+    # text, 76 of indentation: 29.5 fit); a page's lists may take INDENT_FREE characters past the share in all
+    from chunkctl.loaders.html.text import INDENT_FREE
+    tree = "<ul><li>src<ul><li>lib<ul><li>io<ul><li>net<ul>" + "".join(f"<li>{c}.c" for c in "abcdefgh") + "</ul></ul></ul></ul></ul>"
+    expected = "- src\n  - lib\n    - io\n      - net\n" + "\n".join(f"        - {c}.c" for c in "abcdefgh")
+    assert text_of(tree) == expected
+    # the allowance is the page's: with 47 characters free (the tree's own excess: 76 of
+    # indentation, 29.5 of share), the first tree takes them all and the second is cut to width 2
+    from unittest import mock
+
+    import chunkctl.loaders.html.render as render_module
+    with mock.patch.object(render_module, "INDENT_FREE", 47):
+        doc = load(tree + "<p>between</p>" + tree)
+    lists = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.LIST]
+    assert lists[0] == expected
+    assert lists[1] == "- src\n  - lib\n  - io\n  - net\n" + "\n".join(f"  - {c}.c" for c in "abcdefgh")
+    assert INDENT_FREE == 65_536
 
 
 def test_an_indented_list_over_many_packs_keeps_its_lines_and_item_spans():
@@ -280,13 +311,15 @@ def _nested(kids):
 @given(st.recursive(_leaf(), _nested, max_leaves=30))
 def test_list_indentation_is_every_line_cut_to_the_widest_width_that_fits(inner):
     # The same page read with no share: the same lines, each line's indentation cut to one width c,
-    # the largest for which the block's indentation is at most the rest of its text.
+    # the largest for which the block's indentation is at most INDENT_SHARE of the rest of its text.
     from unittest import mock
 
     import chunkctl.loaders.html.text as text_module
+    from chunkctl.loaders.html.text import INDENT_SHARE
 
     html = f"<ul><li>first {inner}</li></ul>"
-    capped = load(html)
+    with _no_free_indentation():
+        capped = load(html)
     with mock.patch.object(text_module, "INDENT_SHARE", float("inf")):
         full = load(html)
     assert [kind for kind, _ in shape(full)] == [kind for kind, _ in shape(capped)]
@@ -301,9 +334,9 @@ def test_list_indentation_is_every_line_cut_to_the_widest_width_that_fits(inner)
         rest = sum(len(ln) for ln in c_lines) - sum(c_widths)
         c = max(c_widths)
         assert c_widths == [min(w, c) for w in widths]
-        assert sum(c_widths) <= rest
+        assert sum(c_widths) <= INDENT_SHARE * rest
         if c < max(widths):
-            assert sum(min(w, c + 1) for w in widths) > rest
+            assert sum(min(w, c + 1) for w in widths) > INDENT_SHARE * rest
 
 
 def test_keep_boilerplate_keeps_furniture_but_never_scripts_or_styles():

@@ -17,7 +17,7 @@ from chunkctl.loaders.html.elements import (
     SECTIONING,
 )
 from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
-from chunkctl.loaders.html.text import Lines, TableGrid, collapse, line_spans
+from chunkctl.loaders.html.text import INDENT_FREE, Lines, TableGrid, collapse, line_spans
 from chunkctl.model import BlockKind, compact_spans
 
 # A raw block: (kind, text, level, language, header span, row spans, meta or None); spans relative to its text.
@@ -92,6 +92,7 @@ class Renderer:
         self.excluded: set[int] = set()  # mem_ids of elements left out (main-content selection)
         self.held: list[_Held] = []  # elements the last piece left open, outermost first
         self.going = False  # the page of the last `render` goes on in the next piece
+        self.indent_free = INDENT_FREE  # characters of list indentation past the share still free
 
     # -- output
     def _emit(self, kind: BlockKind, text: str, level: int = 0, language: str = "",
@@ -425,7 +426,8 @@ class Renderer:
         parent = self.frames[-1]
         if f.kind == _LINES:
             assert f.lines is not None
-            lines = f.lines.finish()
+            lines = f.lines.finish(self.indent_free)
+            self.indent_free -= f.lines.over
             rows = line_spans(lines, f.row_starts) if f.block_kind == BlockKind.LIST else ()
             self._emit(f.block_kind, lines.join(), rows=rows)
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,13 +45,20 @@ MAX_INDENT = 64
 level indented them further, so the text of deeply nested lists grew with the square of their
 depth (helper-56: 73 KB of nested `<ul>` gave a 14.8 MB document)."""
 
-INDENT_SHARE = 1.0
+INDENT_SHARE = 0.5
 """A block's indentation takes at most this many characters per character of the rest of its text
-(its lines without their indentation, list markers included); deeper nesting is shown up to the
-widest indentation that fits, the same width for every line of the block. Lines of a few markup
-bytes each (a `<pre>` or `<br>` lines in an item 40 lists deep: 2-5 bytes of markup, 66 characters
-of text) made the text of a page up to 33x its file, and the memory of a run 41-100x (0.1.27);
-with this share a block's text is at most about twice its characters of content."""
+(its lines without their indentation, list markers included), beyond a page's `INDENT_FREE`;
+deeper nesting is shown up to the widest indentation that fits, the same width for every line of
+the block. Lines of a few markup bytes each (a `<pre>` or `<br>` lines in an item 40 lists deep:
+2-5 bytes of markup, 66 characters of text) made the text of a page up to 33x its file, and the
+memory of a run 41-100x (0.1.27); with this share a block's text is at most 1.5x its characters
+of content. (With a share of 1, a `<pre>` of `a` and blank lines 40 lists deep was 8.05x its
+20 MB file: every `a` line kept one space of indentation.)"""
+
+INDENT_FREE = 65_536
+"""Characters of indentation past `INDENT_SHARE` that a page's lists may take in all, so that small
+lists keep their nesting (helper-93: a file tree of eight short names four lists deep lost its
+deepest level); a constant beside the page, whatever its size or number of lists."""
 
 
 class Lines:
@@ -65,11 +73,11 @@ class Lines:
     """
 
     __slots__ = ("lines", "widths", "counts", "content", "cur", "space", "indent", "first", "first_width",
-                 "one_line")
+                 "one_line", "over")
 
     def __init__(self, one_line: bool = False):
         self.lines = PackedStrings()  # finished lines without their indentation
-        self.widths = array("B")  # each finished line's indentation, in characters (<= MAX_INDENT)
+        self.widths: array | None = None  # each finished line's indentation (<= MAX_INDENT); None while all are 0
         self.counts = [0] * (MAX_INDENT + 1)  # number of finished lines of each indentation width
         self.content = 0  # characters of the finished lines without their indentation
         self.cur: list[str] = []
@@ -78,6 +86,7 @@ class Lines:
         self.first: str | None = None  # the marker of an item whose first line is not finished yet
         self.first_width = 0  # that first line's indentation, in characters
         self.one_line = one_line
+        self.over = 0  # characters of indentation past the share, once finished
 
     def text(self, s: str) -> None:
         """Append collapsed inline text (`collapse` already applied; may start or end with a space)."""
@@ -171,14 +180,19 @@ class Lines:
             self._add("", 0)
 
     def _add(self, line: str, width: int) -> None:
+        widths = self.widths
+        if widths is not None:
+            widths.append(width)
+        elif width:  # (a list without nesting, most of them, keeps no widths)
+            widths = self.widths = array("B", bytes(len(self.lines)))
+            widths.append(width)
         self.lines.append(line)
-        self.widths.append(width)
         self.counts[width] += 1
         self.content += len(line)
 
     def _pop(self) -> None:
         line = self.lines.pop()
-        self.counts[self.widths.pop()] -= 1
+        self.counts[self.widths.pop() if self.widths is not None else 0] -= 1
         self.content -= len(line)
 
     @property
@@ -186,30 +200,37 @@ class Lines:
         """Number of finished lines (the index the next line will get)."""
         return len(self.lines)
 
-    def finish(self) -> Indented:
+    def finish(self, free: int = 0) -> Indented:
         """End the line in progress and return the lines, indented, without trailing empty ones
-        (`Indented`: the indentation is capped by `INDENT_SHARE`, and a line is made when read)."""
+        (`Indented`: the indentation is capped by `INDENT_SHARE` beyond `free` characters, and a
+        line is made when read). `over` is then the characters of indentation past the share."""
         if self.cur:
             self._end_line(keep_empty=False)
         lines = self.lines
         while lines and not lines[-1].strip():
             self._pop()
-        return Indented(lines, self.widths, self.cap())
+        cap, used = self.cap(free)
+        over = used - INDENT_SHARE * self.content
+        self.over = math.ceil(over) if over > 0 else 0
+        return Indented(lines, self.widths, cap)
 
-    def cap(self) -> int:
-        """The widest indentation, in characters, that the finished lines may have: the largest
-        width w for which the lines' indentation, each cut to w, is at most `INDENT_SHARE` times
-        their characters without it (`MAX_INDENT` when every line fits)."""
-        budget = INDENT_SHARE * self.content
+    def cap(self, free: int = 0) -> tuple[int, int]:
+        """(w, its indentation): the widest indentation, in characters, that the finished lines may
+        have, the largest w for which the lines' indentation, each cut to w, is at most
+        `INDENT_SHARE` times their characters without it plus `free` (`MAX_INDENT` when every
+        line fits), and the characters of indentation the lines then take."""
+        budget = INDENT_SHARE * self.content + free
         counts = self.counts
-        below, deep = 0, len(self.widths)  # the sum of the widths below w; the number of lines from w
+        below, deep = 0, len(self.lines)  # the sum of the widths below w; the number of lines from w
+        used = 0
         for w in range(MAX_INDENT + 1):
             # lines narrower than w keep their width, the others are cut to w
             if below + w * deep > budget:
-                return w - 1
+                return w - 1, used
+            used = below + w * deep
             below += w * counts[w]
             deep -= counts[w]
-        return MAX_INDENT
+        return MAX_INDENT, used
 
     def take(self) -> str:
         """The finished text: lines joined by "\\n", stripped (one line in one-line mode)."""
@@ -229,7 +250,7 @@ class Indented(Sequence[str]):
 
     __slots__ = ("_lines", "_widths", "_cap")
 
-    def __init__(self, lines: PackedStrings, widths: array, cap: int):
+    def __init__(self, lines: PackedStrings, widths: array | None, cap: int):
         self._lines, self._widths, self._cap = lines, widths, cap
 
     def __len__(self) -> int:
@@ -238,12 +259,13 @@ class Indented(Sequence[str]):
     def __getitem__(self, i: Any) -> Any:  # (an index: a line; a slice: a list of lines)
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        return " " * min(self._widths[i], self._cap) + self._lines[i]
+        widths = self._widths
+        return self._lines[i] if widths is None else " " * min(widths[i], self._cap) + self._lines[i]
 
     def join(self, first: int = 0) -> str:
         """`"\\n".join(self[first:])`."""
         widths, cap = self._widths, self._cap
-        if not any(widths[first:]):
+        if widths is None or not any(memoryview(widths)[first:]):
             return self._lines.join(first)
         step = PackedStrings.PACK
         lines = self._lines
