@@ -78,7 +78,7 @@ class Lines:
     def __init__(self, one_line: bool = False):
         self.lines = PackedStrings()  # finished lines without their indentation
         self.widths: array | None = None  # each finished line's indentation (<= MAX_INDENT); None while all are 0
-        self.counts = [0] * (MAX_INDENT + 1)  # number of finished lines of each indentation width
+        self.counts: list[int] = []  # number of finished lines of each indentation width, with `widths`
         self.content = 0  # characters of the finished lines without their indentation
         self.cur: list[str] = []
         self.space = False
@@ -181,18 +181,20 @@ class Lines:
 
     def _add(self, line: str, width: int) -> None:
         widths = self.widths
+        if widths is None and width:  # (a paragraph or a list without nesting, most, keeps no widths)
+            widths = self.widths = array("B", bytes(len(self.lines)))
+            self.counts = [0] * (MAX_INDENT + 1)
+            self.counts[0] = len(self.lines)
         if widths is not None:
             widths.append(width)
-        elif width:  # (a list without nesting, most of them, keeps no widths)
-            widths = self.widths = array("B", bytes(len(self.lines)))
-            widths.append(width)
+            self.counts[width] += 1
         self.lines.append(line)
-        self.counts[width] += 1
         self.content += len(line)
 
     def _pop(self) -> None:
         line = self.lines.pop()
-        self.counts[self.widths.pop() if self.widths is not None else 0] -= 1
+        if self.widths is not None:
+            self.counts[self.widths.pop()] -= 1
         self.content -= len(line)
 
     @property
@@ -204,21 +206,27 @@ class Lines:
         """End the line in progress and return the lines, indented, without trailing empty ones
         (`Indented`: the indentation is capped by `INDENT_SHARE` beyond `free` characters, and a
         line is made when read). `over` is then the characters of indentation past the share."""
+        self._trim()
+        cap, used = self.cap(free)
+        over = used - INDENT_SHARE * self.content
+        self.over = math.ceil(over) if over > 0 else 0
+        return Indented(self.lines, self.widths, cap)
+
+    def _trim(self) -> None:
+        """End the line in progress and drop the trailing empty lines."""
         if self.cur:
             self._end_line(keep_empty=False)
         lines = self.lines
         while lines and not lines[-1].strip():
             self._pop()
-        cap, used = self.cap(free)
-        over = used - INDENT_SHARE * self.content
-        self.over = math.ceil(over) if over > 0 else 0
-        return Indented(lines, self.widths, cap)
 
     def cap(self, free: int = 0) -> tuple[int, int]:
         """(w, its indentation): the widest indentation, in characters, that the finished lines may
         have, the largest w for which the lines' indentation, each cut to w, is at most
         `INDENT_SHARE` times their characters without it plus `free` (`MAX_INDENT` when every
         line fits), and the characters of indentation the lines then take."""
+        if self.widths is None:
+            return MAX_INDENT, 0
         budget = INDENT_SHARE * self.content + free
         counts = self.counts
         below, deep = 0, len(self.lines)  # the sum of the widths below w; the number of lines from w
@@ -236,7 +244,10 @@ class Lines:
         """The finished text: lines joined by "\\n", stripped (one line in one-line mode)."""
         if self.one_line:
             return "".join(self.cur).strip()
-        lines = self.finish()
+        self._trim()
+        lines: PackedStrings | Indented = self.lines
+        if self.widths is not None:
+            lines = Indented(self.lines, self.widths, self.cap()[0])
         first = 0
         while first < len(lines) and not lines[first].strip():
             first += 1
