@@ -245,9 +245,7 @@ class Lines:
         if self.one_line:
             return "".join(self.cur).strip()
         self._trim()
-        lines: PackedStrings | Indented = self.lines
-        if self.widths is not None:
-            lines = Indented(self.lines, self.widths, self.cap()[0])
+        lines = self.lines if self.widths is None else self.finish()
         first = 0
         while first < len(lines) and not lines[first].strip():
             first += 1
@@ -267,9 +265,7 @@ class Indented(Sequence[str]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    def __getitem__(self, i: Any) -> Any:  # (an index: a line; a slice: a list of lines)
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
+    def __getitem__(self, i: Any) -> Any:  # (an index: a line)
         widths = self._widths
         return self._lines[i] if widths is None else " " * min(widths[i], self._cap) + self._lines[i]
 
