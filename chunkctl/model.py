@@ -143,6 +143,20 @@ class PackedStrings(Sequence[str]):
             yield self[i]
         yield from self._tail
 
+    def drain(self) -> Iterator[str]:
+        """The strings a pack at a time, each pack's joined by "\n" (`PACK` strings, the last
+        pack fewer), emptying the sequence as it goes: the starts are let go at once and each
+        pack once it is read, so the caller may build the whole text beside a pack's worth of
+        these (`Indented.join`)."""
+        self._starts = array("I")
+        packs, self._packs = self._packs, []
+        packs.reverse()
+        while packs:
+            yield packs.pop()
+        tail, self._tail = self._tail, []
+        if tail:
+            yield "\n".join(tail)
+
     def join(self, first: int = 0) -> str:
         """`"\n".join(self[first:])`, without a string per line."""
         if first >= len(self._starts):
@@ -462,6 +476,23 @@ class Spans(Sequence[tuple[int, int]]):
             return
         for span in spans:
             self.append(span)
+
+    def shift(self, delta: int) -> Spans:
+        """Add `delta` characters to every start and end, in place (no second array of the spans
+        beside this one: the loader moves a block's spans from its text into the document's);
+        returns self. Raises ValueError when a span would start before 0."""
+        flat = self._flat
+        if not delta or not flat:
+            return self
+        if min(flat) + delta < 0:
+            raise ValueError("a span would start before 0")
+        if flat.typecode == "I" and max(flat) + delta > _MAX_U32:
+            flat = self._flat = array("q", flat)
+        add = delta.__add__
+        step = 1 << 16
+        for a in range(0, len(flat), step):
+            flat[a:a + step] = array(flat.typecode, map(add, flat[a:a + step]))
+        return self
 
     def __len__(self) -> int:
         return len(self._flat) // 2

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import chunkctl
 import chunkctl.chunking.sections as sections_mod
 from chunkctl.chunking.sections import BlockIndex, iter_sections, sections, split_sections
-from chunkctl.model import Block, BlockKind, BlockList, compact_spans, kind_code
+from chunkctl.model import Block, BlockKind, BlockList, Spans, compact_spans, kind_code
 
 KINDS = [BlockKind.PARAGRAPH, BlockKind.HEADING, BlockKind.LIST, BlockKind.CODE, BlockKind.TABLE,
          BlockKind.QUOTE, BlockKind.RULE]
@@ -422,3 +422,17 @@ def test_sections_of_a_document_without_headings_trace_a_fraction_of_a_byte_a_bl
         tracemalloc.stop()
     assert [(s.path, len(s.blocks)) for s in secs] == [((), n)]
     assert peak < 4 * sections_mod.CODES_WINDOW, f"{peak / n:.2f} bytes a block"  # (a few windows of codes)
+
+
+def test_spans_shift_in_place_and_widen_past_four_billion():
+    """`Spans.shift` moves a block's item spans into the document's offsets without a second
+    array beside them (the HTML loader's list of 4 M items held its 32 MB of spans twice)."""
+    spans = Spans((2 * i, 2 * i + 1) for i in range(70_000))  # (over one slice of 65,536 numbers)
+    flat = spans._flat
+    assert spans.shift(10) is spans and spans._flat is flat
+    assert spans[0] == (10, 11) and spans[69_999] == (140_008, 140_009) and len(spans) == 70_000
+    assert spans.shift(-10) == Spans((2 * i, 2 * i + 1) for i in range(70_000))
+    assert list(Spans([(0, 5)]).shift(1 << 32)) == [(1 << 32, (1 << 32) + 5)]
+    assert Spans().shift(7) == () and Spans([(3, 4)]).shift(0) == ((3, 4),)
+    with pytest.raises(ValueError):
+        Spans([(3, 4)]).shift(-4)

@@ -249,8 +249,11 @@ class _FileJob:
         ahead, self.table = self.table, None
         table = ahead.result() if ahead is not None else None
         del ahead
+        n_chars = len(doc.text)
         out = process_document(doc, self.config, table=table)
         del doc, table  # (the records need neither the blocks nor the token table: freed before they are made)
+        if n_chars >= RELEASE_AFTER:
+            release_heap()  # what the chunking freed (the token table, its buffers), before the records
         try:
             res.lines, res.n_chunks, res.n_tokens = serialize(out.records, self.spill)
         except OSError as exc:  # the spill file (a full disk)

@@ -705,6 +705,24 @@ def test_list_lines_and_item_starts_take_4_bytes_each():
     assert _Frame(0).row_starts.itemsize == 4
 
 
+@pytest.mark.parametrize("html,text,blocks", [
+    ("<blockquote><pre>   x\n  y</pre><p>z</p></blockquote>", "x\n  y\nz", [("quote", 0, 7, [])]),
+    ("<p>p</p><ul><ul><li>a</li><li>a2</li></ul><li>b</ul><p>q</p>", "p\n\n- a\n- a2\n- b\n\nq",
+     [("paragraph", 0, 1, []), ("list", 3, 15, [(12, 15)]), ("paragraph", 17, 18, [])]),
+    ("<ol start=9><li><pre>  one\n two</pre></li><li>ten</li></ol>", "9.   one\n    two\n10. ten",
+     [("list", 0, 24, [(0, 16), (17, 24)])]),
+    ("<ul><li></li></ul><p>after</p>", "after", [("paragraph", 0, 5, [])]),
+    ("<ul>  </ul>", "", []),
+])
+def test_a_list_given_in_pieces_is_stripped_as_one_text(html, text, blocks):
+    # A list's text reaches the document a pack of lines at a time (`Indented.pieces`): the
+    # leading white space of its first line is left out and its item spans follow, as when the
+    # text was one string (these are 0.1.28's results); an empty list makes no block.
+    doc = load_bytes(html.encode(), "x.html", "html", ChunkConfig())
+    assert doc.text == text
+    assert [(b.kind.value, b.start, b.end, [tuple(r) for r in b.rows]) for b in doc.blocks] == blocks
+
+
 def test_a_list_of_many_items_gives_its_lines_and_item_spans():
     # 10,000 items: lines packed in strings of 4,096; the item spans are those of the joined text
     html = "<ul>" + "".join(f"<li>item {i}</li>" for i in range(10_000)) + "</ul>"

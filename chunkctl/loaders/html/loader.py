@@ -28,7 +28,7 @@ from chunkctl.loaders.html.render import RawBlock, Renderer
 from chunkctl.loaders.html.select import is_furniture, node_attrs, parse, semantic_root
 from chunkctl.loaders.html.text import collapse
 from chunkctl.loaders.registry import register
-from chunkctl.model import Block, BlockKind, BlockList, Document, compact_spans
+from chunkctl.model import Block, BlockKind, BlockList, Document, Spans, compact_spans
 
 
 class Assembler:
@@ -41,6 +41,8 @@ class Assembler:
     once one emoji is in it)."""
 
     JOIN_EVERY = 4096
+    JOIN_CHARS = 1 << 16  # characters of parts joined at most (a long list's text comes in packs of lines)
+    ENCODE_SLICE = 1 << 20  # characters of the last parts encoded at a time by `finish`
 
     def __init__(self) -> None:
         self.parts: list[str] = []  # the latest parts of the document text
@@ -49,20 +51,31 @@ class Assembler:
         self.path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
         self.first_h1: str | None = None
         self.pos = 0  # characters of the document text so far
+        self.pending = 0  # characters of `parts`
+
+    def _put(self, part: str) -> None:
+        self.parts.append(part)
+        self.pos += len(part)
+        self.pending += len(part)
+        if len(self.parts) >= self.JOIN_EVERY or self.pending >= self.JOIN_CHARS:
+            self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
+            self.parts = []
+            self.pending = 0
 
     def add(self, raw: RawBlock) -> None:
-        """Append one raw block (its text after a blank line, unless it is the first)."""
+        """Append one raw block (its text after a blank line, unless it is the first); a text in
+        pieces (an iterator: a long list's, `render`) is taken a piece at a time."""
         kind, text, level, language, header, rows, meta = raw
         if self.pos:
-            self.parts.append("\n\n")
-            self.pos += 2
-            if len(self.parts) >= self.JOIN_EVERY:
-                self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
-                self.parts = []
+            self._put("\n\n")
         start = self.pos
-        end = start + len(text)
-        self.parts.append(text)
-        self.pos = end
+        if isinstance(text, str):
+            self._put(text)
+        else:
+            for piece in text:
+                self._put(piece)
+            text = ""  # (no heading comes in pieces)
+        end = self.pos
         if kind == BlockKind.HEADING:
             title = text.replace("\ufffd", "").strip()
             if level == 1 and self.first_h1 is None and title:
@@ -74,14 +87,24 @@ class Assembler:
             headings=self.path.titles,
             language=language,
             header=(start + header[0], start + header[1]) if header is not None else None,
-            rows=compact_spans((start + a, start + b) for a, b in rows),
+            rows=rows.shift(start) if isinstance(rows, Spans) else compact_spans((start + a, start + b) for a, b in rows),
             meta=meta or {},
         ))
 
     def finish(self) -> tuple[str, BlockList, str | None]:
-        """(document text, blocks, text of the first h1 or None)."""
-        self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
-        self.parts = []
+        """(document text, blocks, text of the first h1 or None). The text is never held more than
+        twice, as a string and as UTF-8, beside a slice (a page that is one list of 4 M items: its
+        text was held four times here in 0.1.28)."""
+        parts, self.parts = self.parts, []
+        tail = "".join(parts)  # (one part: that part itself)
+        del parts
+        self.pending = 0
+        if not self.utf8:
+            return tail, self.blocks, self.first_h1
+        step = self.ENCODE_SLICE
+        for a in range(0, len(tail), step):  # (each character encodes alone: a slice may end anywhere)
+            self.utf8 += tail[a:a + step].encode("utf-8", "surrogatepass")
+        del tail
         text = self.utf8.decode("utf-8", "surrogatepass")
         self.utf8 = bytearray()
         return text, self.blocks, self.first_h1

@@ -282,6 +282,30 @@ class Indented(Sequence[str]):
             out.append("\n".join([" " * min(widths[k], cap) + lines[k] for k in range(a, b)]))
         return "\n".join(out)
 
+    def pieces(self, skip: int = 0) -> Iterator[str]:
+        """`join()` a pack of lines at a time ("\\n" between packs as a piece of its own), its first
+        `skip` characters left out, emptying the lines as it goes (`PackedStrings.drain`): the
+        text is never held beside all of its lines (a `Lines` block's lines hold no "\\n";
+        `skip` is at most the first line's length)."""
+        widths, cap = self._widths, self._cap
+        if widths is not None and not any(widths):
+            widths = None
+        n = len(self._lines)
+        k = 0
+        for pack in self._lines.drain():
+            if widths is not None:
+                lines = pack.split("\n")
+                assert len(lines) == min(PackedStrings.PACK, n - k), "a line of a Lines block holds a line break"
+                pack = "\n".join([" " * min(widths[k + j], cap) + line for j, line in enumerate(lines)])
+                del lines
+            if k:
+                yield "\n"
+            elif skip:
+                pack = pack[skip:]
+            k += PackedStrings.PACK
+            yield pack
+            del pack
+
 
 def line_spans(lines: Sequence[str], starts: Iterable[int]) -> Sequence[tuple[int, int]]:
     """Character spans in `"\\n".join(lines)` of groups of lines that begin at the given line indices
