@@ -714,10 +714,10 @@ def test_list_lines_and_item_starts_take_4_bytes_each():
     ("<ul><li></li></ul><p>after</p>", "after", [("paragraph", 0, 5, [])]),
     ("<ul>  </ul>", "", []),
 ])
-def test_a_list_given_in_pieces_is_stripped_as_one_text(html, text, blocks):
-    # A list's text reaches the document a pack of lines at a time (`Indented.pieces`): the
-    # leading white space of its first line is left out and its item spans follow, as when the
-    # text was one string (these are 0.1.28's results); an empty list makes no block.
+def test_a_list_joined_as_its_lines_are_let_go_is_stripped_as_one_text(html, text, blocks):
+    # A list's text is made as its lines are let go (`Indented.join_all`): the leading white
+    # space of its first line is left out and its item spans follow, as when the text was joined
+    # with its lines kept (these are 0.1.28's results); an empty list makes no block.
     doc = load_bytes(html.encode(), "x.html", "html", ChunkConfig())
     assert doc.text == text
     assert [(b.kind.value, b.start, b.end, [tuple(r) for r in b.rows]) for b in doc.blocks] == blocks

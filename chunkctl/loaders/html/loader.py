@@ -41,7 +41,6 @@ class Assembler:
     once one emoji is in it)."""
 
     JOIN_EVERY = 4096
-    JOIN_CHARS = 1 << 16  # characters of parts joined at most (a long list's text comes in packs of lines)
     ENCODE_SLICE = 1 << 20  # characters of the last parts encoded at a time by `finish`
 
     def __init__(self) -> None:
@@ -51,31 +50,20 @@ class Assembler:
         self.path = HeadingPath()  # the path in force, one tuple for the blocks under a heading
         self.first_h1: str | None = None
         self.pos = 0  # characters of the document text so far
-        self.pending = 0  # characters of `parts`
-
-    def _put(self, part: str) -> None:
-        self.parts.append(part)
-        self.pos += len(part)
-        self.pending += len(part)
-        if len(self.parts) >= self.JOIN_EVERY or self.pending >= self.JOIN_CHARS:
-            self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
-            self.parts = []
-            self.pending = 0
 
     def add(self, raw: RawBlock) -> None:
-        """Append one raw block (its text after a blank line, unless it is the first); a text in
-        pieces (an iterator: a long list's, `render`) is taken a piece at a time."""
+        """Append one raw block (its text after a blank line, unless it is the first)."""
         kind, text, level, language, header, rows, meta = raw
         if self.pos:
-            self._put("\n\n")
+            self.parts.append("\n\n")
+            self.pos += 2
+            if len(self.parts) >= self.JOIN_EVERY:
+                self.utf8 += "".join(self.parts).encode("utf-8", "surrogatepass")
+                self.parts = []
         start = self.pos
-        if isinstance(text, str):
-            self._put(text)
-        else:
-            for piece in text:
-                self._put(piece)
-            text = ""  # (no heading comes in pieces)
-        end = self.pos
+        end = start + len(text)
+        self.parts.append(text)
+        self.pos = end
         if kind == BlockKind.HEADING:
             title = text.replace("\ufffd", "").strip()
             if level == 1 and self.first_h1 is None and title:
@@ -98,7 +86,6 @@ class Assembler:
         parts, self.parts = self.parts, []
         tail = "".join(parts)  # (one part: that part itself)
         del parts
-        self.pending = 0
         if not self.utf8:
             return tail, self.blocks, self.first_h1
         step = self.ENCODE_SLICE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -20,10 +20,8 @@ from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furnit
 from chunkctl.loaders.html.text import INDENT_FREE, Lines, TableGrid, collapse, line_spans
 from chunkctl.model import BlockKind, compact_spans
 
-# A raw block: (kind, text, level, language, header span, row spans, meta or None); spans relative to its
-# text. A list's or quote's text comes as an iterator of its pieces (`Indented.pieces`), stripped.
-RawBlock = tuple[BlockKind, "str | Iterator[str]", int, str, "tuple[int, int] | None", "Sequence[tuple[int, int]]",
-                 "dict | None"]
+# A raw block: (kind, text, level, language, header span, row spans, meta or None); spans relative to its text.
+RawBlock = tuple[BlockKind, str, int, str, "tuple[int, int] | None", "Sequence[tuple[int, int]]", "dict | None"]
 
 _FLOW, _LINES, _CODE, _HEAD, _TABLE = range(5)
 _NODE, _END, _ROOT = range(3)  # walk steps: visit a node (then its next sibling), end an element, visit the root
@@ -428,23 +426,18 @@ class Renderer:
         parent = self.frames[-1]
         if f.kind == _LINES:
             assert f.lines is not None
-            # Each of the block's forms is let go as soon as the next is made, and its text goes
-            # to `emit` a pack of lines at a time, as the lines are let go (a list of 4 M numbered
-            # one-letter items: its lines 59 MB, their item starts 16 MB, its text 43 MB and its
-            # item spans 32 MB twice, held all at once with the last piece's tree in 0.1.28).
+            # Each of the block's forms is let go as soon as the next is made, and its text is held
+            # by `_emit` only (a list of 4 M numbered one-letter items: its lines 59 MB, their item
+            # starts 16 MB, its text 43 MB and its item spans 32 MB, held at once in 0.1.28).
             built, f.lines = f.lines, None
             lines = built.finish(self.indent_free)
             self.indent_free -= built.over
             del built
-            if not len(lines):
-                return
             rows = line_spans(lines, f.row_starts) if f.block_kind == BlockKind.LIST else ()
             f.row_starts = array("I")
-            first = lines[0]  # (never blank: its indentation and any leading space of a pre's line)
-            lead = len(first) - len(first.lstrip())
-            if lead:
-                rows = compact_spans((max(0, a - lead), b - lead) for a, b in rows if b > lead)
-            self.emit((f.block_kind, lines.pieces(lead), 0, "", None, rows, None))
+            text = lines.join_all()
+            del lines
+            self._emit(f.block_kind, text, rows=rows)
             return
         if f.kind == _TABLE:
             assert f.grid is not None  # a table frame has its grid

@@ -282,29 +282,23 @@ class Indented(Sequence[str]):
             out.append("\n".join([" " * min(widths[k], cap) + lines[k] for k in range(a, b)]))
         return "\n".join(out)
 
-    def pieces(self, skip: int = 0) -> Iterator[str]:
-        """`join()` a pack of lines at a time ("\\n" between packs as a piece of its own), its first
-        `skip` characters left out, emptying the lines as it goes (`PackedStrings.drain`): the
-        text is never held beside all of its lines (a `Lines` block's lines hold no "\\n";
-        `skip` is at most the first line's length)."""
+    def join_all(self) -> str:
+        """`join()`, emptying the lines as the text is made (`PackedStrings.drain`): the block's
+        text is then held beside its lines' packs no more than once (a `Lines` block's lines
+        hold no "\\n")."""
         widths, cap = self._widths, self._cap
-        if widths is not None and not any(widths):
-            widths = None
+        if widths is None or not any(widths):
+            return "\n".join(list(self._lines.drain()))
         n = len(self._lines)
+        out = []
         k = 0
         for pack in self._lines.drain():
-            if widths is not None:
-                lines = pack.split("\n")
-                assert len(lines) == min(PackedStrings.PACK, n - k), "a line of a Lines block holds a line break"
-                pack = "\n".join([" " * min(widths[k + j], cap) + line for j, line in enumerate(lines)])
-                del lines
-            if k:
-                yield "\n"
-            elif skip:
-                pack = pack[skip:]
-            k += PackedStrings.PACK
-            yield pack
-            del pack
+            lines = pack.split("\n")
+            assert len(lines) == min(PackedStrings.PACK, n - k), "a line of a Lines block holds a line break"
+            out.append("\n".join([" " * min(widths[k + j], cap) + line for j, line in enumerate(lines)]))
+            k += len(lines)
+            del lines, pack
+        return "\n".join(out)
 
 
 def line_spans(lines: Sequence[str], starts: Iterable[int]) -> Sequence[tuple[int, int]]:
