@@ -147,7 +147,7 @@ class PackedStrings(Sequence[str]):
         """The strings a pack at a time, each pack's joined by "\n" (`PACK` strings, the last
         pack fewer), emptying the sequence as it goes: the starts are let go at once and each
         pack once it is read, so the caller may build the whole text beside a pack's worth of
-        these (`Indented.join`)."""
+        these (`Indented.join_all`)."""
         self._starts = array("I")
         packs, self._packs = self._packs, []
         packs.reverse()
