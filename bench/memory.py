@@ -280,6 +280,11 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
              "<html><body><p><b>Intro</p>\n", lambda i: f"<p>w{i % 97}</p>\n"),
             ("links-html", "HTML: one-word paragraphs after a link left open before another",
              '<html><body><p><a href="/1">one<a href="/2">two</a></p>\n', lambda i: f"<p>w{i % 97}</p>\n"),
+            # ...and with no white space between the blocks (minified), where it is opened again in each
+            # paragraph, at its text, and waits on the list at every block's start: no cut while one
+            # waited, read whole until 0.1.29 (108x at 5 MB)
+            ("anchor-html", "HTML: minified one-word paragraphs after <p><a name=x>Top</p> (the anchor left open)",
+             "<html><body><p><a name=x>Top</p>", lambda i: f"<p>w{i % 97}</p>"),
             # ...and soup the scanner does not follow (a `<font>` closed with a paragraph open in it: the
             # adoption agency), so no cut; each tenth paragraph leaves an `<i>` open, which the parser opens
             # again at the line break after it, the next paragraphs inside: past 4,096 of them the rest is

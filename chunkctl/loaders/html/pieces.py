@@ -33,7 +33,7 @@ from typing import Any
 
 from chunkctl.loaders.headings import TITLE_CHARS
 from chunkctl.loaders.html import select
-from chunkctl.loaders.html.elements import ALWAYS_DROPPED, LINE_NUMBER_CLASSES
+from chunkctl.loaders.html.elements import ALWAYS_DROPPED, LINE_NUMBER_CLASSES, PERMALINK_TEXT
 from chunkctl.loaders.html.nesting import MAX_DEPTH
 
 PIECES_FROM = 4_000_000  # characters of markup from which a page is read in pieces
@@ -162,6 +162,9 @@ _SCOPED_END = frozenset("address article aside blockquote button center details 
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_SCOPE = frozenset("html table template".split())
 _IN_HEAD = frozenset(("noscript", "template"))  # elements kept open at a cut that may stand in the head
+# Start tags a noscript in the head holds (scripting off); at any other the parser closes it, and the head,
+# and opens the body (the HTML standard's "in head noscript" mode), where its end tag is then ignored.
+_HEAD_NOSCRIPT = frozenset("html head noscript basefont bgsound link meta noframes style".split())
 _TEMPLATE = frozenset(("template",))  # (a template's content is a fragment of its own: no table outside it is its)
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
@@ -192,6 +195,12 @@ _INVISIBLE_BYTES = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f\x0b\x1c-\x1f])*+".
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
 _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
+# A link to a place in the page (`href="#..."`): a heading's permalink when its text is a sign only
+# (`select.is_decoration`), which the renderer decides where the element starts, for the pieces after it
+# too; so not cut inside until some text in it is not a sign (`_scan`'s `anchors`).
+_IN_PAGE_HREF = re.compile(r"""(?:^|[\s"'/])(?i:href)\s*=\s*(?:"\s*#|'\s*#|#)""")
+_IN_PAGE_HREF_BYTES = re.compile(_IN_PAGE_HREF.pattern.encode())
+SIGN_WINDOW = 4096  # characters (bytes) of a text run read for a character that is not a sign
 # Markup the tokens above should have taken (a tag they do not read): text is cut only before it.
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
 _MARKUP_BYTES = re.compile(_MARKUP.pattern.encode())
@@ -631,8 +640,22 @@ def _tags(stack: list[_Open], encoding: str | None) -> str:
     return body + b"".join(o[1] if isinstance(o[1], bytes) else o[1].encode() for o in stack).decode(encoding)
 
 
-def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None) -> Piece:
-    return Piece(start, end, _tags(before, encoding), tuple(o[0] for o in before), tuple(o[0] for o in after))
+def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None,
+           waiting: str = "") -> Piece:
+    return Piece(start, end, _tags(before, encoding) + waiting, tuple(o[0] for o in before),
+                 tuple(o[0] for o in after))
+
+
+def _waiting_tags(tags: list[Any], body: bool, encoding: str | None) -> str:
+    """Markup that puts formatting elements on the parser's list without leaving them open: their
+    start tags `tags` (as written, str or bytes in `encoding`) in a `<noscript>`, whose end tag
+    closes them as the end tag of a block closed them on the page (lexbor parses with scripting
+    off: a noscript in the body is an element as any other, its content parsed as HTML), after a
+    `<body>` tag when `body` (nothing open before it: in the head a noscript's rules differ). The
+    renderer leaves a noscript out whole (`elements.ALWAYS_DROPPED`)."""
+    text = b"".join(t if isinstance(t, bytes) else t.encode() for t in tags).decode(encoding) if encoding \
+        else "".join(tags)
+    return ("<body>" if body else "") + "<noscript>" + text + "</noscript>"
 
 
 @cache
@@ -807,6 +830,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag (-1: fostering)
     out: list[Piece] = []
     befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
+    waits: list[str] = []  # ... and the markup that puts formatting elements back on the list (`waiting`)
+    wait = ""  # that markup for the current piece
     stack = _Stack(open_at_begin)  # (name, start tag as written, offset) of each open element, outermost first
     first_stack = before = list(stack)
     start = pos = begin
@@ -837,6 +862,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     in_body = bool(stack)  # a `<body>` tag read, an element opened (which opens the body), or text
+    head_noscript = -1  # the offset of a noscript opened in the head (open while the innermost one)
+    in_page = (_IN_PAGE_HREF_BYTES if as_bytes else _IN_PAGE_HREF).search
+    anchors: set[int] = set()  # offsets of the links to a place in the page (`_IN_PAGE_HREF`) opened
     body_tag = False  # a `<body>` tag read (every later piece begins with it)
     form_open = state is not None and state[0]  # the parser's form pointer
     form_from = 0  # the offset of the form start tag that set it
@@ -909,12 +937,13 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             retry = at + min(len(open_now) * _BACKOFF, window)
         return False
 
-    def cut(at: int, after: list[_Open]) -> None:
-        nonlocal before, start, seen
-        out.append(_piece(start, at, before, after, enc))
+    def cut(at: int, after: list[_Open], waiting_after: str = "") -> None:
+        nonlocal before, start, seen, wait
+        out.append(_piece(start, at, before, after, enc, wait))
         befores.append(before)
+        waits.append(wait)
         seen_at.append(seen)
-        before, start, seen = list(after), at, 0
+        before, start, seen, wait = list(after), at, 0, waiting_after
 
     def template_cut(at: int) -> None:
         """Cut before the start tag at `at` inside a `<template>`, the next piece reopening the elements
@@ -947,9 +976,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         only: those inside the element whose start tag is at `at` (a piece that begins with the
         start tag opens the element itself: back-to-back tables of two rows, each undoing the cut
         before it at its second row, were one piece, helper-87)."""
-        nonlocal before, start, seen
+        nonlocal before, start, seen, wait
         while out and (start > at if element else start >= at):  # the current piece began in it: join it
-            start, before = out.pop().start, befores.pop()
+            start, before, wait = out.pop().start, befores.pop(), waits.pop()
             seen = min(seen + seen_at.pop(), form_min)
 
     def foster() -> None:
@@ -1059,6 +1088,58 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             entry = pending.pop(at)
             stack.append((entry[0], entry[2], at))
             fmt_open[at] = entry
+            if at in anchors:
+                rows[at] = -1  # (a new element, whose own text decides whether it is a permalink)
+
+    def waiting(after: list[_Open]) -> str | None:
+        """The markup a piece's prefix ends with so that the formatting elements waiting on the
+        parser's list (`pending`) are on its list too, with `after` open (`_waiting_tags`): ""
+        when none waits; None when a prefix cannot put them as they are, and so no cut: the scan
+        no longer follows the list, one waits in another cell, caption or template than the
+        innermost open (its place on the list is before that marker), one open in the same comes
+        after one waiting (the parser opens again only those after the last one open), an `a` or
+        `nobr` comes twice (its start tag would close the first), or `after` ends in a table,
+        row group or row (a noscript there is moved before the table) or holds a template (whose
+        content's insertion mode a start tag sets). A link left open before blocks with no white
+        space between them (`<p><a name=x>T</p><p>..`, an anchor on an old page, minified) waits
+        at every block's start: such a page was read whole, 108x its size at 5 MB."""
+        if not pending:
+            return ""
+        if not fmt_exact or after and after[-1][0] in _TABLE_CONTEXT or any(o[0] == "template" for o in after):
+            return None
+        k = next((i for i in range(len(after) - 1, -1, -1) if after[i][0] in _MARKERS), -1)
+        mk = after[k][2] if k >= 0 else -1
+        if any(e[3] != mk for e in pending.values()):
+            return None
+        first = min(pending)
+        if any(at > first and e[3] == mk for at, e in fmt_open.items()):
+            return None
+        names = [e[0] for at, e in fmt_open.items() if e[3] == mk] + [e[0] for e in pending.values()]
+        if names.count("a") > 1 or "nobr" in names:
+            return None
+        return _waiting_tags([pending[at][2] for at in sorted(pending)], not after, enc)
+
+    def signs_only_until(q: int, text_end: int) -> int:
+        """Where cuts may be made in the text `html[q:text_end]` inside the innermost open link to
+        a place in the page that is not yet known not to be a permalink: -1 when it is still not
+        known (no character in the run's first `SIGN_WINDOW` but white space, signs and character
+        references, which may be signs; or the text is in a template, whose content is not the
+        link's text), else the end of that window, and the link may be cut inside from there (its
+        piece holds text that is not a sign, as the whole element does); `q` for text not in such
+        a link. helper-95: `<a href="#s" class=headerlink>¶` and blocks after, cut after the sign,
+        made a piece take the link for a permalink and leave it out, with the pieces after it."""
+        i = _find(stack, {"a"}, frozenset())
+        if i < 0 or stack[i][2] not in anchors or rows.get(stack[i][2], 0) >= 0:
+            return q
+        if "template" in (o[0] for o in stack[i + 1:]):
+            return -1  # (a template's content is not the link's text)
+        end = min(text_end, q + SIGN_WINDOW)
+        run = html[q:end]
+        text = run.decode(enc or "utf-8", "ignore") if as_bytes else run
+        if PERMALINK_TEXT.fullmatch(_REF.sub("", text).replace("\0", "")):
+            return -1
+        rows[stack[i][2]] = 0
+        return end
 
     def text_reopens(q: int, text_end: int) -> None:
         """`reconstruct` for the text `html[q:text_end]` when the parser reads it in the body: not
@@ -1246,6 +1327,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if found[2] is None and found[1][-1][2] not in stack.offsets:
                 found[2] = (found[0], at)
 
+    if pending:  # (a main's region: the formatting elements waiting at its start wait in its first piece too)
+        wait = waiting(list(stack)) or ""
     while pos < n:
         if retry >= 0 and len(stack) <= _SHALLOW:
             retry = -1
@@ -1268,11 +1351,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             lead.append((m.end(), m.group(0)))
         if pending and fmt_exact and in_body and not foreign and text_end > pos:
             text_reopens(pos, text_end)
+        hold = pos  # (no cut in this text before it: `signs_only_until`)
+        if anchors and text_end > pos and not foreign and "a" in stack.names:
+            hold = signs_only_until(pos, text_end)
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
             # Text of a code block: cut after line breaks, a piece's worth apart, never before
             # another line break (the parser drops one right after a <pre> start tag).
-            at = max(pos, start + piece_chars - 1, retry - 1)
-            while (br := html.find(nl, at, text_end)) >= 0:
+            at = max(pos, start + piece_chars - 1, retry - 1, hold - 1)
+            while hold >= 0 and (br := html.find(nl, at, text_end)) >= 0:
                 at = br + 1
                 if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
                         or form_left >= 0 or not cuttable(stack, at, _SAFE, adopted=False):
@@ -1285,7 +1371,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             # more: the renderer goes on with its line.
             # (not before the element of `_SETTLE` opened last in this piece is half a piece long: the
             # top one of the stack, whose offsets grow upwards)
-            at = max(pos, start + text_chars, retry)
+            at = max(pos, start + text_chars, retry, hold if hold >= 0 else text_end)
             for o in reversed(stack) if at < text_end else ():
                 if o[2] < start:
                     break
@@ -1308,6 +1394,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 at = start + text_chars
         if not in_body and text_end > pos and has_text(html, pos, text_end):
             in_body = True  # (text opens the body)
+            if stack and stack[-1][2] == head_noscript:
+                stack.pop()  # (and closes a noscript in the head)
         if form_text >= 0 and text_end > pos and not foreign and "template" not in stack.names:
             counted = form_chars(pos, text_end, form_min - form_text)  # (a template's text is not the form's)
             form_text = form_text + counted if counted >= 0 else -1
@@ -1411,6 +1499,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             token_cut(m.start(), False)
             continue
         name = name.lower()
+        if head_noscript >= 0 and stack and stack[-1][2] == head_noscript:
+            if name == "noscript" or name == "head":
+                continue  # (ignored in it)
+            if name not in _HEAD_NOSCRIPT:
+                # The parser closes a noscript in the head at a start tag of the body, which opens the body
+                # there: what follows is not in it (helper-95: `<noscript><b></noscript><table><td>w`, the
+                # rest of the page in the `<b>`, which the scan took for closed at `</noscript>`)
+                stack.pop()
+                head_noscript = -1
         if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
                 and not any(o[0] in _INTEGRATION for o in stack[froot:]):
             del stack[froot:]  # out of foreign content: the tag is read as HTML, below
@@ -1489,8 +1586,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 whole = True  # (never closed; or holding a formatting element, helper-89: `<select><i></select>e`)
                 break
             pos = close.start()
-        if name in _CUT_BEFORE and m.start() - start >= piece_chars and not pending and form_left < 0 \
-                and m.start() >= retry:
+        if name in _CUT_BEFORE and m.start() - start >= piece_chars and form_left < 0 and m.start() >= retry \
+                and (fmt_exact or not pending):  # (else `waiting` says no: no copy of the stack)
             trial = _Stack(stack)
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
             if opens:
@@ -1504,8 +1601,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             # helper-89: `<u><u><u><u></u></u><main></u></u>` and a block after)
             if (opens or name not in _TABLE_PARTS) and (fragile < 0 or len(trial) <= fragile) \
                     and not any(o[0] in _FORMATTING for o in stack[kept:]) \
+                    and (made := waiting(trial)) is not None \
                     and cuttable(trial, m.start(), _SAFE_BLOCK, adopted=not fmt_exact):
-                cut(m.start(), trial)
+                cut(m.start(), trial, made)
                 stack = trial
             elif len(stack) > _SHALLOW:  # (the copy, a walk of the stack, is held back too)
                 retry = max(retry, m.start() + min(len(stack) * _BACKOFF, window))
@@ -1515,6 +1613,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             # not of the head, which opens the body, and the scan still holds it; a template stays in
             # the head: never cut inside either (each piece reopens them in the body).
             rows[m.start()] = -1
+            if name == "noscript":
+                head_noscript = m.start()
         elif opened:
             in_body = True
             if name in _FORMATTING and not foreign:
@@ -1527,6 +1627,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 pre_end = m.end()
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
+            elif name == "a" and m.group(3) and in_page(m.group(3)):
+                rows[m.start()] = -1  # not until its text is not a sign only (`signs_only_until`)
+                anchors.add(m.start())
             elif name == "form":
                 rows[m.start()] = -1  # not until a heading or article in it makes it content (`_FORM_CONTENT`)
                 form_at = m.start()
@@ -1564,7 +1667,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     if whole:
         out = [_piece(begin, n, first_stack, [], enc)]
     else:
-        out.append(_piece(start, n, before, [], enc))
+        out.append(_piece(start, n, before, [], enc, wait))
         for kind in ("main", "role"):
             if kind in mains:
                 at, around, span, at_state = mains[kind]
