@@ -297,9 +297,9 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
             # 0.1.28, where a list's indentation is at most half the rest of its text)
             ("indented-html", "HTML: a <pre> of one-letter lines in an item 40 lists deep",
              "<html><body>" + "<ul><li>x" * 40 + "<pre>", lambda i: "a\n" * 1000),
-            # ...and a numbered list of one-letter items (start read as 100,000: six digits at most),
-            # up to "4099999. a" for 5 bytes of markup: its lines, item spans and text were held at
-            # once in 0.1.28 (11.7x)
+            # ...and a numbered list of one-letter items (read from 100,000 until 0.1.29, which reads
+            # more than six digits), up to "5099999. a" for 5 bytes of markup: its lines, item spans
+            # and text were held at once in 0.1.28 (11.7x)
             ("numbered-html", "HTML: one <ol start=1000000> of one-letter items (<li>a)",
              "<html><body><ol start=1000000>", lambda i: "<li>a" * 1000)]:
         add(name, name.replace("-html", ".html"), what,

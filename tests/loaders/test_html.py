@@ -106,6 +106,18 @@ NESTED = ("<ul><li>one <b>1</b></li><li>two<ul><li>nested a</li><li>nested <p>b<
           "<li>three</li></ul><ol start=9><li>nine</li><li>ten<ol><li>sub</li></ol></li></ol>")
 
 
+@pytest.mark.parametrize("start, value, text", [
+    ("1000000", None, "1000000. a\n1000001. b"),  # (0.1.28 read six digits: "100000. a")
+    (" +5x", None, "5. a\n6. b"),
+    ("-3", "2147483647", "-3. a\n2147483647. b"),
+    ("99999999999", "2147483648", "1. a\n2. b"),  # (past a 32-bit long: the default)
+    ("abc", "0012", "1. a\n12. b"),
+])
+def test_list_numbers_are_read_as_the_html_standard_reads_integers(start, value, text):
+    item = "<li>b" if value is None else f"<li value='{value}'>b"
+    assert text_of(f"<ol start='{start}'><li>a{item}</ol>") == text
+
+
 def test_nested_lists_keep_markers_and_indentation():
     doc = load(NESTED)
     assert doc.text == ("- one 1\n- two\n  - nested a\n  - nested\n    b\n- three\n\n"

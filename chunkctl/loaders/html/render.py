@@ -71,6 +71,23 @@ def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
     return int(m.group(1)) if m else default
 
 
+_INTEGER = re.compile(r"[\t\n\f\r ]*([-+]?)0*(\d{1,10})(?!\d)")
+_LONG = 1 << 31
+
+
+def _ordinal_attr(attrs: dict[str, Any], name: str, default: int) -> int:
+    """A list's `start` or an item's `value` by the HTML standard's rules for parsing integers
+    (ASCII white space, a sign, digits, anything after them ignored), `default` where they fail
+    or give a number outside a 32-bit `long`, the attributes' type in the DOM (until 0.1.29 six
+    digits at most were read: `start=1000000` counted from 100000)."""
+    v = attrs.get(name)
+    m = _INTEGER.match(v) if v is not None else None
+    if m is None:
+        return default
+    n = -int(m.group(2)) if m.group(1) == "-" else int(m.group(2))
+    return n if -_LONG <= n < _LONG else default
+
+
 class Renderer:
     """Walks a content root once, without recursion, and turns it into raw blocks.
 
@@ -309,7 +326,7 @@ class Renderer:
     def _open_list(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
         assert f.lines is not None  # a list or quote frame
         f.lines.newline()
-        start = _int_attr(attrs, "start", 1)
+        start = _ordinal_attr(attrs, "start", 1)
         rev = "reversed" in attrs
         f.lists.append([tag, start, f.lines.indent, rev])
 
@@ -325,7 +342,7 @@ class Renderer:
         lst = f.lists[-1]
         if tag == "li":
             if lst[0] == "ol":
-                n = _int_attr(attrs, "value", lst[1])
+                n = _ordinal_attr(attrs, "value", lst[1])
                 marker = f"{n}. "
                 lst[1] = n - 1 if lst[3] else n + 1
             else:
