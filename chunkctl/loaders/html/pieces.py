@@ -162,9 +162,6 @@ _SCOPED_END = frozenset("address article aside blockquote button center details 
 _ROW_GROUPS = frozenset("tbody thead tfoot".split())
 _TABLE_SCOPE = frozenset("html table template".split())
 _IN_HEAD = frozenset(("noscript", "template"))  # elements kept open at a cut that may stand in the head
-# Start tags a noscript in the head holds (scripting off); at any other the parser closes it, and the head,
-# and opens the body (the HTML standard's "in head noscript" mode), where its end tag is then ignored.
-_HEAD_NOSCRIPT = frozenset("html head noscript basefont bgsound link meta noframes style".split())
 _TEMPLATE = frozenset(("template",))  # (a template's content is a fragment of its own: no table outside it is its)
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
@@ -195,11 +192,24 @@ _INVISIBLE_BYTES = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f\x0b\x1c-\x1f])*+".
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
 _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
-# A link to a place in the page (`href="#..."`): a heading's permalink when its text is a sign only
+# A link to a place in the page (`href="#..."`, `_in_page`): a heading's permalink when its text is a sign only
 # (`select.is_decoration`), which the renderer decides where the element starts, for the pieces after it
 # too; so not cut inside until some text in it is not a sign (`_scan`'s `anchors`).
-_IN_PAGE_HREF = re.compile(r"""(?:^|[\s"'/])(?i:href)\s*=\s*(?:"\s*#|'\s*#|#)""")
-_IN_PAGE_HREF_BYTES = re.compile(_IN_PAGE_HREF.pattern.encode())
+_HREF = re.compile(r"""(?:^|[\s"'/])(?i:href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*))""")
+_HREF_BYTES = re.compile(_HREF.pattern.encode())
+
+
+def _in_page(attrs: Any, encoding: str | None) -> bool:
+    """True when the start tag's attributes `attrs` (text, or bytes in `encoding`) hold an `href`
+    whose value, its character references decoded and leading white space stripped, starts with
+    "#" (as `select.is_decoration` reads it: `&#35;x` and `&nbsp;#x` too, helper-96)."""
+    m = (_HREF_BYTES if isinstance(attrs, bytes) else _HREF).search(attrs)
+    if m is None:
+        return False
+    value = m.group(1) if m.group(1) is not None else m.group(2) if m.group(2) is not None else m.group(3)
+    if isinstance(value, bytes):
+        value = value.decode(encoding or "utf-8", "replace")
+    return html_entities.unescape(value).lstrip().startswith("#")
 SIGN_WINDOW = 4096  # characters (bytes) of a text run read for a character that is not a sign
 # Markup the tokens above should have taken (a tag they do not read): text is cut only before it.
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
@@ -862,9 +872,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     opening = quirks is None  # nothing but comments and white space yet
     lead: list[tuple[int, Any]] = []  # (end, markup) of the doctype and <body> tags: every later piece starts with them
     in_body = bool(stack)  # a `<body>` tag read, an element opened (which opens the body), or text
-    head_noscript = -1  # the offset of a noscript opened in the head (open while the innermost one)
-    in_page = (_IN_PAGE_HREF_BYTES if as_bytes else _IN_PAGE_HREF).search
-    anchors: set[int] = set()  # offsets of the links to a place in the page (`_IN_PAGE_HREF`) opened
+    head_noscript = -1  # the offset of the last noscript opened where the parser may be in the head
+    anchors: set[int] = set()  # offsets of the links to a place in the page (`_in_page`) opened
     body_tag = False  # a `<body>` tag read (every later piece begins with it)
     form_open = state is not None and state[0]  # the parser's form pointer
     form_from = 0  # the offset of the form start tag that set it
@@ -1141,6 +1150,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         rows[stack[i][2]] = 0
         return end
 
+    def opens_body(q: int, text_end: int) -> bool:
+        """False for text before the body that is white space once its character references are
+        read (`&#32;`, `&Tab;`), which the parser keeps in the head (helper-96: a `<noscript>`
+        after it was taken for one in the body, its blocks for content it leaves out)."""
+        if text_end - q > SIGN_WINDOW:
+            return True
+        run = html[q:text_end]
+        text = run.decode(enc or "utf-8", "replace") if as_bytes else run
+        return bool(html_entities.unescape(text).strip(" \t\n\r\f"))
+
     def text_reopens(q: int, text_end: int) -> None:
         """`reconstruct` for the text `html[q:text_end]` when the parser reads it in the body: not
         white space only in table mode (it goes where it stands then), nor a line break alone right
@@ -1392,10 +1411,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     break
                 cut(q, stack)
                 at = start + text_chars
-        if not in_body and text_end > pos and has_text(html, pos, text_end):
-            in_body = True  # (text opens the body)
-            if stack and stack[-1][2] == head_noscript:
-                stack.pop()  # (and closes a noscript in the head)
+        if not in_body and text_end > pos and has_text(html, pos, text_end) and not (stack and stack[0][0] == "template") \
+                and opens_body(pos, text_end):
+            in_body = True  # (text opens the body; not a template's in the head, helper-96)
         if form_text >= 0 and text_end > pos and not foreign and "template" not in stack.names:
             counted = form_chars(pos, text_end, form_min - form_text)  # (a template's text is not the form's)
             form_text = form_text + counted if counted >= 0 else -1
@@ -1469,6 +1487,16 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 mk = marker_at()  # (the end tag closes the last of that name on the list: one pending after it?)
                 if any(e[0] == end_name and e[3] == mk and at > own_at for at, e in pending.items()):
                     fmt_exact = False
+            if end_name == "noscript" and not foreign and stack and stack[0][2] == head_noscript \
+                    and len(stack) > 1:
+                # A noscript the scan holds from where the parser may still be in the head, with elements
+                # left open in it: in the head, the parser closed it at the first of them (opening the
+                # body) and ignores this end tag, leaving them open; in the body, this end tag closes
+                # them (or is ignored, a block open in it). The scan cannot tell which: read the page
+                # whole (helper-95: `<noscript><b></noscript>` and a table, the rest of the page in the
+                # `<b>`, taken for one closed and waiting to be opened again)
+                whole = True
+                break
             _end(stack, end_name)
             if foreign and (len(stack) < depth - 1 or end_name in _FOREIGN):  # (`</div>` in an svg closes it too)
                 if len(stack) > froot and stack[froot][0] not in _FOREIGN:  # (an element below it went)
@@ -1499,15 +1527,6 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             token_cut(m.start(), False)
             continue
         name = name.lower()
-        if head_noscript >= 0 and stack and stack[-1][2] == head_noscript:
-            if name == "noscript" or name == "head":
-                continue  # (ignored in it)
-            if name not in _HEAD_NOSCRIPT:
-                # The parser closes a noscript in the head at a start tag of the body, which opens the body
-                # there: what follows is not in it (helper-95: `<noscript><b></noscript><table><td>w`, the
-                # rest of the page in the `<b>`, which the scan took for closed at `</noscript>`)
-                stack.pop()
-                head_noscript = -1
         if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
                 and not any(o[0] in _INTEGRATION for o in stack[froot:]):
             del stack[froot:]  # out of foreign content: the tag is read as HTML, below
@@ -1616,7 +1635,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if name == "noscript":
                 head_noscript = m.start()
         elif opened:
-            in_body = True
+            in_body = in_body or stack[0][0] != "template"  # (a template's content in the head: not the body)
             if name in _FORMATTING and not foreign:
                 mk = marker_at()
                 if fmt_exact and (len(fmt_open) + len(pending) >= _LIST_MAX or sum(
@@ -1627,7 +1646,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 pre_end = m.end()
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
-            elif name == "a" and m.group(3) and in_page(m.group(3)):
+            elif name == "a" and m.group(3) and _in_page(m.group(3), enc):
                 rows[m.start()] = -1  # not until its text is not a sign only (`signs_only_until`)
                 anchors.add(m.start())
             elif name == "form":
