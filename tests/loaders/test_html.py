@@ -112,6 +112,7 @@ NESTED = ("<ul><li>one <b>1</b></li><li>two<ul><li>nested a</li><li>nested <p>b<
     ("-3", "2147483647", "-3. a\n2147483647. b"),
     ("99999999999", "2147483648", "1. a\n2. b"),  # (past a 32-bit long: the default)
     ("abc", "0012", "1. a\n12. b"),
+    ("\u0663", "\uff17", "1. a\n2. b"),  # (ASCII digits only: not Arabic-Indic or full-width ones)
 ])
 def test_list_numbers_are_read_as_the_html_standard_reads_integers(start, value, text):
     item = "<li>b" if value is None else f"<li value='{value}'>b"

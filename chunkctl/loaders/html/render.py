@@ -71,7 +71,7 @@ def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
     return int(m.group(1)) if m else default
 
 
-_INTEGER = re.compile(r"[\t\n\f\r ]*([-+]?)0*(\d{1,10})(?!\d)")
+_INTEGER = re.compile(r"[\t\n\f\r ]*([-+]?)0*([0-9]{1,10})(?![0-9])")
 _LONG = 1 << 31
 
 
