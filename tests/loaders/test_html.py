@@ -119,6 +119,12 @@ def test_list_numbers_are_read_as_the_html_standard_reads_integers(start, value,
     assert text_of(f"<ol start='{start}'><li>a{item}</ol>") == text
 
 
+def test_cell_spans_are_read_in_ascii_digits_only():
+    from chunkctl.loaders.html.render import _int_attr
+
+    assert [_int_attr({"colspan": v}, "colspan", 1) for v in ("2", " 3x", "\u0663", "\uff12", "x")] == [2, 3, 1, 1, 1]
+
+
 def test_nested_lists_keep_markers_and_indentation():
     doc = load(NESTED)
     assert doc.text == ("- one 1\n- two\n  - nested a\n  - nested\n    b\n- three\n\n"

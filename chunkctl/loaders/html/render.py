@@ -67,7 +67,7 @@ def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
     v = attrs.get(name)
     if v is None:
         return default
-    m = re.match(r"\s*(-?\d{1,6})", v)
+    m = re.match(r"\s*(-?[0-9]{1,6})", v)  # (ASCII digits: `\d` takes any script's)
     return int(m.group(1)) if m else default
 
 
