@@ -1222,7 +1222,13 @@ _PARAS_40 = "".join(f"<p>word {i} lorem ipsum</p>\n" for i in range(40))
     ("&#32;<noscript><p>a</p><p>b</p></noscript>", 12),
     ("<template><p>t</p></template><noscript><p>a</p><p>b</p></noscript>", 10),
     ('<a href=y></p><a href="&#35;x" class=headerlink>¶<p>w', 34),
-    ('<a href=y></p><a href="\xa0#x" class=headerlink>¶<p>w', 32)])
+    ('<a href=y></p><a href="\xa0#x" class=headerlink>¶<p>w', 32),
+    # helper-97: a noscript in a noscript in the head (ignored by the parser); a template that leaves
+    # a cell or caption open (its end leaves the template's marker on the list)
+    ("<noscript><noscript></noscript><a href=#x class=anchor>¶</noscript><p>n", 4),
+    ("<noscript><noscript></noscript><code class=language-py>e</noscript><pre>n</pre>", 4),
+    ("<p><b class=mw-editsection>x</p><template><td></template><p>n", 4),
+    ("<p><b class=mw-editsection>x</p><div><template><caption></template><p>n</p></div>", 6)])
 @pytest.mark.parametrize("keep", [False, True])
 def test_pages_the_scan_once_misread_give_the_whole_readings_blocks(html, piece_chars, keep):
     whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)

@@ -1527,6 +1527,14 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             token_cut(m.start(), False)
             continue
         name = name.lower()
+        if name == "noscript" and head_noscript >= 0 and stack and stack[-1][2] == head_noscript:
+            continue  # (the parser ignores a noscript in a noscript in the head; helper-97)
+        if name in _MARKERS and name != "template" and (pending or fmt_open) and "template" in stack.names:
+            # A cell, caption... in a template puts a marker on the parser's list; one left open there,
+            # the template's end clears the list back to it only, the template's own marker staying,
+            # before which nothing is opened again (helper-97: `<p><b>x</p><template><td></template>`):
+            # the scan stops following the list
+            fmt_exact = False
         if foreign and (name in _BREAKOUT or name == "font" and font_breakout(m.group(3))) \
                 and not any(o[0] in _INTEGRATION for o in stack[froot:]):
             del stack[froot:]  # out of foreign content: the tag is read as HTML, below
