@@ -645,9 +645,14 @@ def _tags(stack: list[_Open], encoding: str | None) -> str:
     parser reads them as in the head, where a block ends a noscript (scripting off, as lexbor
     parses) and white space after a template's end is the head's."""
     body = "<body>" if stack and stack[0][0] in _IN_HEAD else ""
+    return body + _joined([o[1] for o in stack], encoding)
+
+
+def _joined(tags: list[Any], encoding: str | None) -> str:
+    """Start tags as written (str, or bytes in `encoding`) joined as text."""
     if encoding is None:
-        return body + "".join(o[1] for o in stack)
-    return body + b"".join(o[1] if isinstance(o[1], bytes) else o[1].encode() for o in stack).decode(encoding)
+        return "".join(tags)
+    return b"".join(t if isinstance(t, bytes) else t.encode() for t in tags).decode(encoding)
 
 
 def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None,
@@ -663,9 +668,7 @@ def _waiting_tags(tags: list[Any], body: bool, encoding: str | None) -> str:
     off: a noscript in the body is an element as any other, its content parsed as HTML), after a
     `<body>` tag when `body` (nothing open before it: in the head a noscript's rules differ). The
     renderer leaves a noscript out whole (`elements.ALWAYS_DROPPED`)."""
-    text = b"".join(t if isinstance(t, bytes) else t.encode() for t in tags).decode(encoding) if encoding \
-        else "".join(tags)
-    return ("<body>" if body else "") + "<noscript>" + text + "</noscript>"
+    return ("<body>" if body else "") + "<noscript>" + _joined(tags, encoding) + "</noscript>"
 
 
 @cache
@@ -1100,7 +1103,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if at in anchors:
                 rows[at] = -1  # (a new element, whose own text decides whether it is a permalink)
 
-    def waiting(after: list[_Open]) -> str | None:
+    def waiting(after: _Stack) -> str | None:
         """The markup a piece's prefix ends with so that the formatting elements waiting on the
         parser's list (`pending`) are on its list too, with `after` open (`_waiting_tags`): ""
         when none waits; None when a prefix cannot put them as they are, and so no cut: the scan
@@ -1114,9 +1117,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         at every block's start: such a page was read whole, 108x its size at 5 MB."""
         if not pending:
             return ""
-        if not fmt_exact or after and after[-1][0] in _TABLE_CONTEXT or any(o[0] == "template" for o in after):
+        if not fmt_exact or after and after[-1][0] in _TABLE_CONTEXT or "template" in after.names:
             return None
-        k = next((i for i in range(len(after) - 1, -1, -1) if after[i][0] in _MARKERS), -1)
+        k = after.innermost(_MARKERS)
         mk = after[k][2] if k >= 0 else -1
         if any(e[3] != mk for e in pending.values()):
             return None
@@ -1347,7 +1350,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 found[2] = (found[0], at)
 
     if pending:  # (a main's region: the formatting elements waiting at its start wait in its first piece too)
-        wait = waiting(list(stack)) or ""
+        wait = waiting(stack) or ""
     while pos < n:
         if retry >= 0 and len(stack) <= _SHALLOW:
             retry = -1
