@@ -62,6 +62,32 @@ def test_a_pre_is_cut_after_a_line_break_only():
     assert rendered(html, 80, True)[:2] == rendered(html, 10**9, True)[:2]
 
 
+_PRE_LINE = st.sampled_from(["line\n", "<span>s</span>", "<b>b</b>\n", "<code>x</code>", '<code class="language-py">y</code>',
+                             '<code class="language-rust">z</code>\n', '<noscript><code class="language-go">n</code></noscript>'])
+
+
+@settings(max_examples=150, deadline=None)
+@given(before=st.lists(st.sampled_from(["<p>a b</p>", "<h2>T</h2>", "<b>", "<s>", "<div>"]), max_size=5),
+       pre=st.sampled_from(["<pre>", '<pre class="language-c">']), lines=st.lists(_PRE_LINE, min_size=1, max_size=25),
+       piece_chars=st.integers(3, 60), keep=st.booleans())
+def test_a_code_blocks_language_is_its_first_code_childs_in_whichever_piece_that_child_is(before, pre, lines,
+                                                                                       piece_chars, keep):
+    """`<pre>` names no language and its first `code` child that names one comes in a later piece
+    (helper-97's class C, 0.1.29: the language was read in the pre's first piece only)."""
+    html = "".join(before) + pre + "".join(lines) + "</pre><p>after</p>"
+    whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)
+    pieced = html_loader.render_html(html, keep, False, pieces_from=0, piece_chars=piece_chars)
+    assert pieced[0] == whole[0]
+    assert [(b.kind, b.language) for b in pieced[1]] == [(b.kind, b.language) for b in whole[1]]
+
+
+def test_a_code_block_cut_before_its_code_child_takes_the_language_from_the_next_piece():
+    html = "<pre>$ cargo new demo\n" + "".join(f"line {i}\n" for i in range(8)) + '<code class="language-rust">fn main() {}</code></pre>'
+    assert len(pieces(html, 20)) > 2
+    blocks = html_loader.render_html(html, False, False, pieces_from=0, piece_chars=20)[1]
+    assert [(b.kind, b.language) for b in blocks] == [(BlockKind.CODE, "rust")]
+
+
 def test_the_plain_text_of_a_pre_is_cut_a_piece_apart_and_never_before_a_line_break():
     # One text node of 30 lines, with blank lines: a piece starting with a line break would lose
     # it (the parser drops a line break right after <pre>).
@@ -1228,7 +1254,9 @@ _PARAS_40 = "".join(f"<p>word {i} lorem ipsum</p>\n" for i in range(40))
     ("<noscript><noscript></noscript><a href=#x class=anchor>¶</noscript><p>n", 4),
     ("<noscript><noscript></noscript><code class=language-py>e</noscript><pre>n</pre>", 4),
     ("<p><b class=mw-editsection>x</p><template><td></template><p>n", 4),
-    ("<p><b class=mw-editsection>x</p><div><template><caption></template><p>n</p></div>", 6)])
+    ("<p><b class=mw-editsection>x</p><div><template><caption></template><p>n</p></div>", 6),
+    # helper-97's class C: the pre's `code` child that names its language comes in the next piece
+    ('<h2><s><code class="language-py"></h2><pre><font color=red></s><h4>1</h2><a href="/1">', 6)])
 @pytest.mark.parametrize("keep", [False, True])
 def test_pages_the_scan_once_misread_give_the_whole_readings_blocks(html, piece_chars, keep):
     whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)

@@ -206,6 +206,8 @@ class Renderer:
                 for f in self.frames:  # its frame now ends at this tree's end of it
                     if f.node is h:
                         f.node = node
+                        if f.kind == _CODE and not f.language:  # a `code` child in this piece names it
+                            f.language = self._language(node, node_attrs(node))
             else:
                 attrs = node_attrs(node)
                 if (attrs and is_decoration(node, tag, attrs)) or (not self.keep and is_furniture(
