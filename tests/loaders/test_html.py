@@ -119,10 +119,40 @@ def test_list_numbers_are_read_as_the_html_standard_reads_integers(start, value,
     assert text_of(f"<ol start='{start}'><li>a{item}</ol>") == text
 
 
-def test_cell_spans_are_read_in_ascii_digits_only():
-    from chunkctl.loaders.html.render import _int_attr
+@pytest.mark.parametrize("html, text", [
+    ("<ol reversed><li>a<li>b<li>c</ol>", "3. a\n2. b\n1. c"),  # (0.1.29: "1. a\n0. b\n-1. c")
+    ("<ol reversed start=10><li>a<li>b</ol>", "10. a\n9. b"),
+    ("<ol reversed start=0><li>a<li>b</ol>", "0. a\n-1. b"),
+    ("<ol reversed start=x><li>a<li>b</ol>", "2. a\n1. b"),  # (a start that fails to read: the count)
+    # items of a nested list are its own; an item in a div is the list's
+    ("<ol reversed><li>a<ol><li>x<li>y</ol><li>b<div><li>c</div></ol>", "3. a\n   1. x\n   2. y\n2. b\n1. c"),
+    ("<ol reversed><li>a<li value=7>b<li>c</ol>", "3. a\n7. b\n6. c"),
+    ("<ul><li>u<ol reversed><li>a<li>b</ol></ul>", "- u\n  2. a\n  1. b"),
+])
+def test_a_reversed_list_counts_down_from_its_number_of_items_as_browsers_do(html, text):
+    assert text_of(html) == text
 
-    assert [_int_attr({"colspan": v}, "colspan", 1) for v in ("2", " 3x", "\u0663", "\uff12", "x")] == [2, 3, 1, 1, 1]
+
+@pytest.mark.parametrize("attrs, spans", [
+    ({"colspan": "2"}, (1, 2)),
+    ({"colspan": " 3x", "rowspan": "2"}, (2, 3)),
+    ({"colspan": "+2", "rowspan": "+3"}, (3, 2)),  # (0.1.29: a sign read as no number, 1)
+    ({"colspan": "\u0663", "rowspan": "\uff12"}, (1, 1)),  # (ASCII digits only)
+    ({"colspan": "\u2003 2", "rowspan": "\xa02"}, (1, 1)),  # (ASCII white space only before them)
+    ({"colspan": "0", "rowspan": "0"}, (0, 1)),  # (a rowspan of 0 runs to the row group's end)
+    ({"colspan": "-3", "rowspan": "-2"}, (1, 1)),  # (0.1.29: rowspan=-2 ran to the group's end)
+    ({"colspan": "1234567", "rowspan": "1234567"}, (65534, 1000)),  # (0.1.29 read six digits: 123456)
+    ({"colspan": "9" * 40, "rowspan": "x"}, (1, 1000)),
+])
+def test_cell_spans_are_read_as_the_html_table_model_reads_them(attrs, spans):
+    from chunkctl.loaders.html.select import cell_spans
+
+    assert cell_spans(attrs) == spans
+
+
+def test_a_negative_rowspan_covers_its_own_row_only():
+    assert text_of("<table><tr><td rowspan=-2>a<td>b<tr><td>c<td>d<tr><td>e<td>f</table>") == (
+        "| a | b |\n| --- | --- |\n| c | d |\n| e | f |")
 
 
 def test_nested_lists_keep_markers_and_indentation():

@@ -88,6 +88,17 @@ def test_a_code_block_cut_before_its_code_child_takes_the_language_from_the_next
     assert [(b.kind, b.language) for b in blocks] == [(BlockKind.CODE, "rust")]
 
 
+def test_a_reversed_list_is_not_cut_inside_and_counts_down_from_all_its_items():
+    items = "".join(f"<li>item {i} of the list</li>" for i in range(30))
+    html = "<p>before</p>" * 10 + f"<ol reversed>{items}</ol>" + "<p>after</p>" * 10
+    ol, end = html.index("<ol"), html.index("</ol>")
+    parts = pieces(html, 60)
+    assert len(parts) == 5 and not any(ol < p.start <= end for p in parts)  # (before 0.1.30: 17)
+    text = html_loader.render_html(html, False, False, pieces_from=0, piece_chars=60)[0]
+    assert "30. item 0 of the list" in text and "1. item 29 of the list" in text
+    assert rendered(html, 60, False)[:2] == rendered(html, 10**9, False)[:2]
+
+
 def test_the_plain_text_of_a_pre_is_cut_a_piece_apart_and_never_before_a_line_break():
     # One text node of 30 lines, with blank lines: a piece starting with a line break would lose
     # it (the parser drops a line break right after <pre>).
@@ -241,7 +252,8 @@ def _blocks(draw, depth: int = 0) -> str:
         elif kind in ("ul", "ol"):
             items = "".join(f"<li>{_text(draw)}" + (draw(_blocks(depth + 1)) if draw(st.booleans()) else "")
                             + ("</li>" if close else "") for _ in range(draw(st.integers(1, 6))))
-            out.append(f"<{kind}>{items}</{kind}>")
+            attrs = draw(st.sampled_from(["", " reversed", " start=5", " reversed start=3"])) if kind == "ol" else ""
+            out.append(f"<{kind}{attrs}>{items}</{kind}>")
         elif kind == "table":
             cols = draw(st.integers(2, 4))
             head = "<thead><tr>" + "".join(f"<th>{_text(draw)}</th>" for _ in range(cols)) + "</tr></thead>" \

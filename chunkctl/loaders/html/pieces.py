@@ -192,6 +192,10 @@ _INVISIBLE_BYTES = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f\x0b\x1c-\x1f])*+".
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
 _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
+# An `<ol reversed>` counts down from the number of its items, read where it opens (`render._open_list`):
+# never cut inside (read loosely: any attribute naming it).
+_REVERSED = re.compile("reversed", re.I)
+_REVERSED_BYTES = re.compile(b"reversed", re.I)
 # A link to a place in the page (`href="#..."`, `_in_page`): a heading's permalink when its text is a sign only
 # (`select.is_decoration`), which the renderer decides where the element starts, for the pieces after it
 # too; so not cut inside until some text in it is not a sign (`_scan`'s `anchors`).
@@ -863,6 +867,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if codecs.lookup(encoding or "").name == "utf-8" else None
     ref = (_REF_BYTES if as_bytes else _REF).match
     decoration = (_DECORATION_BYTES if as_bytes else _DECORATION).search
+    reversed_list = (_REVERSED_BYTES if as_bytes else _REVERSED).search
     skip = (_INVISIBLE_BYTES if as_bytes else _INVISIBLE).match
     markup = (_MARKUP_BYTES if as_bytes else _MARKUP).search
     window = max(piece_chars // 4, 64)
@@ -1655,8 +1660,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 fmt_open[m.start()] = (name, stack.count(_MARKERS), stack[-1][1], mk)  # (its start tag, as opened)
             elif name in _PRE:
                 pre_end = m.end()
-            if m.group(3) and (consent(m.group(3)) or decoration(m.group(3))):
-                rows[m.start()] = -1  # never cut inside: its furniture or decoration test reads the whole element
+            if m.group(3) and (consent(m.group(3)) or decoration(m.group(3)) or (
+                    name == "ol" and reversed_list(m.group(3)))):
+                rows[m.start()] = -1  # never cut inside: its furniture or decoration test or numbering reads it whole
             elif name == "a" and m.group(3) and _in_page(m.group(3), enc):
                 rows[m.start()] = -1  # not until its text is not a sign only (`signs_only_until`)
                 anchors.add(m.start())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,7 +15,14 @@ from chunkctl.loaders.html.elements import (
     PRE_TAGS,
     SECTIONING,
 )
-from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
+from chunkctl.loaders.html.select import (
+    cell_spans,
+    html_integer,
+    is_data_table,
+    is_decoration,
+    is_furniture,
+    node_attrs,
+)
 from chunkctl.loaders.html.text import INDENT_FREE, Lines, TableGrid, collapse, line_spans
 from chunkctl.model import BlockKind, compact_spans
 
@@ -63,29 +69,35 @@ class _Held:
         self.entered = entered
 
 
-def _int_attr(attrs: dict[str, Any], name: str, default: int) -> int:
-    v = attrs.get(name)
-    if v is None:
-        return default
-    m = re.match(r"\s*(-?[0-9]{1,6})", v)  # (ASCII digits: `\d` takes any script's)
-    return int(m.group(1)) if m else default
-
-
-_INTEGER = re.compile(r"[\t\n\f\r ]*([-+]?)0*([0-9]{1,10})(?![0-9])")
-_LONG = 1 << 31
-
-
-def _ordinal_attr(attrs: dict[str, Any], name: str, default: int) -> int:
+def _ordinal_attr(attrs: dict[str, Any], name: str) -> int | None:
     """A list's `start` or an item's `value` by the HTML standard's rules for parsing integers
-    (ASCII white space, a sign, digits, anything after them ignored), `default` where they fail
-    or give a number outside a 32-bit `long`, the attributes' type in the DOM (until 0.1.29 six
-    digits at most were read: `start=1000000` counted from 100000)."""
-    v = attrs.get(name)
-    m = _INTEGER.match(v) if v is not None else None
-    if m is None:
-        return default
-    n = -int(m.group(2)) if m.group(1) == "-" else int(m.group(2))
-    return n if -_LONG <= n < _LONG else default
+    (`select.html_integer`); None where they fail or give a number outside a 32-bit `long`, the
+    attributes' type in the DOM (until 0.1.29 six digits at most were read: `start=1000000`
+    counted from 100000)."""
+    n = html_integer(attrs.get(name))
+    return None if n is None or not -_LONG <= n < _LONG else n
+
+
+_LONG = 1 << 31
+_OWN_COUNT = frozenset(("ol", "ul", "menu", "dir"))  # lists whose items another list does not count
+
+
+def _owned_items(node) -> int:
+    """The number of items of the list `node`: the `li` elements under it outside the lists
+    nested in it (the HTML standard's owned list items: a reversed list without `start` counts
+    down from it). One walk of the subtree, nested lists skipped."""
+    n = 0
+    todo = [node.child] if node.child is not None else []
+    while todo:
+        c = todo.pop()
+        if c.next is not None:
+            todo.append(c.next)
+        tag = c.tag
+        if tag == "li":
+            n += 1
+        if tag not in _OWN_COUNT and c.child is not None:
+            todo.append(c.child)
+    return n
 
 
 class Renderer:
@@ -309,14 +321,14 @@ class Renderer:
                 fr.block_kind = BlockKind.QUOTE if tag == "blockquote" else BlockKind.LIST
                 self.frames.append(fr)
                 if tag in LIST_TAGS:
-                    self._open_list(fr, tag, attrs)
+                    self._open_list(fr, node, tag, attrs)
                 return True
             if tag in BLOCK_TAGS:
                 self._flush()
             return True
         # kind == _LINES: lists and quotes keep everything as indented lines
         if tag in LIST_TAGS:
-            self._open_list(f, tag, attrs)
+            self._open_list(f, node, tag, attrs)
             return True
         if tag in ("li", "dt", "dd"):
             self._open_item(f, tag, attrs)
@@ -325,11 +337,16 @@ class Renderer:
             f.lines.newline()
         return True
 
-    def _open_list(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
+    def _open_list(self, f: _Frame, node, tag: str, attrs: dict[str, Any]) -> None:
+        """Open a list in the lines of `f`: an `<ol>` counts from its `start`, else from 1, or,
+        `reversed`, down from the number of its items (`_owned_items`), as browsers do (until
+        0.1.30 a reversed list without a start counted down from 1)."""
         assert f.lines is not None  # a list or quote frame
         f.lines.newline()
-        start = _ordinal_attr(attrs, "start", 1)
         rev = "reversed" in attrs
+        start = _ordinal_attr(attrs, "start")
+        if start is None:
+            start = _owned_items(node) if rev else 1
         f.lists.append([tag, start, f.lines.indent, rev])
 
     def _open_item(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
@@ -344,7 +361,9 @@ class Renderer:
         lst = f.lists[-1]
         if tag == "li":
             if lst[0] == "ol":
-                n = _ordinal_attr(attrs, "value", lst[1])
+                n = _ordinal_attr(attrs, "value")
+                if n is None:
+                    n = lst[1]
                 marker = f"{n}. "
                 lst[1] = n - 1 if lst[3] else n + 1
             else:
@@ -374,7 +393,7 @@ class Renderer:
         elif tag in ("td", "th"):
             f.cell = Lines(one_line=True)
             f.cell_th = tag == "th"
-            f.cell_span = (_int_attr(attrs, "rowspan", 1), _int_attr(attrs, "colspan", 1))
+            f.cell_span = cell_spans(attrs)
         elif tag in ("thead", "tbody", "tfoot"):
             f.grid.new_group()
             f.in_head = tag == "thead"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from chunkctl.loaders.html.elements import (
@@ -33,6 +34,35 @@ def node_attrs(node) -> dict[str, Any]:
         return node.attributes
     except Exception:  # a malformed attribute name lexbor keeps but Python cannot decode
         return {}
+
+
+_INTEGER = re.compile(r"[\t\n\f\r ]*([-+]?)0*([0-9]+)")
+
+
+def html_integer(value: str | None) -> int | None:
+    """`value` read by the HTML standard's rules for parsing integers (leading ASCII white space, a
+    sign, ASCII digits, anything after them ignored; HTML Living Standard, "Numbers"); None where
+    they fail. More than 18 digits read as 10**18, past every limit the callers apply."""
+    m = _INTEGER.match(value) if value else None
+    if m is None:
+        return None
+    digits = m.group(2)
+    n = int(digits) if len(digits) <= 18 else 10 ** 18
+    return -n if m.group(1) == "-" else n
+
+
+MAX_COLSPAN, MAX_ROWSPAN = 1000, 65534  # (the HTML standard's table model clamps spans to these)
+
+
+def cell_spans(attrs: dict[str, Any]) -> tuple[int, int]:
+    """A cell's (rowspan, colspan) as the HTML table model reads them: each by the rules for
+    non-negative integers (a negative or unreadable value gives 1), a colspan of 0 gives 1, a
+    rowspan of 0 runs to the end of the row group (0 is returned), clamped to 65534 rows and 1000
+    columns. Until 0.1.30 six digits were read, a `+` sign gave 1 and `rowspan=-2` ran to the end."""
+    rows = html_integer(attrs.get("rowspan"))
+    cols = html_integer(attrs.get("colspan"))
+    return (1 if rows is None or rows < 0 else min(rows, MAX_ROWSPAN),
+            1 if cols is None or cols <= 0 else min(cols, MAX_COLSPAN))
 
 
 def _outside_furniture(node) -> bool:
@@ -269,10 +299,9 @@ def _regular_grid(rows: list) -> bool:
                 col += 1
                 width += 1
                 continue
-            a = node_attrs(cells[i])
+            down, span = cell_spans(node_attrs(cells[i]))
+            down = max(down, 1)  # (a rowspan of 0, to the group's end, counted as one row here)
             i += 1
-            span = _span(a.get("colspan"))
-            down = _span(a.get("rowspan"))
             for _ in range(span):
                 while len(pending) <= col:
                     pending.append(0)
@@ -281,13 +310,6 @@ def _regular_grid(rows: list) -> bool:
                 width += 1
         widths.add(width)
     return len(widths) == 1
-
-
-def _span(v) -> int:
-    try:
-        return max(1, min(int(str(v).strip() or 1), 1000))
-    except ValueError:
-        return 1
 
 
 def is_data_table(node, attrs: dict[str, Any]) -> bool:
