@@ -285,6 +285,9 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
             # waited, read whole until 0.1.29 (108x at 5 MB)
             ("anchor-html", "HTML: minified one-word paragraphs after <p><a name=x>Top</p> (the anchor left open)",
              "<html><body><p><a name=x>Top</p>", lambda i: f"<p>w{i % 97}</p>"),
+            # ...in a layout table's cell, where the anchor waits before the cell's marker: no cut until 0.1.30
+            ("anchor-table-html", "HTML: minified one-word paragraphs in a layout table after <p><a name=x>Top</p>",
+             "<html><body><p><a name=x>Top</p><table><tr><td>", lambda i: f"<p>w{i % 97}</p>"),
             # ...and soup the scanner does not follow (a `<font>` closed with a paragraph open in it: the
             # adoption agency), so no cut; each tenth paragraph leaves an `<i>` open, which the parser opens
             # again at the line break after it, the next paragraphs inside: past 4,096 of them the rest is

@@ -1171,8 +1171,21 @@ def test_formatting_elements_waiting_at_a_blocks_start_wait_in_the_next_pieces_p
     html = "<div><p><b class=x><i>Intro</p>" + "".join(f"<p>w{i}</p>" for i in range(200)) + "</div>"
     assert pieces(html, 300)[1].prefix == "<div><noscript><b class=x><i></noscript>"
     assert pieces(html.encode(), 300, "utf-8")[1].prefix == "<div><noscript><b class=x><i></noscript>"
-    # where a prefix cannot put them as they wait, no cut: one waiting outside the cell cut in
-    cell = "<p><b>x</p><table><tr><td>" + "".join(f"<p>w{i}</p>" for i in range(100)) + "</td><td>y</td></tr></table>"
+    # in a table after them: before the table's start tag (in the body's context, outside the cell's
+    # marker: the parser does not open them again in the cell); each context's in its place
+    # (until 0.1.30 no cut: one tree)
+    cell = "<p><b>x</p><table><tr><td>" + "".join(f"<p>w{i}</p>" for i in range(100)) + "</td></tr></table>"
+    assert pieces(cell, 300)[1].prefix == "<body><noscript><b></noscript><table><tbody><tr><td>"
+    rows = "<div><p><i>x</p><table>" + "".join(f"<tr><td>c{i}</td><td>d</td></tr>" for i in range(100)) + "</table>"
+    assert [p.prefix for p in pieces(rows, 300)[1:3]] == ["<div><noscript><i></noscript><table><tbody>"] * 2
+    both = "<p><u>u</p><table><tr><td><p><b>x</p>" + "".join(f"<p>w{i}</p>" for i in range(100)) + "</td></tr></table>"
+    assert pieces(both, 300)[1].prefix == (
+        "<body><noscript><u></noscript><table><tbody><tr><td><noscript><b></noscript>")
+    for html in (cell, rows + "</div>", both):
+        for keep in (False, True):
+            assert rendered(html, 300, keep)[:3] == rendered(html, 10**9, keep)[:3]
+    # where a prefix cannot put them as they wait, no cut: a `nobr` (its start tag closes one open)
+    cell = "<p>a</p><table><tr><td><p><nobr>x</p>" + "".join(f"<p>w{i}</p>" for i in range(100)) + "</td></tr></table>"
     assert len(pieces(cell, 300)) == 1
     # in a cell: after its start tag; cuts undone (the text moved out of the row makes the parser move
     # it before the table) take back their prefixes' markup too
@@ -1195,7 +1208,12 @@ _MINIFIED = st.sampled_from([
     "<td>", "<p>t<td>u", "<template><p>t</template>", "<noscript><p>n</p></noscript>", "<form><h2>F</h2><p>f</p></form>",
     "<dl><dt>t<dd>d</dl>", "<p>\xa0</p>", "<span>s</span>", "<hr>", "<p>&amp;</p>", "<!-- c -->", "<div>",
     "</div>", "<table><tr><td><p><b>in cell</p><p>w</p><p>v</p></td><td>z</td></tr></table>", "<ol><li><p><u>u</p><p>v</ol>",
-    "<select><option>o</select>", "<button>b</button>", "<svg><path d=M0/></svg>", "<p>x<b>y</p>"])
+    "<select><option>o</select>", "<button>b</button>", "<svg><path d=M0/></svg>", "<p>x<b>y</p>",
+    # tables of many blocks or rows, cut inside while elements wait outside them (0.1.30)
+    "<table><tr><td><p>a</p><p>b</p><p>c</p><p>d</p><p>e</p></td></tr></table>",
+    "<table>" + "<tr><td>r</td><td>s</td></tr>" * 6 + "</table>", "<table><tr><td><p><u>u</p><p>v</p><p>w</p>",
+    "<table><tr><td><p><i>i</p><table>" + "<tr><td>r</td><td>s</td></tr>" * 4 + "</table><p>x</p></td></tr></table>",
+    "</td></tr></table>", "<table><caption><p><s>c</p><p>d</p></caption><tr><td>e</td><td>f</td></tr></table>"])
 
 
 @st.composite

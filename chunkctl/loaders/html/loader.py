@@ -151,11 +151,13 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
 
 def _path(node, names: tuple[str, ...], first: bool) -> list:
     """The elements below `node` along its first (`first`) or last element children, as long
-    as their tags follow `names`."""
+    as their tags follow `names`; along the first, past a `<noscript>` where another name is
+    sought (a prefix's markup of waiting formatting elements, `pieces._waiting_tags`)."""
     out = []
     for name in names:
         child = node.child if first else node.last_child
-        while child is not None and (child.tag or "-")[0] in "-_!":  # text, comments
+        while child is not None and ((child.tag or "-")[0] in "-_!" or (  # text, comments
+                first and child.tag == "noscript" and name != "noscript")):
             child = child.next if first else child.prev
         if child is None or child.tag != name:
             break

@@ -643,13 +643,25 @@ def _raw_end(name: str, as_bytes: bool) -> re.Pattern:
     return re.compile(pattern.encode() if as_bytes else pattern, re.I)
 
 
-def _tags(stack: list[_Open], encoding: str | None) -> str:
-    """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare), after
-    a `<body>` tag when the outermost is a `<noscript>` or a `<template>`: before the body, the
-    parser reads them as in the head, where a block ends a noscript (scripting off, as lexbor
-    parses) and white space after a template's end is the head's."""
-    body = "<body>" if stack and stack[0][0] in _IN_HEAD else ""
-    return body + _joined([o[1] for o in stack], encoding)
+_Waits = tuple[tuple[int, str], ...]  # markup put before elements of a prefix's stack: (index, markup), by index
+
+
+def _tags(stack: list[_Open], encoding: str | None, waits: _Waits = ()) -> str:
+    """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare), each
+    markup of `waits` (`_waiting_tags`) before the element at its index (at the end: `len(stack)`),
+    after a `<body>` tag when the prefix begins with a `<noscript>` or a `<template>`: before the
+    body, the parser reads them as in the head, where a block ends a noscript (scripting off, as
+    lexbor parses) and white space after a template's end is the head's."""
+    body = "<body>" if (stack and stack[0][0] in _IN_HEAD) or (waits and waits[0][0] == 0) else ""
+    if not waits:
+        return body + _joined([o[1] for o in stack], encoding)
+    out, i = [body], 0
+    for k, markup in waits:
+        out.append(_joined([o[1] for o in stack[i:k]], encoding))
+        out.append(markup)
+        i = k
+    out.append(_joined([o[1] for o in stack[i:]], encoding))
+    return "".join(out)
 
 
 def _joined(tags: list[Any], encoding: str | None) -> str:
@@ -660,19 +672,19 @@ def _joined(tags: list[Any], encoding: str | None) -> str:
 
 
 def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None,
-           waiting: str = "") -> Piece:
-    return Piece(start, end, _tags(before, encoding) + waiting, tuple(o[0] for o in before),
+           waits: _Waits = ()) -> Piece:
+    return Piece(start, end, _tags(before, encoding, waits), tuple(o[0] for o in before),
                  tuple(o[0] for o in after))
 
 
-def _waiting_tags(tags: list[Any], body: bool, encoding: str | None) -> str:
+def _waiting_tags(tags: list[Any], encoding: str | None) -> str:
     """Markup that puts formatting elements on the parser's list without leaving them open: their
     start tags `tags` (as written, str or bytes in `encoding`) in a `<noscript>`, whose end tag
     closes them as the end tag of a block closed them on the page (lexbor parses with scripting
-    off: a noscript in the body is an element as any other, its content parsed as HTML), after a
-    `<body>` tag when `body` (nothing open before it: in the head a noscript's rules differ). The
-    renderer leaves a noscript out whole (`elements.ALWAYS_DROPPED`)."""
-    return ("<body>" if body else "") + "<noscript>" + _joined(tags, encoding) + "</noscript>"
+    off: a noscript in the body is an element as any other, its content parsed as HTML). The
+    renderer leaves a noscript out whole (`elements.ALWAYS_DROPPED`), and finds a piece's open
+    elements past it (`loader._path`)."""
+    return "<noscript>" + _joined(tags, encoding) + "</noscript>"
 
 
 @cache
@@ -847,8 +859,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     rows: dict[int, int] = {}  # rows seen of each table, by the offset of its start tag (-1: fostering)
     out: list[Piece] = []
     befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
-    waits: list[str] = []  # ... and the markup that puts formatting elements back on the list (`waiting`)
-    wait = ""  # that markup for the current piece
+    waits: list[_Waits] = []  # ... and the markup that puts formatting elements back on the list (`waiting`)
+    wait: _Waits = ()  # that markup for the current piece
     stack = _Stack(open_at_begin)  # (name, start tag as written, offset) of each open element, outermost first
     first_stack = before = list(stack)
     start = pos = begin
@@ -954,7 +966,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             retry = at + min(len(open_now) * _BACKOFF, window)
         return False
 
-    def cut(at: int, after: list[_Open], waiting_after: str = "") -> None:
+    def cut(at: int, after: list[_Open], waiting_after: _Waits = ()) -> None:
         nonlocal before, start, seen, wait
         out.append(_piece(start, at, before, after, enc, wait))
         befores.append(before)
@@ -1108,33 +1120,54 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if at in anchors:
                 rows[at] = -1  # (a new element, whose own text decides whether it is a permalink)
 
-    def waiting(after: _Stack) -> str | None:
-        """The markup a piece's prefix ends with so that the formatting elements waiting on the
-        parser's list (`pending`) are on its list too, with `after` open (`_waiting_tags`): ""
-        when none waits; None when a prefix cannot put them as they are, and so no cut: the scan
-        no longer follows the list, one waits in another cell, caption or template than the
-        innermost open (its place on the list is before that marker), one open in the same comes
-        after one waiting (the parser opens again only those after the last one open), an `a` or
-        `nobr` comes twice (its start tag would close the first), or `after` ends in a table,
-        row group or row (a noscript there is moved before the table) or holds a template (whose
-        content's insertion mode a start tag sets). A link left open before blocks with no white
-        space between them (`<p><a name=x>T</p><p>..`, an anchor on an old page, minified) waits
-        at every block's start: such a page was read whole, 108x its size at 5 MB."""
+    def waiting(after: _Stack) -> _Waits | None:
+        """The markup a piece's prefix holds so that the formatting elements waiting on the
+        parser's list (`pending`) are on its list too, with `after` open (`_waiting_tags`, put by
+        `_tags`): those of each marker context (the body, or a cell, caption... open in `after`)
+        before its first element that is a table part or a marker, or at the end, so that each
+        stands on the list where it waits, after the elements open in its context, before the
+        next marker. () when none waits; None when a prefix cannot put them as they are, and so
+        no cut: the scan no longer follows the list, one waits in a context no longer open, one
+        open in the same context comes after one waiting (the parser opens again only those after
+        the last one open) or stands after its context's first table part, an `a` or `nobr` comes
+        twice in a context (its start tag would close the first), or `after` holds a template
+        (whose content's insertion mode a start tag sets). A link left open before blocks with no
+        white space between them (`<p><a name=x>T</p><p>..`, an anchor on an old page, minified)
+        waits at every block's start: such a page was read whole, 108x its size at 5 MB; since
+        0.1.30 also where the blocks are in a table after it (one tree before)."""
         if not pending:
-            return ""
-        if not fmt_exact or after and after[-1][0] in _TABLE_CONTEXT or "template" in after.names:
+            return ()
+        if not fmt_exact or "template" in after.names:
             return None
-        k = after.innermost(_MARKERS)
-        mk = after[k][2] if k >= 0 else -1
-        if any(e[3] != mk for e in pending.values()):
-            return None
-        first = min(pending)
-        if any(at > first and e[3] == mk for at, e in fmt_open.items()):
-            return None
-        names = [e[0] for at, e in fmt_open.items() if e[3] == mk] + [e[0] for e in pending.values()]
-        if names.count("a") > 1 or "nobr" in names:
-            return None
-        return _waiting_tags([pending[at][2] for at in sorted(pending)], not after, enc)
+        contexts: dict[int, int] = {-1: -1}  # marker offset -> its index in `after` (-1: the body)
+        place: dict[int, int] = {}  # marker offset -> where its waiting markup goes
+        index: dict[int, int] = {}  # start-tag offset -> index in `after`
+        ctx = -1
+        for i, o in enumerate(after):
+            index[o[2]] = i
+            if o[0] in _MARKERS or o[0] in _TABLE_CONTEXT:
+                place.setdefault(ctx, i)
+                if o[0] in _MARKERS:
+                    ctx = contexts[o[2]] = o[2]
+        place.setdefault(ctx, len(after))
+        groups: dict[int, list[int]] = {}
+        for at, e in pending.items():
+            if e[3] not in contexts:
+                return None
+            groups.setdefault(e[3], []).append(at)
+        waits = []
+        for mk, ats in groups.items():
+            first = min(ats)
+            names = [e[0] for e in pending.values() if e[3] == mk]
+            for at, e in fmt_open.items():
+                if e[3] == mk:
+                    if at > first or index.get(at, len(after)) >= place[mk]:
+                        return None
+                    names.append(e[0])
+            if names.count("a") > 1 or "nobr" in names:
+                return None
+            waits.append((place[mk], _waiting_tags([pending[at][2] for at in sorted(ats)], enc)))
+        return tuple(sorted(waits))
 
     def signs_only_until(q: int, text_end: int) -> int:
         """Where cuts may be made in the text `html[q:text_end]` inside the innermost open link to
@@ -1355,7 +1388,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 found[2] = (found[0], at)
 
     if pending:  # (a main's region: the formatting elements waiting at its start wait in its first piece too)
-        wait = waiting(stack) or ""
+        wait = waiting(stack) or ()
     while pos < n:
         if retry >= 0 and len(stack) <= _SHALLOW:
             retry = -1
