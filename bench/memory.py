@@ -145,8 +145,10 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     add("tiny-paragraphs", "tiny-paragraphs.txt", "a word per paragraph (blank lines between)",
         lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
                           + "\n\n"))
-    add("letter-pages", "letter-pages.txt", "a letter per page: `a` and a form feed, repeated (a block and a page "
-        "every 2 bytes)", lambda p: _repeat(p, size, lambda i: "a\f" * block))
+    add("letter-pages", "letter-pages.txt", "a letter per page: `a` and a form feed, repeated (since 0.1.30 one "
+        "paragraph going on over its page breaks)", lambda p: _repeat(p, size, lambda i: "a\f" * block))
+    add("line-pages", "line-pages.txt", "a line per page: `a`, a line break and a form feed, repeated (a block and "
+        "a page every 3 bytes)", lambda p: _repeat(p, size, lambda i: "a\n\f" * block))
     add("tiny-paragraphs-md", "tiny-paragraphs.md", "Markdown: a word per paragraph",
         lambda p: _repeat(p, size, lambda i: "\n\n".join(plain[(i * 1000) % len(plain):(i * 1000) % len(plain) + 1000])
                           + "\n\n"))

@@ -17,7 +17,10 @@ _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 _BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*+\n)++")
 _BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*+\r)++")
 _BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*+\r\n)++")
-_FF = re.compile(r"\f")
+# A page break that ends a paragraph: a form feed at a line's start or end (or beside other white
+# space). One between two words ("and\fcontinues") is a page break inside a paragraph that goes on
+# across it (a PDF's paragraph continued on the next page, `pdf.joining.runs_on`): not a break.
+_FF = re.compile(r"(?<!\S)\f|\f(?!\S)")
 _NONSPACE = re.compile(r"\S")
 
 
@@ -67,7 +70,8 @@ def _blank_pattern(text: str, a: int, b: int) -> re.Pattern:
 
 
 def paragraph_breaks(text: str, a: int = 0, b: int | None = None) -> list[tuple[int, int]]:
-    """Spans of paragraph separators in `text[a:b]`: blank-line runs and form feeds, in order."""
+    """Spans of paragraph separators in `text[a:b]`: blank-line runs and form feeds (`_FF`: not one
+    between two words, inside a paragraph going on over a page break), in order."""
     if b is None:
         b = len(text)
     seps = [(m.start(), m.end()) for m in _blank_pattern(text, a, b).finditer(text, a, b)]

@@ -229,7 +229,8 @@ class Graphemes:
         return m.end() if m else i + 1
 
 
-_LINE_SEP = re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029")
+# (A form feed between two words is a page break inside a line going on over it: not a line's end.)
+_LINE_SEP = re.compile(r"\r\n|\r|\n|(?<!\S)\f|\f(?!\S)|\v|\u2028|\u2029")
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
 # and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit

@@ -682,3 +682,45 @@ def test_a_run_of_headings_names_only_the_headings_above_each_chunk():
     ]
     many = chunkctl.chunk_text("#\n" * 3000 + "\nEnd.\n", "md", chunk_size=64, overlap=0)
     assert many[-1]["text"].endswith("End.") and all(r["n_tokens"] <= 64 for r in many)
+
+
+# -- a page break inside a sentence (helper-99, 0.1.30) ------------------------------------------
+
+@st.composite
+def paged_prose(draw) -> tuple[str, str]:
+    """(prose, the same prose with some spaces inside sentences made page breaks): a paragraph
+    going on over page breaks, as a PDF's or a text file's form feeds cut it."""
+    sentences = [sentence(draw, 4, 14) for _ in range(draw(st.integers(2, 12)))]
+    text = " ".join(sentences)
+    inner = [m.start() for m in re.finditer(r"(?<![.]) ", text)]
+    feeds = set(draw(st.lists(st.sampled_from(inner), max_size=4))) if inner else set()
+    return text, "".join("\f" if i in feeds else ch for i, ch in enumerate(text))
+
+
+@PROPS
+@given(paged_prose(), st.sampled_from(STRATEGIES), st.sampled_from([32, 48, 80]), st.sampled_from(["txt", "md"]))
+def test_a_page_break_inside_a_sentence_cuts_no_chunk_there(texts, strategy, size, fmt):
+    """A form feed between two words is a page break inside a sentence: with every sentence
+    within the budget, chunks end at sentence ends only, as with a space there (a paragraph's
+    form feed was a paragraph break, above the sentence, and a chunk ended there in
+    mid-sentence). (The offsets may differ: a form feed is not counted as a space's token.)"""
+    plain, paged = texts
+    for text in (plain, paged):
+        recs = chunkctl.chunk_text(text, fmt, strategy=strategy, chunk_size=size, overlap=0)
+        assert all(body(r).rstrip().endswith(".") for r in recs)
+        assert "".join(body(r) + " " for r in recs).rstrip() == text
+        assert recs[-1]["page_end"] == 1 + text.count("\f")
+
+
+def test_a_page_break_between_lines_or_paragraphs_is_still_a_break():
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders import load_bytes
+
+    text = "Pump one is logged\fand checked daily.\n\fValve two is logged.\f\nSheet three is kept."
+    doc = load_bytes(text.encode(), "pages.txt", "txt", ChunkConfig())
+    assert [text[b.start:b.end] for b in doc.blocks] == [
+        "Pump one is logged\fand checked daily.", "Valve two is logged.", "Sheet three is kept."]
+    recs = chunkctl.chunk_text(text, "txt", chunk_size=12, overlap=0)
+    assert [body(r) for r in recs] == ["Pump one is logged\fand checked daily.",
+                                       "Valve two is logged.\f\nSheet three is kept."]
+    assert [(r["page_start"], r["page_end"]) for r in recs] == [(1, 2), (3, 4)]

@@ -286,3 +286,53 @@ def test_a_page_box_on_the_page_tree_is_the_pages_box(size, origin):
     for p in (1, 2):
         for i in range(3):
             assert f"Line {i} on page {p} of the text." in inherited.text
+
+
+# -- a paragraph going on over a page break ------------------------------------------------------
+
+def _lines(lines: list[str]) -> list[bytes]:
+    return [text(72, 760 - 14 * i, s) for i, s in enumerate(lines)]
+
+
+_PAGE_ONE = ["Multi-temperature trailers have a movable bulkhead that keeps two",
+             "compartments apart. Frozen pallets go in the front compartment,"]
+
+
+@pytest.mark.parametrize("first_line", [
+    "chilled pallets behind the bulkhead; set it before loading.",  # (lower case)
+    "Chilled pallets behind the bulkhead; set it before loading.",  # (after a comma, a clause's end)
+    "2 pallets behind the bulkhead; set it before loading.",
+])
+def test_a_paragraph_going_on_over_a_page_break_is_one_block_across_the_form_feed(first_line):
+    """helper-99: a paragraph ending a page in mid-sentence and going on on the next was two
+    blocks, and a chunk ended at the page break in mid-sentence (19 of the PDF corpus's 687 chunk
+    ends at 512 tokens)."""
+    doc = _load([_lines(_PAGE_ONE), _lines([first_line, "loading goes on from the back."])])
+    assert doc.text == (" ".join(_PAGE_ONE) + "\f" + first_line + " loading goes on from the back.")
+    assert [(b.kind, b.start, b.end) for b in doc.blocks] == [(BlockKind.PARAGRAPH, 0, len(doc.text))]
+
+
+@pytest.mark.parametrize("last_line, first_line", [
+    ("compartments apart. Frozen pallets go in the front compartment.", "Chilled pallets go behind it."),
+    ("compartments apart. Frozen pallets go in the front compartment.", "chilled pallets go behind it."),
+    ("compartments apart. Frozen pallets go in the front compartment", "Chilled pallets go behind it."),
+    ('compartments apart. "Frozen pallets go in the front compartment!"', "chilled pallets go behind it."),
+])
+def test_a_page_that_ends_a_sentence_or_a_next_page_that_starts_one_keeps_two_blocks(last_line, first_line):
+    doc = _load([_lines([_PAGE_ONE[0], last_line]), _lines([first_line])])
+    assert [b.kind for b in doc.blocks] == [BlockKind.PARAGRAPH, BlockKind.PARAGRAPH]
+    assert doc.text[doc.blocks[0].end] == "\f"
+
+
+def test_a_paragraph_over_a_page_break_is_not_cut_there_and_its_chunk_spans_both_pages():
+    from chunkctl.pipeline.document import chunk_records
+
+    doc = _load([_lines(_PAGE_ONE), _lines(["chilled pallets behind the bulkhead; set the bulkhead before",
+                                            "loading, not after. Readings are kept for two years and shown",
+                                            "to inspectors when they ask for them at the dock."])])
+    recs = chunk_records(doc, ChunkConfig(chunk_size=40, overlap=0, ocr="never"))
+    sentence = "Frozen pallets go in the front compartment,\fchilled pallets behind the bulkhead; set the " \
+               "bulkhead before loading, not after."
+    holding = [r for r in recs if sentence in r["text"]]
+    assert len(holding) == 1 and (holding[0]["page_start"], holding[0]["page_end"]) == (1, 2)
+    assert not any(r["text"].rstrip().endswith("compartment,") for r in recs)

@@ -168,3 +168,26 @@ def _move_word(gp: list[Group], gn: list[Group], joiner: Joiner) -> None:
             first.lines.pop(0)
             if not first.lines:
                 gn.pop(0)
+
+
+# A sentence's end: its mark, then any closing quotes and brackets.
+_SENTENCE_END = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049\uff0e\u0964\u06d4\u061f")
+_CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
+_CLAUSE_END = frozenset(",;:\u2013\u2014\uff0c\u3001\uff1b\uff1a")
+
+
+def runs_on(before: str, after: str) -> bool:
+    """Whether the paragraph that ends a page (its text `before`) goes on in the paragraph that
+    opens the next one (`after`): `before` ends without a sentence's end (`.!?…` and their CJK
+    and other scripts' forms, closing quotes and brackets after them), and `after` starts with
+    a lower-case letter, or `before` ends with a clause's mark (`,;:`, a dash) and `after` with
+    a letter or digit, or both are CJK at the break. Such a paragraph is one block across the
+    form feed, so no chunk is cut at the page break in mid-sentence (helper-99: 163 of a
+    352-page book's paragraphs were two blocks, and 19 of the PDF corpus's 687 chunk ends fell
+    mid-sentence at a page break)."""
+    tail = before.rstrip().rstrip(_CLOSERS)
+    head = after.lstrip()
+    if not tail or not head or tail[-1] in _SENTENCE_END:
+        return False
+    first = head[0]
+    return first.islower() or (tail[-1] in _CLAUSE_END and first.isalnum()) or (is_cjk(tail[-1]) and is_cjk(first))

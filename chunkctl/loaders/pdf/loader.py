@@ -14,7 +14,7 @@ from chunkctl.loaders.pdf.fallback import read_document, recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import group_page
 from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
-from chunkctl.loaders.pdf.joining import Joiner, move_split_words
+from chunkctl.loaders.pdf.joining import Joiner, move_split_words, runs_on
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
 from chunkctl.loaders.pdf.packed import PageGroups, pack_page, should_pack, unpack_page
 from chunkctl.loaders.pdf.page import MAX_EDGES, Frame, Line, PageData, PageReader
@@ -327,6 +327,9 @@ class _Writer:
         self.page_has_text = False
         self.table: _OpenTable | None = None
         self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
+        # The last paragraph written, not yet a block while only page breaks follow it: the next
+        # page's first paragraph may go on with it (`joining.runs_on`): (start, headings, text's end)
+        self.held: tuple[int, tuple[str, ...], str] | None = None
 
     def _put(self, s: str) -> None:
         self.parts.append(s)
@@ -359,7 +362,23 @@ class _Writer:
             self._put(_SEP)
         self.page_has_text = True
 
+    def _release(self) -> None:
+        """Make the held paragraph a block (something other than its next page's paragraph follows)."""
+        if self.held is not None:
+            start, headings, _ = self.held
+            end = self.pos - sum(map(len, self._breaks_since_held()))
+            self.blocks.append(Block(BlockKind.PARAGRAPH, start, end, headings=headings))
+            self.held = None
+
+    def _breaks_since_held(self) -> list[str]:
+        """The page breaks written after the held paragraph's text (the parts at the end that are "\f")."""
+        k = len(self.parts)
+        while k > 0 and self.parts[k - 1] == "\f":
+            k -= 1
+        return self.parts[k:]
+
     def close_table(self) -> None:
+        self._release()
         t = self.table
         if t is None:
             return
@@ -375,10 +394,21 @@ class _Writer:
 
     def block(self, kind: BlockKind, text: str, headings: tuple[str, ...], level: int = 0,
               rows: Sequence[tuple[int, int]] = (), offsets: list[tuple[int, int]] | None = None) -> None:
+        held = self.held
+        if kind == BlockKind.PARAGRAPH and held is not None and not self.page_has_text \
+                and len(self._breaks_since_held()) == 1 and runs_on(held[2], text):
+            # the paragraph ending the last page goes on: one block across the form feed
+            self._put(text)
+            self.page_has_text = True
+            self.held = (held[0], held[1], text[-64:])
+            return
         self.close_table()
         self._gap()
         start = self.pos
         self._put(text)
+        if kind == BlockKind.PARAGRAPH:
+            self.held = (start, headings, text[-64:])
+            return
         if offsets is not None:
             rows = compact_spans((start + a, start + b) for a, b in offsets)
         self.blocks.append(Block(kind, start, self.pos, level=level, headings=headings, rows=rows))
