@@ -128,6 +128,14 @@ def test_list_numbers_are_read_as_the_html_standard_reads_integers(start, value,
     ("<ol reversed><li>a<ol><li>x<li>y</ol><li>b<div><li>c</div></ol>", "3. a\n   1. x\n   2. y\n2. b\n1. c"),
     ("<ol reversed><li>a<li value=7>b<li>c</ol>", "3. a\n7. b\n6. c"),
     ("<ul><li>u<ol reversed><li>a<li>b</ol></ul>", "- u\n  2. a\n  1. b"),
+    # helper-98: only the items the list shows are counted, so its last is 1 (not hidden ones, nor
+    # those of a nested list or data table, which are not its numbered items)
+    ("<ol reversed><li>a<li hidden>b<li>c</ol>", "2. a\n1. c"),
+    ("<ol reversed><li>a</li><noscript><li>n</li></noscript><li>c</li></ol>", "2. a\n1. c"),
+    ("<ol reversed><li>a<dl><li>x</dl><li>b</ol>", "2. a\n   - x\n1. b"),
+    ("<ol reversed><li>a<dir><li>x<li>y</dir><li>b</ol>", "2. a\n   - x\n   - y\n1. b"),
+    ("<ol reversed><li>a<table><tr><th>h<th>i<tr><td><li>x<td>y</table><li>c</ol>",
+     "2. a\n   | h | i |\n   | --- | --- |\n   | x | y |\n1. c"),
 ])
 def test_a_reversed_list_counts_down_from_its_number_of_items_as_browsers_do(html, text):
     assert text_of(html) == text
@@ -148,6 +156,16 @@ def test_cell_spans_are_read_as_the_html_table_model_reads_them(attrs, spans):
     from chunkctl.loaders.html.select import cell_spans
 
     assert cell_spans(attrs) == spans
+
+
+@pytest.mark.parametrize("html", [
+    "<table><tr><td rowspan=0><p>a</p><td>b<tr><td>c</table>",  # (to the group's end: two rows)
+    "<table><tbody><tr><td rowspan=2><p>a</p><td>b</tbody><tbody><tr><td>c<td>d</table>",  # (stops at </tbody>)
+])
+def test_the_data_table_test_counts_spans_within_their_row_group(html):
+    """helper-98: the regular-grid test read `rowspan=0` as one row and let a rowspan run into
+    the next row group, and took these grids of paragraphs for layout."""
+    assert text_of(html).startswith("| a | b |\n| --- | --- |\n")
 
 
 def test_a_negative_rowspan_covers_its_own_row_only():

@@ -88,6 +88,15 @@ def test_a_code_block_cut_before_its_code_child_takes_the_language_from_the_next
     assert [(b.kind, b.language) for b in blocks] == [(BlockKind.CODE, "rust")]
 
 
+def test_a_list_is_cut_inside_unless_it_has_the_reversed_attribute_itself():
+    items = "".join(f"<li>item {i} of the list</li>" for i in range(30))
+    for ol, n in [('<ol class="comments-reversed">', 17), ("<ol data-x='a reversed b'>", 17), ("<ol REVERSED>", 5),
+                  ("<ol start=3 reversed=''>", 5), ('<ol class="x"reversed>', 5)]:
+        html = "<p>before</p>" * 10 + ol + items + "</ol>" + "<p>after</p>" * 10
+        assert len(pieces(html, 60)) == n, ol  # (helper-98: any "reversed" in the tag held the list whole)
+        assert len(pieces(html.encode(), 60, "utf-8")) == n, ol
+
+
 def test_a_reversed_list_is_not_cut_inside_and_counts_down_from_all_its_items():
     items = "".join(f"<li>item {i} of the list</li>" for i in range(30))
     html = "<p>before</p>" * 10 + f"<ol reversed>{items}</ol>" + "<p>after</p>" * 10
@@ -1286,7 +1295,18 @@ _PARAS_40 = "".join(f"<p>word {i} lorem ipsum</p>\n" for i in range(40))
     ("<p><b class=mw-editsection>x</p><template><td></template><p>n", 4),
     ("<p><b class=mw-editsection>x</p><div><template><caption></template><p>n</p></div>", 6),
     # helper-97's class C: the pre's `code` child that names its language comes in the next piece
-    ('<h2><s><code class="language-py"></h2><pre><font color=red></s><h4>1</h2><a href="/1">', 6)])
+    ('<h2><s><code class="language-py"></h2><pre><font color=red></s><h4>1</h2><a href="/1">', 6),
+    # helper-98: a formatting element left open in an integration point (the parser reads HTML there
+    # and opens it again after the svg, around the code child; the scan does not follow the list in
+    # foreign content: the page is read whole); a main in a reversed list (not cut inside)
+    ("<svg><foreignObject><div><b></div></foreignObject></svg><pre>a\nb\n<code class=language-x>c</code></pre>", 7),
+    ("<math><mi><div><b></div></mi></math><pre>a\nb\n<code class=language-x>c</code></pre>", 7),
+    ("<svg><title><p><i></p></title></svg><pre>a\nb\n<code class=language-x>c</code></pre>", 7),
+    ("<ol reversed><li>a<li>b<li><main>" + "".join(f"<li>item {i} text here" for i in range(8)) + "</main><li>c</ol>",
+     40),
+    # (a main in a table: the elements around it, read from bytes, hold a `<tbody>` the parser adds, as str)
+    ("<!DOCTYPE html><html><body><p><a name=x>T</p><p>w</p><p>w</p><p>w</p><table><tr><td><p><u>u</p><p>v</p>"
+     "<p>w</p><main><p>m</p>", 8)])
 @pytest.mark.parametrize("keep", [False, True])
 def test_pages_the_scan_once_misread_give_the_whole_readings_blocks(html, piece_chars, keep):
     whole = html_loader.render_html(html, keep, False, pieces_from=10**12, tags_from=10**12)

@@ -192,10 +192,39 @@ _INVISIBLE_BYTES = re.compile(rf"(?>{_REF_PATTERN}|[ \t\n\r\f\x0b\x1c-\x1f])*+".
 # Classes of elements whose decoration test reads their whole text (`select.is_decoration`): never cut inside.
 _DECORATION = re.compile("|".join(sorted(LINE_NUMBER_CLASSES)) + "|gutter", re.I)
 _DECORATION_BYTES = re.compile(_DECORATION.pattern.encode(), re.I)
-# An `<ol reversed>` counts down from the number of its items, read where it opens (`render._open_list`):
-# never cut inside (read loosely: any attribute naming it).
-_REVERSED = re.compile("reversed", re.I)
-_REVERSED_BYTES = re.compile(b"reversed", re.I)
+# An attribute of a start tag (after its name): its name, and its value if any (`_has_attribute`).
+_ATTRIBUTE = re.compile(r"""[\s/]*([^\s/>][^\s/>=]*)(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?""")
+_ATTRIBUTE_BYTES = re.compile(_ATTRIBUTE.pattern.encode())
+
+
+def _left_on_list(tail: list[_Open], k: int) -> bool:
+    """Whether an end tag in foreign content that closed the elements of `tail` (the foreign
+    elements open before it, outermost first) from index `k` on (-1: all of them and more) left
+    an HTML formatting element on the parser's list: one in an integration point, above the
+    element the end tag names (closed with it, not by its own end tag)."""
+    point = False
+    for i, o in enumerate(tail):
+        if i > k and point and o[0] in _FORMATTING:
+            return True
+        point = point or o[0] in _INTEGRATION
+    return False
+
+
+def _has_attribute(attrs: Any, name: str) -> bool:
+    """Whether the attributes of a start tag as written (`attrs`, str or bytes: what follows the
+    tag's name) hold one named `name` (lower case), read one after another as the tokenizer reads
+    them (a value that holds the name is not it: `class="a reversed"`, helper-98)."""
+    pattern = _ATTRIBUTE_BYTES if isinstance(attrs, bytes) else _ATTRIBUTE
+    want: Any = name.encode() if isinstance(attrs, bytes) else name
+    pos, n = 0, len(attrs)
+    while pos < n:
+        m = pattern.match(attrs, pos)
+        if m is None or m.end() == pos:
+            return False
+        if m.group(1).lower() == want:
+            return True
+        pos = m.end()
+    return False
 # A link to a place in the page (`href="#..."`, `_in_page`): a heading's permalink when its text is a sign only
 # (`select.is_decoration`), which the renderer decides where the element starts, for the pieces after it
 # too; so not cut inside until some text in it is not a sign (`_scan`'s `anchors`).
@@ -879,7 +908,6 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if codecs.lookup(encoding or "").name == "utf-8" else None
     ref = (_REF_BYTES if as_bytes else _REF).match
     decoration = (_DECORATION_BYTES if as_bytes else _DECORATION).search
-    reversed_list = (_REVERSED_BYTES if as_bytes else _REVERSED).search
     skip = (_INVISIBLE_BYTES if as_bytes else _INVISIBLE).match
     markup = (_MARKUP_BYTES if as_bytes else _MARKUP).search
     window = max(piece_chars // 4, 64)
@@ -948,6 +976,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     select_tag = (_SELECT_BYTES if as_bytes else _SELECT).search
     formatting_tag = (_FORMATTING_TAG_BYTES if as_bytes else _FORMATTING_TAG).search
     consent = (_CONSENT_BYTES if as_bytes else _CONSENT).search
+    for o in open_at_begin:  # (a main's region: the elements around it never cut inside stay so, helper-98)
+        attrs = o[1][1 + len(o[0]):]
+        if as_bytes and isinstance(attrs, str):  # (a tag the parser adds, `<tbody>`, is kept as str)
+            attrs = attrs.encode()
+        if consent(attrs) or decoration(attrs) or (o[0] == "ol" and _has_attribute(attrs, "reversed")):
+            rows[o[2]] = -1
     search: Callable[[Any, int, int], Any] = (_TOKEN_BYTES if as_bytes else _TOKEN).search
     search_tail: Callable[[Any, int, int], Any] = (_TAIL_BYTES if as_bytes else _TAIL).search
     last_gt = html.rfind(gt, begin, n)  # the page's last ">": start tags are looked for up to it
@@ -1538,7 +1572,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 # `<b>`, taken for one closed and waiting to be opened again)
                 whole = True
                 break
+            tail = stack[froot:] if foreign else None
             _end(stack, end_name)
+            if tail is not None and len(stack) < depth - 1 and _left_on_list(tail, max(len(stack) - froot, -1)):
+                # A formatting element in an integration point (`foreignObject`, `mi`...), where the
+                # parser reads HTML, closed by another's end tag: it waits on the parser's list, which
+                # the scan does not follow in foreign content, and is opened again after the svg
+                # (helper-98: `<svg><foreignObject><div><b></div>...</svg><pre>`, the pre's code in it)
+                whole = True
+                break
             if foreign and (len(stack) < depth - 1 or end_name in _FOREIGN):  # (`</div>` in an svg closes it too)
                 if len(stack) > froot and stack[froot][0] not in _FOREIGN:  # (an element below it went)
                     froot = next((i for i, o in enumerate(stack) if o[0] in _FOREIGN), len(stack))
@@ -1694,7 +1736,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             elif name in _PRE:
                 pre_end = m.end()
             if m.group(3) and (consent(m.group(3)) or decoration(m.group(3)) or (
-                    name == "ol" and reversed_list(m.group(3)))):
+                    name == "ol" and _has_attribute(m.group(3), "reversed"))):
                 rows[m.start()] = -1  # never cut inside: its furniture or decoration test or numbering reads it whole
             elif name == "a" and m.group(3) and _in_page(m.group(3), enc):
                 rows[m.start()] = -1  # not until its text is not a sign only (`signs_only_until`)

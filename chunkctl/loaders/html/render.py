@@ -79,25 +79,7 @@ def _ordinal_attr(attrs: dict[str, Any], name: str) -> int | None:
 
 
 _LONG = 1 << 31
-_OWN_COUNT = frozenset(("ol", "ul", "menu", "dir"))  # lists whose items another list does not count
-
-
-def _owned_items(node) -> int:
-    """The number of items of the list `node`: the `li` elements under it outside the lists
-    nested in it (the HTML standard's owned list items: a reversed list without `start` counts
-    down from it). One walk of the subtree, nested lists skipped."""
-    n = 0
-    todo = [node.child] if node.child is not None else []
-    while todo:
-        c = todo.pop()
-        if c.next is not None:
-            todo.append(c.next)
-        tag = c.tag
-        if tag == "li":
-            n += 1
-        if tag not in _OWN_COUNT and c.child is not None:
-            todo.append(c.child)
-    return n
+_OWN_COUNT = LIST_TAGS  # lists whose items are theirs: another list around them does not count them
 
 
 class Renderer:
@@ -346,8 +328,35 @@ class Renderer:
         rev = "reversed" in attrs
         start = _ordinal_attr(attrs, "start")
         if start is None:
-            start = _owned_items(node) if rev else 1
+            start = self._owned_items(node) if rev else 1
         f.lists.append([tag, start, f.lines.indent, rev])
+
+    def _owned_items(self, node) -> int:
+        """The number of items the list `node` numbers: the `li` elements under it that the walk
+        renders (not left out: `ALWAYS_DROPPED`, decoration, furniture unless kept, hidden), outside
+        the lists nested in it and data tables (whose cells are lines of text); the HTML standard's
+        owned list items, from which a reversed list without `start` counts down (to 1 at its last
+        item, as browsers show it; helper-98: `<li hidden>` and items in a `<dl>` were counted). One
+        walk of the subtree, the parts left out skipped."""
+        n = 0
+        todo = [node.child] if node.child is not None else []
+        while todo:
+            c = todo.pop()
+            if c.next is not None:
+                todo.append(c.next)
+            tag = c.tag
+            if not tag or tag[0] == "-" or tag in ALWAYS_DROPPED or tag in _OWN_COUNT:
+                continue
+            attrs = node_attrs(c)
+            if (attrs and is_decoration(c, tag, attrs)) or (not self.keep and is_furniture(
+                    c, tag, attrs, self.scoped)) or (self.excluded and c.mem_id in self.excluded) or (
+                    tag == "table" and is_data_table(c, attrs)):
+                continue
+            if tag == "li":
+                n += 1
+            if c.child is not None:
+                todo.append(c.child)
+        return n
 
     def _open_item(self, f: _Frame, tag: str, attrs: dict[str, Any]) -> None:
         lines = f.lines

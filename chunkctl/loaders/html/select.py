@@ -285,10 +285,18 @@ def _cells(row) -> list:
 
 
 def _regular_grid(rows: list) -> bool:
-    """True when every row covers the same number of columns (colspan and rowspan counted)."""
+    """True when every row covers the same number of columns (colspan and rowspan counted, as
+    the table model counts them: a rowspan stops at its row group's end, `rowspan=0` runs to it;
+    helper-98: both were read as crossing groups and as one row)."""
     pending: list[int] = []  # rows each column is still covered for, by a rowspan from above
     widths = set()
-    for r in rows:
+    groups = [r.parent.mem_id if r.parent is not None else -1 for r in rows]  # (a row's `tbody`...)
+    left = [0] * len(rows)  # rows from each to its group's end, itself included
+    for k in range(len(rows) - 1, -1, -1):
+        left[k] = left[k + 1] + 1 if k + 1 < len(rows) and groups[k + 1] == groups[k] else 1
+    for k, r in enumerate(rows):
+        if k and groups[k] != groups[k - 1]:
+            pending = []  # (a new row group: the rowspans above end)
         col = 0
         width = 0
         cells = _cells(r)
@@ -300,7 +308,7 @@ def _regular_grid(rows: list) -> bool:
                 width += 1
                 continue
             down, span = cell_spans(node_attrs(cells[i]))
-            down = max(down, 1)  # (a rowspan of 0, to the group's end, counted as one row here)
+            down = min(down, left[k]) if down else left[k]
             i += 1
             for _ in range(span):
                 while len(pending) <= col:
