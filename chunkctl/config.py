@@ -240,7 +240,8 @@ class ChunkConfig:
 
         Computed once per config (`to_dict` deep-copies every field: about 7% of the time of
         a run of 3,000 small files went there when it ran for every file) and again only when
-        `extras`, the one field that can change in place, did.
+        `extras`, the one field that can change in place, did. A tokenizer given as a file
+        counts by its content, not by how its path is written (`_tokenizer_identity`).
         """
         snap = repr(sorted(self.extras.items(), key=lambda kv: str(kv[0]))) if self.extras else ""
         memo = self.__dict__.get("_fingerprint")
@@ -249,6 +250,7 @@ class ChunkConfig:
         d = self.to_dict()
         d["extras"] = {k: v for k, v in d["extras"].items() if k not in RUN_ONLY_EXTRAS}
         d["has_password"] = self.password is not None
+        d["tokenizer"] = _tokenizer_identity(self.tokenizer)
         fp = hashlib.blake2b(orjson.dumps(d, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
         object.__setattr__(self, "_fingerprint", (snap, fp))
         return fp
@@ -257,3 +259,25 @@ class ChunkConfig:
     def field_names(cls) -> list[str]:
         """Names of the configurable fields, in declaration order."""
         return [f.name for f in fields(cls)]
+
+
+def _tokenizer_identity(name: str) -> str:
+    """What the fingerprint takes of `tokenizer`: a file (a `.tiktoken` or `tokenizer.json`,
+    with "+special" kept) by the SHA-256 of its bytes, so that `tok.json`, `./tok.json` and its
+    absolute path give the same chunk ids, and a file changed in place gives new ones (and no
+    cached records of the old file); a name as written. (helper-99: the ids changed with the
+    path's spelling.)"""
+    import os
+
+    suffix = "+special"
+    base = name[:-len(suffix)] if name.endswith(suffix) else name
+    try:
+        if not os.path.isfile(base):
+            return name
+        digest = hashlib.sha256()
+        with open(base, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return name
+    return "file:" + digest.hexdigest() + name[len(base):]

@@ -61,6 +61,29 @@ def test_local_tiktoken_file_counts_like_the_named_encoding(tmp_path):
     assert local.encode(text) == enc.encode_ordinary(text)
 
 
+def test_chunk_ids_follow_a_tokenizer_files_content_not_how_its_path_is_written(tmp_path, monkeypatch):
+    """helper-99: `--tokenizer tok.tiktoken` and `--tokenizer ./tok.tiktoken` gave the same records
+    with other ids (a store upserting by id got each chunk twice); a file changed in place kept
+    them (and the record cache served the old counts)."""
+    import base64
+
+    import chunkctl
+
+    enc = get_tokenizer("cl100k_base").encoding
+    lines = [base64.b64encode(tok) + b" " + str(rank).encode() for tok, rank in enc._mergeable_ranks.items()]
+    (tmp_path / "tok.tiktoken").write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.chdir(tmp_path)
+    text = "Pumps are logged daily. Valves are checked weekly.\n\nSheets are kept for two years."
+
+    def ids(tokenizer: str) -> list[str]:
+        return [r["id"] for r in chunkctl.chunk_text(text, "txt", tokenizer=tokenizer, chunk_size=8, overlap=0)]
+
+    spelled = [ids(p) for p in ("tok.tiktoken", "./tok.tiktoken", str(tmp_path / "tok.tiktoken"))]
+    assert spelled[0] == spelled[1] == spelled[2] and len(spelled[0]) > 1
+    (tmp_path / "tok.tiktoken").write_bytes(b"\n".join(lines[:-1]) + b"\n")  # (another file, same path)
+    assert ids("tok.tiktoken") != spelled[0]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS, data=st.data())
 def test_encoding_splits_exactly_at_safe_points(tok, text, data):
