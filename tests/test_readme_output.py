@@ -107,7 +107,10 @@ def test_each_snippet_loads_every_record_of_every_format(index, outputs, monkeyp
         table = ns["table"]
         assert table.count_rows() == n
         assert set(table.to_arrow()["format"].to_pylist()) == FORMATS
-        assert ns["hits"] and all(h["meta"]["lang"] == "en" and h["format"] == "html" for h in ns["hits"])
+        # (helper-99: `meta.lang = 'en'` alone kept the HTML page's chunks only: lang is null elsewhere)
+        hits = ns["hits"]
+        assert len(hits) == 3 and all(h["meta"]["lang"] in ("en", None) for h in hits)
+        assert {h["format"] for h in hits} - {"html"}
     elif lib == "langchain_core":
         assert len(ns["store"].store) == n
         assert ns["hits"] and all(d.metadata["format"] == "md" for d in ns["hits"])
