@@ -305,6 +305,12 @@ def test_config_output_is_a_configuration_file_with_the_same_values(tmp_path):
     assert from_file.stdout == from_flags.stdout and b'"page_content"' in from_file.stdout
 
 
+def test_config_writes_a_token_count_as_a_number_and_a_percentage_as_a_string(tmp_path):
+    # (helper-99: `overlap = "0"`, a string in the file for a count of tokens)
+    assert b'\noverlap = 0  # default\n' in cli("config", "--no-config", cwd=tmp_path).stdout
+    assert b'\noverlap = "15%"  # command line\n' in cli("config", "--overlap", "15%", "--no-config", cwd=tmp_path).stdout
+
+
 def test_command_line_only_options_are_refused_in_a_file_and_sizes_are_checked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "chunkctl.toml").write_text("llm-dry-run = true\n")

@@ -86,6 +86,8 @@ def config_toml(values: dict[str, Any], origins: dict[str, str]) -> str:
         elif value is None:
             lines.append(f"# {name} is not set  ({origins[key]})")
         else:
+            if isinstance(value, str) and value.isascii() and value.isdigit() and KEYS[key] == (int, str):
+                value = int(value)  # (`overlap = 0`, not "0": a count, a percentage "15%" stays a string)
             lines.append(f"{name} = {orjson.dumps(value).decode()}  # {origins[key]}")
     return "\n".join(lines) + "\n"
 
