@@ -80,6 +80,17 @@ _INDENTED_KINDS = ("code", "math")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
 
 
+def _same_name(heading: str, title: str) -> bool:
+    """Whether a document's `title` names what its first heading does, so the breadcrumb of
+    `--context title+headings` leaves it out: their letters and digits (case folded) are the same,
+    or one's start the other's ("On-call Runbook – Inventory Service" and "On-call Runbook:
+    Inventory Service"; "Tutorial — Python 3.12 docs" and "Tutorial"). helper-99: an HTML page's
+    `<title>` and `<h1>` stood side by side in every prefix."""
+    a = "".join(ch for ch in heading.casefold() if ch.isalnum())
+    b = "".join(ch for ch in title.casefold() if ch.isalnum())
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+
+
 @dataclass(slots=True)
 class Atom:
     """A piece of a section that the packer never cuts.
@@ -233,7 +244,7 @@ class Packer:
         parts = [h for i, h in enumerate(path) if i not in skip and h]
         if self.context == "title+headings":
             title = self.doc.title
-            if title and (not path or path[0] != title):
+            if title and (not path or not _same_name(path[0], title)):
                 parts.insert(0, title)
         if any(REPLACEMENT in h for h in parts):
             parts = [h for h in map(without_replacement, parts) if h]

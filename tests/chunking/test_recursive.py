@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -120,6 +121,20 @@ def test_context_modes():
     titled = chunkctl.chunk_text(text, format="md", chunk_size=30, overlap=0, context="title+headings",
                                  source="guide.md")
     assert titled[1]["prefix"] == "Guide > Part\n\n"
+
+
+@pytest.mark.parametrize("title, heading, crumb", [
+    ("On-call Runbook \u2013 Inventory Service", "On-call Runbook: Inventory Service", "On-call Runbook: Inventory Service > Part"),
+    ("Tutorial \u2014 Python 3.12 docs", "Tutorial", "Tutorial > Part"),
+    ("Guide", "The guide", "Guide > The guide > Part"),  # (another name: both stay)
+])
+def test_title_and_headings_leave_out_a_title_that_names_the_first_heading(title, heading, crumb):
+    """helper-99: an HTML page's `<title>` beside its `<h1>` in every prefix ("On-call Runbook –
+    Inventory Service > On-call Runbook: Inventory Service")."""
+    html = (f"<html><head><title>{title}</title></head><body><h1>{heading}</h1><h2>Part</h2>"
+            + "".join(f"<p>Paragraph {i} of the part.</p>" for i in range(30)) + "</body></html>")
+    recs = chunkctl.chunk_text(html, format="html", chunk_size=80, overlap=0, context="title+headings")
+    assert recs[-1]["prefix"] == crumb + "\n\n"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
