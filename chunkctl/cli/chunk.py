@@ -124,7 +124,7 @@ def chunk(
       chunkctl chunk ./docs --output-dir chunks/ --errors failed.jsonl || echo "some files failed"
 
     Exit codes: 0 all files chunked; 1 some failed (each named on stderr; the rest
-    fully written) or no file was selected; 2 bad usage; 130 Ctrl-C, 143 SIGTERM
+    fully written) or no file was selected; 2 bad usage; 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP
     (the last line says what was written: nothing, unless the signal came while the
     finished output was being moved into place).
     """
