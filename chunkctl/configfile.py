@@ -190,6 +190,8 @@ def load_config_file(path: str | os.PathLike | None = None, start: str | os.Path
         value = _check(label, key, value)
         if key in PATH_KEYS:
             value = str((file.parent / os.path.expanduser(value)).resolve())
+        elif key == "tokenizer" and isinstance(value, str):
+            value = _tokenizer_path(file, value)
         if key in ("include", "exclude") and isinstance(value, str):
             value = [value]
         values[key] = value
@@ -219,3 +221,16 @@ def resolve(defaults: dict[str, Any], given: dict[str, Any], config_file: Config
         else:
             values[key], origins[key] = default, "default"
     return values, origins
+
+
+def _tokenizer_path(file: Path, value: str) -> str:
+    """A file's `tokenizer`: a path of a `.tiktoken` or `tokenizer.json` file relative to the file's
+    folder, as the other paths of a file are, when one is there ("+special" kept); a name
+    (`cl100k_base`, `gpt-4`) as written. (helper-99: `tokenizer = "models/tokenizer.json"` was looked
+    for in the current folder, and a run from another folder failed.)"""
+    suffix = "+special"
+    base = value[:-len(suffix)] if value.endswith(suffix) else value
+    path = file.parent / os.path.expanduser(base)
+    if os.path.isabs(os.path.expanduser(base)) or not path.is_file():
+        return value
+    return str(path.resolve()) + value[len(base):]

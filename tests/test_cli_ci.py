@@ -305,6 +305,30 @@ def test_config_output_is_a_configuration_file_with_the_same_values(tmp_path):
     assert from_file.stdout == from_flags.stdout and b'"page_content"' in from_file.stdout
 
 
+def test_a_tokenizer_file_in_a_configuration_file_is_found_beside_it_from_any_folder(tmp_path):
+    """helper-99: `tokenizer = "models/tok.tiktoken"` was looked for in the current folder (exit 2
+    from a sub-folder), where the file's other paths are its own folder's."""
+    import base64
+
+    from chunkctl.tokenizers import get_tokenizer
+
+    enc = get_tokenizer("cl100k_base").encoding
+    proj = tmp_path / "proj"
+    (proj / "models").mkdir(parents=True)
+    (proj / "sub").mkdir()
+    (proj / "models" / "tok.tiktoken").write_bytes(b"\n".join(
+        base64.b64encode(tok) + b" " + str(rank).encode() for tok, rank in enc._mergeable_ranks.items()) + b"\n")
+    (proj / "sub" / "notes.md").write_text("# Notes\n\nPumps are logged daily. Valves are checked weekly.\n")
+    (proj / "chunkctl.toml").write_text('tokenizer = "models/tok.tiktoken"\n')
+    from_sub = cli("chunk", "notes.md", cwd=proj / "sub")
+    assert from_sub.returncode == 0, from_sub.stderr
+    given = cli("chunk", "notes.md", "--tokenizer", "../models/tok.tiktoken", "--no-config", cwd=proj / "sub")
+    assert given.returncode == 0, given.stderr
+    read, typed = parse_jsonl(from_sub.stdout), parse_jsonl(given.stdout)
+    assert [r["id"] for r in read] == [r["id"] for r in typed]  # (ids take the file's content)
+    assert read[0]["meta"]["tokenizer"] == str((proj / "models" / "tok.tiktoken").resolve())
+
+
 def test_config_writes_a_token_count_as_a_number_and_a_percentage_as_a_string(tmp_path):
     # (helper-99: `overlap = "0"`, a string in the file for a count of tokens)
     assert b'\noverlap = 0  # default\n' in cli("config", "--no-config", cwd=tmp_path).stdout
