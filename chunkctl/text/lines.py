@@ -8,6 +8,8 @@ import re
 from array import array
 from collections.abc import Iterator
 
+import regex
+
 # A paragraph break: a line break followed by one or more blank lines.
 _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 # The same for files with a single line-end style: a literal first character lets the
@@ -17,10 +19,15 @@ _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 _BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*+\n)++")
 _BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*+\r)++")
 _BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*+\r\n)++")
-# A page break that ends a paragraph: a form feed at a line's start or end (or beside other white
-# space). One between two words ("and\fcontinues") is a page break inside a paragraph that goes on
-# across it (a PDF's paragraph continued on the next page, `pdf.joining.runs_on`): not a break.
-_FF = re.compile(r"(?<!\S)\f|\f(?!\S)")
+FF_BREAK = (r"\f(?!(?<=[^\s.!?\u2026\u3002\uff01\uff1f\u203c\u2047-\u2049]\f)\p{Ll})"
+            r"(?!(?<=[,\u2013\u2014]\f)[\p{L}\p{N}])"
+            r"(?!(?<=[\p{Han}\p{Hiragana}\p{Katakana}]\f)[\p{Han}\p{Hiragana}\p{Katakana}])")
+"""A page break that ends a paragraph or line (a `regex` pattern): a form feed, but not one inside a
+sentence that goes on over it, as a PDF's paragraph joined over a page break has one
+(`pdf.joining.runs_on`): after a character that ends no sentence and before a lower-case letter
+("and\fcontinues"), after a comma or dash and before a letter or digit, or between two CJK
+characters. One before a capital after a title (`..BULKHEAD\fFrozen`) still ends the line."""
+_FF = regex.compile(FF_BREAK)
 _NONSPACE = re.compile(r"\S")
 
 

@@ -11,7 +11,7 @@ from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import LINE_END, iter_paragraph_spans, paragraph_spans
+from chunkctl.text.lines import FF_BREAK, LINE_END, iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -229,8 +229,8 @@ class Graphemes:
         return m.end() if m else i + 1
 
 
-# (A form feed between two words is a page break inside a line going on over it: not a line's end.)
-_LINE_SEP = re.compile(r"\r\n|\r|\n|(?<!\S)\f|\f(?!\S)|\v|\u2028|\u2029")
+# (A form feed inside a sentence going on over a page break is not a line's end: `lines.FF_BREAK`.)
+_LINE_SEP = regex.compile(r"\r\n|\r|\n|" + FF_BREAK + r"|\v|\u2028|\u2029")
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
 # and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit

@@ -712,6 +712,21 @@ def test_a_page_break_inside_a_sentence_cuts_no_chunk_there(texts, strategy, siz
         assert recs[-1]["page_end"] == 1 + text.count("\f")
 
 
+@pytest.mark.parametrize("text, whole", [
+    # a title between two pages: its form feeds end lines (helper-100: the title went into the next
+    # sentence, which was then cut in two)
+    ("The previous chapter ends here with a complete sentence.\fCHAPTER TWO: COLD CHAIN LOGISTICS AND THE "
+     "BULKHEAD\fFrozen pallets go in the front compartment of the trailer and chilled pallets go behind the bulkhead.",
+     "Frozen pallets go in the front compartment of the trailer and chilled pallets go behind the bulkhead."),
+    ("- pump one is logged daily\f- valve two is checked every morning before the shift change by the crew",
+     "- valve two is checked every morning before the shift change by the crew"),
+])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_page_break_before_a_capital_after_a_title_still_ends_the_line(text, whole, strategy):
+    recs = chunkctl.chunk_text(text, "txt", strategy=strategy, chunk_size=32, overlap=0, context="none")
+    assert any(whole in body(r) for r in recs)
+
+
 def test_a_page_break_between_lines_or_paragraphs_is_still_a_break():
     from chunkctl.config import ChunkConfig
     from chunkctl.loaders import load_bytes

@@ -324,6 +324,30 @@ def test_a_page_that_ends_a_sentence_or_a_next_page_that_starts_one_keeps_two_bl
     assert doc.text[doc.blocks[0].end] == "\f"
 
 
+_FULL_LINE = "compartments apart. Frozen pallets go in the front compartment and"
+
+
+@pytest.mark.parametrize("bottom, joined", [
+    # a paragraph's first line ends the page, full width: it goes on (freeculture's pages, helper-100)
+    ([text(72, 746, _FULL_LINE)], True),
+    # a footnote in a smaller size after the body (its last line is short too)
+    ([text(72, 746, _FULL_LINE + "."), text(72, 60, "1 Measured at the Leeds depot in March 2019", size=8)], False),
+    # a short last line: a folio, an index entry, an API term (helper-100)
+    ([text(72, 746, _FULL_LINE + "."), text(72, 732, "Return type: bool")], False),
+    ([text(72, 746, _FULL_LINE + "."), text(72, 732, "\u20144")], False),
+])
+def test_only_body_text_running_to_the_margin_goes_on_over_a_page_break(bottom, joined):
+    top = [text(72, 760, "Multi-temperature trailers have a movable bulkhead that keeps the two")]
+    body = [text(72, 774, "A trailer is loaded in the yard before it is moved to the dispatch bay."),
+            text(72, 760, "The driver checks the seals and the probe readings at each stop.")]
+    doc = _load([body + top + bottom, [text(72, 760, "chilled pallets behind the bulkhead; set it before loading.")]])
+    crossing = [b for b in doc.blocks if "\f" in doc.text[b.start:b.end]]
+    assert len(crossing) == (1 if joined else 0)
+    if joined:
+        assert doc.text[crossing[0].start:crossing[0].end].endswith("front compartment and\fchilled pallets behind"
+                                                                    " the bulkhead; set it before loading.")
+
+
 def test_a_paragraph_over_a_page_break_is_not_cut_there_and_its_chunk_spans_both_pages():
     from chunkctl.pipeline.document import chunk_records
 

@@ -173,15 +173,17 @@ def _move_word(gp: list[Group], gn: list[Group], joiner: Joiner) -> None:
 # A sentence's end: its mark, then any closing quotes and brackets.
 _SENTENCE_END = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049\uff0e\u0964\u06d4\u061f")
 _CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
-_CLAUSE_END = frozenset(",;:\u2013\u2014\uff0c\u3001\uff1b\uff1a")
+_CLAUSE_END = frozenset(",\u2013\u2014\uff0c\u3001")  # (not `:` or `;`: a list, a new item, code may follow)
 
 
 def runs_on(before: str, after: str) -> bool:
     """Whether the paragraph that ends a page (its text `before`) goes on in the paragraph that
     opens the next one (`after`): `before` ends without a sentence's end (`.!?…` and their CJK
     and other scripts' forms, closing quotes and brackets after them), and `after` starts with
-    a lower-case letter, or `before` ends with a clause's mark (`,;:`, a dash) and `after` with
-    a letter or digit, or both are CJK at the break. Such a paragraph is one block across the
+    a lower-case letter, or `before` ends with a comma or a dash and `after` starts with a letter
+    or digit, or both are CJK at the break (the splitter's `text.lines.FF_BREAK` keeps such a form
+    feed inside the sentence). The loader asks only of a paragraph of body text and two lines or
+    more ending a page (not a footnote, caption or folio: helper-100). Such a paragraph is one block across the
     form feed, so no chunk is cut at the page break in mid-sentence (helper-99: 163 of a
     352-page book's paragraphs were two blocks, and 19 of the PDF corpus's 687 chunk ends fell
     mid-sentence at a page break)."""

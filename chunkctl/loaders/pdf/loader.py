@@ -12,7 +12,7 @@ from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.pdf import ocr
 from chunkctl.loaders.pdf.fallback import read_document, recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
-from chunkctl.loaders.pdf.groups import group_page
+from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner, move_split_words, runs_on
 from chunkctl.loaders.pdf.lines import merge_pieces, reading_order
@@ -328,8 +328,9 @@ class _Writer:
         self.table: _OpenTable | None = None
         self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
         # The last paragraph written, not yet a block while only page breaks follow it: the next
-        # page's first paragraph may go on with it (`joining.runs_on`): (start, headings, text's end)
-        self.held: tuple[int, tuple[str, ...], str] | None = None
+        # page's first paragraph may go on with it (`joining.runs_on`): (start, headings, text's end,
+        # whether it may run on: body text of two lines or more)
+        self.held: tuple[int, tuple[str, ...], str, bool] | None = None
 
     def _put(self, s: str) -> None:
         self.parts.append(s)
@@ -365,7 +366,7 @@ class _Writer:
     def _release(self) -> None:
         """Make the held paragraph a block (something other than its next page's paragraph follows)."""
         if self.held is not None:
-            start, headings, _ = self.held
+            start, headings = self.held[0], self.held[1]
             end = self.pos - sum(map(len, self._breaks_since_held()))
             self.blocks.append(Block(BlockKind.PARAGRAPH, start, end, headings=headings))
             self.held = None
@@ -393,21 +394,25 @@ class _Writer:
         self.table = None
 
     def block(self, kind: BlockKind, text: str, headings: tuple[str, ...], level: int = 0,
-              rows: Sequence[tuple[int, int]] = (), offsets: list[tuple[int, int]] | None = None) -> None:
+              rows: Sequence[tuple[int, int]] = (), offsets: list[tuple[int, int]] | None = None,
+              body: bool = False, runs: bool = False) -> None:
+        """Write a block. A paragraph is held (`held`) until the next block: `runs`, it may run on
+        over the page break; `body`, the first paragraph of a page may go on with the held one
+        (both: body text, not a footnote, caption or folio; helper-100)."""
         held = self.held
-        if kind == BlockKind.PARAGRAPH and held is not None and not self.page_has_text \
+        if kind == BlockKind.PARAGRAPH and held is not None and held[3] and body and not self.page_has_text \
                 and len(self._breaks_since_held()) == 1 and runs_on(held[2], text):
             # the paragraph ending the last page goes on: one block across the form feed
             self._put(text)
             self.page_has_text = True
-            self.held = (held[0], held[1], text[-64:])
+            self.held = (held[0], held[1], text[-64:], runs)
             return
         self.close_table()
         self._gap()
         start = self.pos
         self._put(text)
         if kind == BlockKind.PARAGRAPH:
-            self.held = (start, headings, text[-64:])
+            self.held = (start, headings, text[-64:], runs)
             return
         if offsets is not None:
             rows = compact_spans((start + a, start + b) for a, b in offsets)
@@ -455,6 +460,27 @@ class _Writer:
         self.done.extend(self.parts)
         self.parts = []
         return "".join(self.done)
+
+
+_FULL = 0.8
+"""Share of a page's full line width (`_full_width`) from which a paragraph's last line runs to the
+margin, so the paragraph may go on over the page break; a paragraph's own last line is shorter, and
+so are a folio, an index entry, "Return type: bool" (helper-100)."""
+
+
+def _full_width(groups: list[Group], body: float) -> float:
+    """The width of a full line of body text on a page (points): the widest line of its paragraphs
+    of two lines or more in the body's font size; 0 when it has none."""
+    return max((ln.x1 - ln.x0 for g in groups if g.kind == "para" and len(g.lines) > 1
+                for ln in g.lines if abs(ln.size - body) <= 0.5), default=0.0)
+
+
+def _body_text(g: Group, body: float) -> bool:
+    """Whether a paragraph group is body text, which may go on over a page break: its lines in
+    the body's font size (within half a point of the most common), none monospaced. Footnotes,
+    captions in a smaller size and code are not (helper-100: a footnote ending a page was joined
+    to the next page's text)."""
+    return all(abs(ln.size - body) <= 0.5 and not ln.mono for ln in g.lines)
 
 
 def _md_row(cells: list[str]) -> str:
@@ -521,6 +547,7 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
         groups = groups_by_page.take(pi)
         if pi:
             w.new_page()
+        full = _full_width(groups, body)
         gi = 0
         while gi < len(groups):
             g = groups[gi]
@@ -573,7 +600,10 @@ def assemble(pages: list[PageData], outline: list[tuple[int, str, int, float | N
             else:
                 text = joiner.join(g.lines)
                 if text:
-                    w.block(BlockKind.PARAGRAPH, text, heads)
+                    plain = _body_text(g, body)
+                    last = g.lines[-1]
+                    w.block(BlockKind.PARAGRAPH, text, heads, body=plain,
+                            runs=plain and full > 0 and last.x1 - last.x0 >= _FULL * full)
             gi += 1
         if groups and groups[-1].kind != "table":
             last_table = None
