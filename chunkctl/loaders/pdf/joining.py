@@ -182,11 +182,11 @@ def runs_on(before: str, after: str) -> bool:
     and other scripts' forms, closing quotes and brackets after them), and `after` starts with
     a lower-case letter, or `before` ends with a comma or a dash and `after` starts with a letter
     or digit, or both are CJK at the break (the splitter's `text.lines.FF_BREAK` keeps such a form
-    feed inside the sentence). The loader asks only of a paragraph of body text and two lines or
-    more ending a page (not a footnote, caption or folio: helper-100). Such a paragraph is one block across the
-    form feed, so no chunk is cut at the page break in mid-sentence (helper-99: 163 of a
-    352-page book's paragraphs were two blocks, and 19 of the PDF corpus's 687 chunk ends fell
-    mid-sentence at a page break)."""
+    feed inside the sentence). The loader asks only of paragraphs of body text, the first one's
+    last line running to the margin (not a footnote, caption, folio or index entry: helper-100).
+    Such a paragraph is one block across the form feed, so no chunk is cut at the page break in
+    mid-sentence (helper-99: 163 of a 352-page book's paragraphs were two blocks, and 19 of the
+    PDF corpus's 687 chunk ends fell mid-sentence at a page break)."""
     tail = before.rstrip().rstrip(_CLOSERS)
     head = after.lstrip()
     if not tail or not head or tail[-1] in _SENTENCE_END:

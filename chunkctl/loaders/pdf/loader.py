@@ -329,7 +329,7 @@ class _Writer:
         self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
         # The last paragraph written, not yet a block while only page breaks follow it: the next
         # page's first paragraph may go on with it (`joining.runs_on`): (start, headings, text's end,
-        # whether it may run on: body text of two lines or more)
+        # whether it may run on: body text whose last line runs to the margin)
         self.held: tuple[int, tuple[str, ...], str, bool] | None = None
 
     def _put(self, s: str) -> None:
