@@ -5,10 +5,9 @@ from __future__ import annotations
 import heapq
 import itertools
 import re
+import sys
 from array import array
 from collections.abc import Iterator
-
-import regex
 
 # A paragraph break: a line break followed by one or more blank lines.
 _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
@@ -19,15 +18,51 @@ _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 _BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*+\n)++")
 _BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*+\r)++")
 _BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*+\r\n)++")
-FF_BREAK = (r"\f(?!(?<=[^\s.!?\u2026\u3002\uff01\uff1f\u203c\u2047-\u2049]\f)\p{Ll})"
-            r"(?!(?<=[,\u2013\u2014]\f)[\p{L}\p{N}])"
-            r"(?!(?<=[\p{Han}\p{Hiragana}\p{Katakana}]\f)[\p{Han}\p{Hiragana}\p{Katakana}])")
-"""A page break that ends a paragraph or line (a `regex` pattern): a form feed, but not one inside a
-sentence that goes on over it, as a PDF's paragraph joined over a page break has one
-(`pdf.joining.runs_on`): after a character that ends no sentence and before a lower-case letter
-("and\fcontinues"), after a comma or dash and before a letter or digit, or between two CJK
-characters. One before a capital after a title (`..BULKHEAD\fFrozen`) still ends the line."""
-_FF = regex.compile(FF_BREAK)
+_ENDS_SENTENCE = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049")
+
+
+def _cjk(ch: str) -> bool:
+    o = ord(ch)  # (kana, Han: CJK Unified Ideographs, extension A, compatibility, extensions B-F)
+    return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF \
+        or 0x20000 <= o <= 0x2FA1F
+
+
+def page_break_in_sentence(text: str, i: int) -> bool:
+    """Whether the form feed at `text[i]` is a page break inside a sentence that goes on over it,
+    as a PDF's paragraph joined over a page break has one (`pdf.joining.runs_on`): after a
+    character that is no white space and ends no sentence and before a lower-case letter
+    ("and\fcontinues"), after a comma or dash and before a letter or digit, or between two CJK
+    characters. It ends no paragraph or line then; one before a capital after a title
+    (`..BULKHEAD\fFrozen`) does (0.1.30)."""
+    if i <= 0 or i + 1 >= len(text):
+        return False
+    p, n = text[i - 1], text[i + 1]
+    if p.isspace() or n.isspace():
+        return False
+    return (n.islower() and p not in _ENDS_SENTENCE) or (p in ",\u2013\u2014" and n.isalnum()) or (_cjk(p) and _cjk(n))
+
+
+class Breaks:
+    """A compiled pattern of breaks (`finditer`, `search`) less the form feeds inside a sentence
+    (`page_break_in_sentence`). (Checked in Python, not with a `regex` pattern: a SIGTERM at the
+    first chunk, while such a pattern was being compiled, printed a traceback from its `__del__`.)"""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        for m in self.pattern.finditer(text, pos, endpos):
+            if text[m.start()] == "\f" and page_break_in_sentence(text, m.start()):
+                continue
+            yield m
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+
+_FF = Breaks(re.compile(r"\f"))
 _NONSPACE = re.compile(r"\S")
 
 
@@ -77,8 +112,8 @@ def _blank_pattern(text: str, a: int, b: int) -> re.Pattern:
 
 
 def paragraph_breaks(text: str, a: int = 0, b: int | None = None) -> list[tuple[int, int]]:
-    """Spans of paragraph separators in `text[a:b]`: blank-line runs and form feeds (`_FF`: not one
-    between two words, inside a paragraph going on over a page break), in order."""
+    """Spans of paragraph separators in `text[a:b]`: blank-line runs and form feeds (not one inside
+    a sentence going on over a page break, `page_break_in_sentence`), in order."""
     if b is None:
         b = len(text)
     seps = [(m.start(), m.end()) for m in _blank_pattern(text, a, b).finditer(text, a, b)]

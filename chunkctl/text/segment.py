@@ -11,7 +11,7 @@ from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import FF_BREAK, LINE_END, iter_paragraph_spans, paragraph_spans
+from chunkctl.text.lines import LINE_END, Breaks, iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -229,8 +229,8 @@ class Graphemes:
         return m.end() if m else i + 1
 
 
-# (A form feed inside a sentence going on over a page break is not a line's end: `lines.FF_BREAK`.)
-_LINE_SEP = regex.compile(r"\r\n|\r|\n|" + FF_BREAK + r"|\v|\u2028|\u2029")
+# (A form feed inside a sentence going on over a page break is not a line's end: `lines.Breaks`.)
+_LINE_SEP = Breaks(re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029"))
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
 # and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit
@@ -270,7 +270,7 @@ def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
     return a2, a2 + len(s.rstrip())
 
 
-def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int, int]]:
+def _split_by(pattern: re.Pattern | Breaks, text: str, a: int, b: int) -> list[tuple[int, int]]:
     out = []
     pos = a
     for m in pattern.finditer(text, a, b):
@@ -286,7 +286,7 @@ def _split_by(pattern: re.Pattern, text: str, a: int, b: int) -> list[tuple[int,
     return out
 
 
-def _iter_split_by(pattern: re.Pattern, text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
+def _iter_split_by(pattern: re.Pattern | Breaks, text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
     """`_split_by` one piece at a time."""
     pos = a
     for m in pattern.finditer(text, a, b):

@@ -181,7 +181,7 @@ def runs_on(before: str, after: str) -> bool:
     opens the next one (`after`): `before` ends without a sentence's end (`.!?…` and their CJK
     and other scripts' forms, closing quotes and brackets after them), and `after` starts with
     a lower-case letter, or `before` ends with a comma or a dash and `after` starts with a letter
-    or digit, or both are CJK at the break (the splitter's `text.lines.FF_BREAK` keeps such a form
+    or digit, or both are CJK at the break (the splitter's `text.lines.page_break_in_sentence` keeps such a form
     feed inside the sentence). The loader asks only of paragraphs of body text, the first one's
     last line running to the margin (not a footnote, caption, folio or index entry: helper-100).
     Such a paragraph is one block across the form feed, so no chunk is cut at the page break in
