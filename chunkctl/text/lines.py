@@ -18,13 +18,19 @@ _BLANK_ANY = re.compile(r"(?:\r\n|\r|\n)(?:[^\S\r\n\f]*+(?:\r\n|\r|\n))++")
 _BLANK_LF = re.compile(r"\n(?:[^\S\r\n\f]*+\n)++")
 _BLANK_CR = re.compile(r"\r(?:[^\S\r\n\f]*+\r)++")
 _BLANK_CRLF = re.compile(r"\r\n(?:[^\S\r\n\f]*+\r\n)++")
-_ENDS_SENTENCE = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049")
+SENTENCE_END = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049\uff0e\u0964\u06d4\u061f")
+"""Marks that end a sentence (`.!?…` and their CJK and other scripts' forms)."""
+CLAUSE_GOES_ON = frozenset(",\u2013\u2014\uff0c\u3001")
+"""A comma or dash (not `:` or `;`, after which a list, an item or code may follow): a sentence that
+ends a page with one goes on at the next page's letter or digit."""
 
 
 def _cjk(ch: str) -> bool:
-    o = ord(ch)  # (kana, Han: CJK Unified Ideographs, extension A, compatibility, extensions B-F)
-    return 0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF \
-        or 0x20000 <= o <= 0x2FA1F
+    """CJK symbols, kana, Han (unified, extension A, compatibility, extensions B-F) and full-width
+    forms: the characters `pdf.page.is_cjk` joins over a page break, and Han past the BMP."""
+    o = ord(ch)
+    return 0x3000 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF \
+        or 0xFF00 <= o <= 0xFFEF or 0x20000 <= o <= 0x2FA1F
 
 
 def page_break_in_sentence(text: str, i: int) -> bool:
@@ -39,7 +45,9 @@ def page_break_in_sentence(text: str, i: int) -> bool:
     p, n = text[i - 1], text[i + 1]
     if p.isspace() or n.isspace():
         return False
-    return (n.islower() and p not in _ENDS_SENTENCE) or (p in ",\u2013\u2014" and n.isalnum()) or (_cjk(p) and _cjk(n))
+    if p in SENTENCE_END:
+        return False
+    return n.islower() or (p in CLAUSE_GOES_ON and n.isalnum()) or (_cjk(p) and _cjk(n))
 
 
 class Breaks:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from chunkctl.loaders.pdf.groups import Group
 from chunkctl.loaders.pdf.packed import PageGroups, reading
 from chunkctl.loaders.pdf.page import Line, is_cjk
+from chunkctl.text.lines import CLAUSE_GOES_ON, SENTENCE_END
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
@@ -170,10 +171,8 @@ def _move_word(gp: list[Group], gn: list[Group], joiner: Joiner) -> None:
                 gn.pop(0)
 
 
-# A sentence's end: its mark, then any closing quotes and brackets.
-_SENTENCE_END = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049\uff0e\u0964\u06d4\u061f")
+# A sentence's end: its mark (`text.lines.SENTENCE_END`), then any closing quotes and brackets.
 _CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
-_CLAUSE_END = frozenset(",\u2013\u2014\uff0c\u3001")  # (not `:` or `;`: a list, a new item, code may follow)
 
 
 def runs_on(before: str, after: str) -> bool:
@@ -189,7 +188,7 @@ def runs_on(before: str, after: str) -> bool:
     PDF corpus's 687 chunk ends fell mid-sentence at a page break)."""
     tail = before.rstrip().rstrip(_CLOSERS)
     head = after.lstrip()
-    if not tail or not head or tail[-1] in _SENTENCE_END:
+    if not tail or not head or tail[-1] in SENTENCE_END:
         return False
     first = head[0]
-    return first.islower() or (tail[-1] in _CLAUSE_END and first.isalnum()) or (is_cjk(tail[-1]) and is_cjk(first))
+    return first.islower() or (tail[-1] in CLAUSE_GOES_ON and first.isalnum()) or (is_cjk(tail[-1]) and is_cjk(first))
