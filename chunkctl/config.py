@@ -263,21 +263,13 @@ class ChunkConfig:
 
 def _tokenizer_identity(name: str) -> str:
     """What the fingerprint takes of `tokenizer`: a file (a `.tiktoken` or `tokenizer.json`,
-    with "+special" kept) by the SHA-256 of its bytes, so that `tok.json`, `./tok.json` and its
-    absolute path give the same chunk ids, and a file changed in place gives new ones (and no
-    cached records of the old file); a name as written. (helper-99: the ids changed with the
-    path's spelling.)"""
-    import os
+    with "+special" kept) by the SHA-256 of its bytes (`tokenizers.tokenizer_digest`, which the
+    record cache keys by too), so that `tok.json`, `./tok.json` and its absolute path give the
+    same chunk ids, and a file changed in place gives new ones; a name as written. (helper-99:
+    the ids changed with the path's spelling.)"""
+    from chunkctl.tokenizers import SPECIAL_SUFFIX, tokenizer_digest
 
-    suffix = "+special"
-    base = name[:-len(suffix)] if name.endswith(suffix) else name
-    try:
-        if not os.path.isfile(base):
-            return name
-        digest = hashlib.sha256()
-        with open(base, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
+    digest = tokenizer_digest(name)
+    if not digest:
         return name
-    return "file:" + digest.hexdigest() + name[len(base):]
+    return "file:" + digest + (SPECIAL_SUFFIX if name.endswith(SPECIAL_SUFFIX) else "")

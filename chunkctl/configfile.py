@@ -228,8 +228,9 @@ def _tokenizer_path(file: Path, value: str) -> str:
     folder, as the other paths of a file are, when one is there ("+special" kept); a name
     (`cl100k_base`, `gpt-4`) as written. (helper-99: `tokenizer = "models/tokenizer.json"` was looked
     for in the current folder, and a run from another folder failed.)"""
-    suffix = "+special"
-    base = value[:-len(suffix)] if value.endswith(suffix) else value
+    from chunkctl.tokenizers import without_special
+
+    base, _ = without_special(value)
     path = file.parent / os.path.expanduser(base)
     if os.path.isabs(os.path.expanduser(base)) or not path.is_file():
         return value

@@ -1119,7 +1119,7 @@ class PackedTokenTable(TokenTable):
         return self.starts.search(pos, side)
 
 
-def _without_special(spec: str) -> tuple[str, bool]:
+def without_special(spec: str) -> tuple[str, bool]:
     """(`spec` without SPECIAL_SUFFIX, whether it had it)."""
     if spec.endswith(SPECIAL_SUFFIX):
         return spec[:-len(SPECIAL_SUFFIX)], True
@@ -1147,7 +1147,7 @@ def tokenizer_digest(spec: str) -> str:
     A record cache keys entries by it (`pipeline.cache.Cache.key`): the same path with other
     contents is another tokenizer, whose counts the old entries do not hold.
     """
-    spec, _special = _without_special(spec)
+    spec, _special = without_special(spec)
     if not _names_a_file(spec):
         return ""
     path = Path(spec).expanduser()
@@ -1179,7 +1179,7 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
         TokenizerError: unknown name, no verified offline copy, unreadable file.
         MissingExtraError: a tokenizer.json without the `tokenizers` package.
     """
-    spec, special = _without_special(spec)
+    spec, special = without_special(spec)
     path = Path(spec).expanduser()
     looks_like_file = _names_a_file(spec)
     if looks_like_file and not path.is_file():

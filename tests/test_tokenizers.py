@@ -64,7 +64,7 @@ def test_local_tiktoken_file_counts_like_the_named_encoding(tmp_path):
 def test_chunk_ids_follow_a_tokenizer_files_content_not_how_its_path_is_written(tmp_path, monkeypatch):
     """helper-99: `--tokenizer tok.tiktoken` and `--tokenizer ./tok.tiktoken` gave the same records
     with other ids (a store upserting by id got each chunk twice); a file changed in place kept
-    them (and the record cache served the old counts)."""
+    them."""
     import base64
 
     import chunkctl
