@@ -64,6 +64,34 @@ def test_inspect_shows_cr_line_breaks_as_line_breaks(tmp_path):
     assert "line one" in lines and "line two" in lines and "# A" in lines
 
 
+@pytest.mark.parametrize("control", [chr(c) for c in (*range(1, 0x20), 0x7f, *range(0x80, 0xa0)) if c not in (9, 10, 13)])
+def test_inspect_and_stats_never_send_a_documents_control_characters_to_the_terminal(tmp_path, control):
+    # A document's escape sequence (ESC [31m, an OSC title, 8-bit CSI U+009B) reached the terminal raw in
+    # inspect's panels, and a heading or source name with one in stats' tables; a page break (form feed)
+    # vanished, so "with\fchilled" showed as "withchilled" (helper-100). (NUL makes a binary file.)
+    f = tmp_path / f"doc{control}name.md"
+    f.write_text(f"# Head{control}ing\n\nBefore {control}[31mafter, a sentence that goes on.\n", encoding="utf-8")
+    shown = {"\f": "\u240c\n", **{chr(c): f"\\u{c:04x}" for c in range(0x80, 0xa0)}}.get(control, f"\\x{ord(control):02x}")
+    r = invoke("inspect", f)
+    assert r.exit_code == 0, r.stderr
+    assert control not in r.stdout
+    assert f"Before {shown}[31mafter" in r.stdout or control == "\f" and "Before ␌" in r.stdout
+    out = tmp_path / "c.jsonl"
+    assert invoke("chunk", f, "-o", out, "-q").exit_code == 0
+    r = invoke("stats", out)
+    assert r.exit_code == 0 and control not in r.stdout, r.stdout
+
+
+def test_inspect_shows_a_page_break_inside_a_sentence(tmp_path):
+    f = tmp_path / "ff.txt"
+    f.write_text("The hold has two compartments, the forward one with\fchilled pallets and the aft one dry.\n")
+    r = invoke("inspect", f)
+    assert r.exit_code == 0, r.stderr
+    lines = [line.strip("│ ") for line in r.stdout.splitlines()]
+    assert "The hold has two compartments, the forward one with␌" in lines
+    assert "chilled pallets and the aft one dry." in lines
+
+
 def test_inspect_labels_breadcrumb_repeated_header_and_overlap():
     recs = chunkctl.chunk_text(TABLE_MD, format="md", chunk_size=64, overlap=0)
     table = [v for v in views(recs) if v.record["kind"] == "table" and v.record["prefix"]]

@@ -160,12 +160,27 @@ def end_stop_signals() -> None:
         catch_stop_signals(False)
 
 
-_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"}
+_CONTROL_ESCAPES = ({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)} | {c: f"\\u{c:04x}" for c in range(0x80, 0xa0)}
+                    | {0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t"})
+# A document's text on a terminal: line breaks and tabs stay, a page break (form feed) is shown as
+# U+240C and a line break, and every other C0/C1 control is escaped as in `one_line`, so an escape
+# sequence in a document (ESC [, OSC titles, 8-bit CSI) is shown, never obeyed by the terminal.
+_TEXT_ESCAPES = _CONTROL_ESCAPES | {0x0a: "\n", 0x09: "\t", 0x0c: "\u240c\n"}
 
 
 def one_line(msg: str) -> str:
-    """`msg` with control characters escaped (\\n, \\t, \\x00): a file name with a line break stays on one line."""
+    """`msg` with control characters escaped (\\n, \\t, \\x00; a C1 control as \\u0085, apart from an
+    undecodable byte's \\x85): a file name with a line break stays on one line, and one with an escape
+    sequence cannot drive the terminal."""
     return msg.translate(_CONTROL_ESCAPES)
+
+
+def shown_text(text: str) -> str:
+    """A document's `text` as shown on a terminal (`inspect`): CRLF or a lone CR becomes one line break,
+    a form feed (page break) becomes U+240C and a line break, and any other control character is
+    escaped as `one_line` does (`\\x1b`), so a document cannot send the terminal escape sequences.
+    Display only: the number of characters changes."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_TEXT_ESCAPES)
 
 
 def print_line(kind: str, msg: str) -> None:

@@ -13,6 +13,8 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from chunkctl.cli.console import one_line, shown_text
+
 if TYPE_CHECKING:
     from chunkctl.contract.stats import ChunkStats
     from chunkctl.pipeline.inspection import ChunkView
@@ -158,8 +160,7 @@ def chunk_panels(views: list[ChunkView], preview: int = 0) -> Group:
         text = Text()
         shown = 0
         for role, part in v.parts:
-            if "\r" in part:  # a CR line break (CRLF, or CR alone in a classic Mac file) shown as one
-                part = part.replace("\r\n", "\n").replace("\r", "\n")
+            part = shown_text(part)  # page breaks visible, no control character reaches the terminal
             if preview and shown + len(part) > preview:
                 text.append(part[: max(0, preview - shown)], style=STYLES[role])
                 text.append(" …", style="dim")
@@ -171,7 +172,7 @@ def chunk_panels(views: list[ChunkView], preview: int = 0) -> Group:
         budget = r["meta"].get("chunk_size")
         title = (f"#{r['chunk_index']}  {r['n_tokens']}/{budget} tok  [{r['start']}:{r['end']}){pages}  {r['kind']}"
                  + ("  OVERSIZE" if r["oversize"] else "") + (f"  overlap {v.overlap} ch" if v.overlap else ""))
-        subtitle = Text(" > ".join(r["headings"])) if r["headings"] else None  # Text: never read as markup
+        subtitle = Text(one_line(" > ".join(r["headings"]))) if r["headings"] else None  # Text: never read as markup
         panels.append(Panel(text, title=Text(title), title_align="left", subtitle=subtitle, subtitle_align="left"))
     legend = Text.assemble(("breadcrumb", STYLES["breadcrumb"]), "  ", ("repeated header", STYLES["header"]), "  ",
                            ("overlap with the previous chunk", STYLES["overlap"]), "  body")
@@ -197,13 +198,13 @@ def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Grou
     f.add_column("chunks", justify="right")
     docs = st.docs_by_format()
     for fmt in sorted(st.by_format):
-        f.add_row(Text(str(fmt)), str(docs.get(fmt, 0)), str(st.by_format[fmt]))
+        f.add_row(Text(one_line(str(fmt))), str(docs.get(fmt, 0)), str(st.by_format[fmt]))
     parts.append(f)
     k = Table(title="by kind", title_justify="left", box=None, padding=(0, 2))
     k.add_column("kind")
     k.add_column("chunks", justify="right")
     for kind, c in st.by_kind.most_common():
-        k.add_row(Text(str(kind)), str(c))
+        k.add_row(Text(one_line(str(kind))), str(c))
     parts.append(k)
     per = sorted(st.chunks_per_doc.values())
     d = Table(title="chunks per document", title_justify="left", box=None, padding=(0, 2))
@@ -212,7 +213,7 @@ def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Grou
     if per:
         d.add_row("(min / median / max)", f"{per[0]} / {per[len(per) // 2]} / {per[-1]}")
     for src, c in sorted(st.chunks_per_doc.items(), key=lambda kv: -kv[1])[:top]:
-        d.add_row(Text(str(src)), str(c))
+        d.add_row(Text(one_line(str(src))), str(c))
     parts.append(d)
     if st.violations:
         v = Table(title=f"contract violations: {len(st.violations)}", title_justify="left", title_style="bold red",
@@ -222,7 +223,7 @@ def stats_tables(st: ChunkStats, top: int = 5, max_violations: int = 20) -> Grou
         v.add_column("document")
         v.add_column("problem")
         for x in st.violations[:max_violations]:
-            v.add_row(str(x.line), Text(x.rule), Text(x.source or ""), Text(x.message))
+            v.add_row(str(x.line), Text(one_line(x.rule)), Text(one_line(x.source or "")), Text(one_line(x.message)))
         parts.append(v)
     else:
         parts.append(Text("contract: no violations found", style="bold green"))
