@@ -164,6 +164,7 @@ _TABLE_SCOPE = frozenset("html table template".split())
 _IN_HEAD = frozenset(("noscript", "template"))  # elements kept open at a cut that may stand in the head
 _TEMPLATE = frozenset(("template",))  # (a template's content is a fragment of its own: no table outside it is its)
 _TABLE_PARTS = _ROW_GROUPS | {"tr", "td", "th"}
+_TABLE_HEAD = frozenset(("caption", "colgroup"))  # (ignored outside a table; in one, opened in the table itself)
 # Open elements whose children the parser moves before the table ("foster parenting") unless they
 # are one of `_IN_TABLE`; text other than white space moves too.
 _TABLE_CONTEXT = frozenset("table tbody thead tfoot tr".split())
@@ -487,16 +488,17 @@ def _start(stack: _Stack, name: str, tag: Any, at: int, quirks: bool = False) ->
     elif name in _HEADINGS:
         if stack and stack[-1][0] in _HEADINGS:
             stack.pop()
-    elif name in _TABLE_PARTS:
+    elif name in _TABLE_PARTS or name in _TABLE_HEAD:
         t = _find(stack, {"table"}, _TEMPLATE)
         if t < 0:
             return False  # outside a table the parser ignores these start tags (in a template, not
-            # followed: its rows stand in it, which its end tag closes)
-        keep = {"table"} if name in _ROW_GROUPS else {"table", *_ROW_GROUPS} if name == "tr" else \
-            {"table", "tr", *_ROW_GROUPS}
+            # followed: its rows stand in it, which its end tag closes; helper-98: `<caption><pre></caption>`
+            # held a caption, whose stray end tag closed the pre with it)
+        keep = {"table"} if name in _ROW_GROUPS or name in _TABLE_HEAD else {"table", *_ROW_GROUPS} if name == "tr" \
+            else {"table", "tr", *_ROW_GROUPS}
         while stack[-1][0] not in keep:
             stack.pop()
-        if name not in _ROW_GROUPS and stack[-1][0] == "table":
+        if name not in _ROW_GROUPS and name not in _TABLE_HEAD and stack[-1][0] == "table":  # (a caption in the table)
             stack.append(("tbody", "<tbody>", at))  # rows always stand in a row group
         if name in ("td", "th") and stack[-1][0] != "tr":
             stack.append(("tr", "<tr>", at))
@@ -675,13 +677,16 @@ def _raw_end(name: str, as_bytes: bool) -> re.Pattern:
 _Waits = tuple[tuple[int, str], ...]  # markup put before elements of a prefix's stack: (index, markup), by index
 
 
-def _tags(stack: list[_Open], encoding: str | None, waits: _Waits = ()) -> str:
+def _tags(stack: list[_Open], encoding: str | None, waits: _Waits = (), in_body: bool = False) -> str:
     """The start tags of `stack` as text (as written; `tbody` and `tr` the parser adds, bare), each
     markup of `waits` (`_waiting_tags`) before the element at its index (at the end: `len(stack)`),
-    after a `<body>` tag when the prefix begins with a `<noscript>` or a `<template>`: before the
-    body, the parser reads them as in the head, where a block ends a noscript (scripting off, as
-    lexbor parses) and white space after a template's end is the head's."""
-    body = "<body>" if (stack and stack[0][0] in _IN_HEAD) or (waits and waits[0][0] == 0) else ""
+    after a `<body>` tag when the prefix begins with a `<noscript>` or a `<template>`, or is empty in
+    a piece that begins `in_body` (a body the page opened without a `<body>` tag): before the body, the
+    parser reads a noscript, template, script, style or `<head>` as in the head, where a block ends a
+    noscript (scripting off, as lexbor parses) and white space after a template's end is the head's
+    (helper-98: `...</p><script></script><head><noscript><p>x`, the noscript's text shown)."""
+    body = "<body>" if (in_body and not stack) or (stack and stack[0][0] in _IN_HEAD) or (waits and waits[0][0] == 0) \
+        else ""  # (an element of the body open, its start tag opens the body)
     if not waits:
         return body + _joined([o[1] for o in stack], encoding)
     out, i = [body], 0
@@ -701,8 +706,8 @@ def _joined(tags: list[Any], encoding: str | None) -> str:
 
 
 def _piece(start: int, end: int, before: list[_Open], after: list[_Open], encoding: str | None,
-           waits: _Waits = ()) -> Piece:
-    return Piece(start, end, _tags(before, encoding, waits), tuple(o[0] for o in before),
+           waits: _Waits = (), in_body: bool = False) -> Piece:
+    return Piece(start, end, _tags(before, encoding, waits, in_body), tuple(o[0] for o in before),
                  tuple(o[0] for o in after))
 
 
@@ -890,6 +895,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     befores: list[list[_Open]] = []  # the open elements at the start of each piece of `out`
     waits: list[_Waits] = []  # ... and the markup that puts formatting elements back on the list (`waiting`)
     wait: _Waits = ()  # that markup for the current piece
+    bodies: list[bool] = []  # ... and whether it begins in a body opened without a `<body>` tag
+    body_before = False  # that for the current piece
     stack = _Stack(open_at_begin)  # (name, start tag as written, offset) of each open element, outermost first
     first_stack = before = list(stack)
     start = pos = begin
@@ -1001,12 +1008,15 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         return False
 
     def cut(at: int, after: list[_Open], waiting_after: _Waits = ()) -> None:
-        nonlocal before, start, seen, wait
-        out.append(_piece(start, at, before, after, enc, wait))
+        nonlocal before, start, seen, wait, body_before
+        out.append(_piece(start, at, before, after, enc, wait, body_before))
         befores.append(before)
         waits.append(wait)
         seen_at.append(seen)
-        before, start, seen, wait = list(after), at, 0, waiting_after
+        bodies.append(body_before)
+        # (the next piece opens the body itself when the page opened it without a tag; a `<body>` tag
+        # read is put before every later piece, `lead`)
+        before, start, seen, wait, body_before = list(after), at, 0, waiting_after, in_body and not body_tag
 
     def template_cut(at: int) -> None:
         """Cut before the start tag at `at` inside a `<template>`, the next piece reopening the elements
@@ -1039,9 +1049,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         only: those inside the element whose start tag is at `at` (a piece that begins with the
         start tag opens the element itself: back-to-back tables of two rows, each undoing the cut
         before it at its second row, were one piece, helper-87)."""
-        nonlocal before, start, seen, wait
+        nonlocal before, start, seen, wait, body_before
         while out and (start > at if element else start >= at):  # the current piece began in it: join it
-            start, before, wait = out.pop().start, befores.pop(), waits.pop()
+            start, before, wait, body_before = out.pop().start, befores.pop(), waits.pop(), bodies.pop()
             seen = min(seen + seen_at.pop(), form_min)
 
     def foster() -> None:
@@ -1552,7 +1562,9 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if end_name == "br" and not foreign:
                 tag_reopens("br")  # (the parser reads it as a `<br>`)
             depth = len(stack)
-            own = _find(stack, {end_name}, _MARKERS) if end_name in _FORMATTING and not foreign else -1
+            # (in foreign content too: the parser walks up past the svg's elements to the HTML one and
+            # reads the end tag as in the body, the adoption agency closing the element and what it holds)
+            own = _find(stack, {end_name}, _MARKERS) if end_name in _FORMATTING else -1
             own_at = stack[own][2] if own >= 0 else -1
             if own >= 0 and any(o[0] in _SPECIAL for o in stack[own + 1:]):
                 fragile = own if fragile < 0 else min(fragile, own)
@@ -1700,8 +1712,12 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 and (fmt_exact or not pending):  # (else `waiting` says no: no copy of the stack)
             trial = _Stack(stack)
             opens = _start(trial, name, m.group(0), m.start(), bool(quirks))
-            if opens:
-                trial.pop()  # the element about to open belongs to the next piece
+            while opens and trial and trial[-1][2] == m.start():
+                # (the element about to open belongs to the next piece, and so do the row group and row
+                # the parser makes for a bare `<tr>` or cell: after a `</tbody>`, a `<tbody>` of them in
+                # the next piece's prefix was taken for the group closed, and a `rowspan=0` ran on into
+                # the new one, helper-98)
+                trial.pop()
             # (an inline element may stay open around the block when none holds a block: `<font><p>`;
             # not one the start tag closes, which the parser opens again at the next text, in the next
             # piece, where it is not on the list of formatting elements: `<li><code><li>i`, helper-73)
@@ -1778,7 +1794,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
     if whole:
         out = [_piece(begin, n, first_stack, [], enc)]
     else:
-        out.append(_piece(start, n, before, [], enc, wait))
+        out.append(_piece(start, n, before, [], enc, wait, body_before))
         for kind in ("main", "role"):
             if kind in mains:
                 at, around, span, at_state = mains[kind]
