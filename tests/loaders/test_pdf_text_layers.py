@@ -348,6 +348,20 @@ def test_only_body_text_running_to_the_margin_goes_on_over_a_page_break(bottom, 
                                                                     " the bulkhead; set it before loading.")
 
 
+@pytest.mark.parametrize("empty_pages", [1, 2, 3])
+@pytest.mark.parametrize("last_line", [_PAGE_ONE[1], _PAGE_ONE[1][:-1] + "."])
+def test_a_paragraph_before_empty_pages_ends_at_its_text_and_is_not_joined_over_them(empty_pages, last_line):
+    # helper-101: with two or more empty pages after it, the held paragraph's block took in all but
+    # one of their form feeds ("...probe readings\f\f" in a chunk); it ends at its text, and a
+    # paragraph is joined over one page break only
+    doc = _load([_lines([_PAGE_ONE[0], last_line])] + [[]] * empty_pages
+                + [_lines(["chilled pallets behind the bulkhead; set it before loading."])])
+    first = " ".join([_PAGE_ONE[0], last_line])
+    assert doc.text == first + "\f" * (empty_pages + 1) + "chilled pallets behind the bulkhead; set it before loading."
+    assert [(b.kind, b.start, b.end) for b in doc.blocks] == [
+        (BlockKind.PARAGRAPH, 0, len(first)), (BlockKind.PARAGRAPH, len(first) + empty_pages + 1, len(doc.text))]
+
+
 def test_a_paragraph_over_a_page_break_is_not_cut_there_and_its_chunk_spans_both_pages():
     from chunkctl.pipeline.document import chunk_records
 

@@ -329,8 +329,8 @@ class _Writer:
         self._table_break: int | None = None  # index in parts of the "\n\f" after the open table
         # The last paragraph written, not yet a block while only page breaks follow it: the next
         # page's first paragraph may go on with it (`joining.runs_on`): (start, headings, text's end,
-        # whether it may run on: body text whose last line runs to the margin)
-        self.held: tuple[int, tuple[str, ...], str, bool] | None = None
+        # whether it may run on: body text whose last line runs to the margin, its end offset)
+        self.held: tuple[int, tuple[str, ...], str, bool, int] | None = None
 
     def _put(self, s: str) -> None:
         self.parts.append(s)
@@ -366,17 +366,11 @@ class _Writer:
     def _release(self) -> None:
         """Make the held paragraph a block (something other than its next page's paragraph follows)."""
         if self.held is not None:
-            start, headings = self.held[0], self.held[1]
-            end = self.pos - sum(map(len, self._breaks_since_held()))
+            # (it ends where its text did: only page breaks were written since, however many pages;
+            # helper-101: counted from the parts left, after two empty pages it took in form feeds)
+            start, headings, end = self.held[0], self.held[1], self.held[4]
             self.blocks.append(Block(BlockKind.PARAGRAPH, start, end, headings=headings))
             self.held = None
-
-    def _breaks_since_held(self) -> list[str]:
-        """The page breaks written after the held paragraph's text (the parts at the end that are "\f")."""
-        k = len(self.parts)
-        while k > 0 and self.parts[k - 1] == "\f":
-            k -= 1
-        return self.parts[k:]
 
     def close_table(self) -> None:
         self._release()
@@ -401,18 +395,19 @@ class _Writer:
         (both: body text, not a footnote, caption or folio; helper-100)."""
         held = self.held
         if kind == BlockKind.PARAGRAPH and held is not None and held[3] and body and not self.page_has_text \
-                and len(self._breaks_since_held()) == 1 and runs_on(held[2], text):
-            # the paragraph ending the last page goes on: one block across the form feed
+                and self.pos - held[4] == 1 and runs_on(held[2], text):
+            # the paragraph ending the last page goes on: one block across the form feed (one page
+            # break since it, "\f": not over an empty page)
             self._put(text)
             self.page_has_text = True
-            self.held = (held[0], held[1], text[-64:], runs)
+            self.held = (held[0], held[1], text[-64:], runs, self.pos)
             return
         self.close_table()
         self._gap()
         start = self.pos
         self._put(text)
         if kind == BlockKind.PARAGRAPH:
-            self.held = (start, headings, text[-64:], runs)
+            self.held = (start, headings, text[-64:], runs, self.pos)
             return
         if offsets is not None:
             rows = compact_spans((start + a, start + b) for a, b in offsets)
