@@ -307,6 +307,40 @@ def test_a_field_list_table_of_blocks_met_through_its_tbody_stays_blocks():
     assert "x3 : array_like" in doc.text and "Parameters:" in doc.text
 
 
+@pytest.mark.parametrize("n_rows", [4, 8, 30])
+@pytest.mark.parametrize("cell", ["{}", "<p>{}</p>"])
+def test_a_report_of_one_big_table_keeps_the_text_around_it_and_its_cells_as_a_table(n_rows, cell):
+    """helper-101: from six rows or so the table outweighed the rest, was taken for the whole
+    article, and the paragraphs that introduce and discuss it were left out; with a paragraph in
+    each cell (CMS and word-processor exports), the table came out as loose paragraphs too."""
+    intro = "We measured the temperature of every depot this winter, and the table below lists what the probes showed."
+    outro = "All depots stayed within the limits set by the regulator, though two came close in January."
+    rows = "".join(f"<tr><td>{cell.format(f'Depot {i} in the northern region')}</td>"
+                   f"<td>{cell.format(f'{i} degrees at the loading bay')}</td></tr>" for i in range(n_rows))
+    page = (f"<!DOCTYPE html><html><head><title>Winter readings</title></head><body><nav><a href=/>Home</a> "
+            f"<a href=/a>About</a></nav><h1>Winter readings</h1><p>{intro}</p><table><tr><th>Depot</th>"
+            f"<th>Reading</th></tr>{rows}</table><p>{outro}</p><footer>© 2024 Cold Chain Ltd</footer></body></html>")
+    doc = load(page)
+    assert [b.kind for b in doc.blocks] == [BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.TABLE, BlockKind.PARAGRAPH]
+    table = next(b for b in doc.blocks if b.kind == BlockKind.TABLE)
+    assert doc.text[table.start:table.end].startswith("| Depot | Reading |\n| --- | --- |\n"
+                                                       "| Depot 0 in the northern region | 0 degrees at the loading bay |")
+    assert f"Depot {n_rows - 1} in the northern region" in doc.text and "Home" not in doc.text
+
+
+def test_a_data_table_of_links_beside_the_article_text_is_kept():
+    """helper-102: underscore.js's page, whose text and table of downloads stand side by side in one
+    container: the table (its cells mostly links) was a weak sibling of the best paragraph, left out."""
+    rows = "".join(f"<tr><td class='dl-link'><a href='u{i}.js'>Build {i} (Development)</a></td><td><i>{i}5.9 KB, "
+                   f"uncompressed</i> <small>(<a href='u{i}.js.map'>Source Map</a>)</small></td></tr>" for i in range(4))
+    docs = "".join(f"<h2>Function {i}</h2><p>{PARA * 2}</p>" for i in range(8))
+    page = (f"<html><body><div class='container'><h1>Underscore</h1><p>{PARA}</p><h2>Downloads</h2>"
+            f"<table>{rows}</table><div id='documentation'>{docs}</div></div></body></html>")
+    doc = load(page)
+    tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
+    assert len(tables) == 1 and "| Build 3 (Development) | 35.9 KB, uncompressed (Source Map) |" in doc.text
+
+
 # -- helper-91's review against Mozilla Readability's 130 test pages ------------------------------
 
 LINKS = "<ul>" + "".join(f"<li><a href='/o{i}'>Other story number {i} on the site</a></li>" for i in range(6)) + "</ul>"

@@ -20,7 +20,7 @@ from sys import intern
 from typing import Any
 
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, BLOCK_TAGS, CELL_BLOCKS
-from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs
+from chunkctl.loaders.html.select import is_data_table, is_decoration, is_furniture, node_attrs, short_block_cells
 
 # Class/id names that mark content, or its surroundings. "nav" is a word of its own or starts a
 # camelCase one (`navbar`, `navi`, `navigation`, `navContainer`), not the start of a random id
@@ -653,7 +653,10 @@ class MainContent:
             root, excluded = self._with_siblings(top)
         whole = self._whole_table(root)
         if whole != root:  # a part of a table (its tbody, a row, a cell) is read as the table it is in,
-            root, excluded = whole, set()  # whole: alone, its cells would be read as paragraphs
+            # whole (alone, its cells would be read as paragraphs), with its strong siblings: the
+            # paragraphs that introduce and discuss it (helper-101: a report's text around its table of
+            # eight rows was left out, the table taken for the whole article)
+            root, excluded = self._with_siblings(whole)
         excluded |= self.prune(root, top)
         return Selection(self._node(root), excluded, self._title(root, page_title))
 
@@ -661,15 +664,18 @@ class MainContent:
         """`i`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
 
         A cell of a layout table stays the root (its other cells are the page's furniture),
-        and so does a part of a table whose cells hold blocks (a Sphinx field list of
+        and so does a part of a table whose cells hold long blocks (a Sphinx field list of
         parameters): its paragraphs and lists read better as blocks than flattened into cells.
+        Cells of one short paragraph each in a regular grid (a CMS's or word processor's
+        table, `select.short_block_cells`) are a table's (helper-101: such a table of readings,
+        met through its tbody, was read as loose paragraphs, "Depot", "Reading", ...).
         """
         up = i
         while self.tags[up] in _TABLE_PARTS and self.parent[up] >= 0:
             up = self.parent[up]
         node = self.nodes[up]
         if up == i or self.tags[up] != "table" or not is_data_table(node, node_attrs(node)) \
-                or node.css_first(CELL_BLOCKS) is not None:
+                or (node.css_first(CELL_BLOCKS) is not None and not short_block_cells(node)):
             return i
         return up
 
@@ -713,13 +719,23 @@ class MainContent:
             s = self.final(c)
             n = chars[c]
             density = link_chars[c] / n if n else 1.0
-            if s >= threshold or self.keep[c] or (n and density < 0.2 and (c < top or n > 80)):
+            if s >= threshold or self.keep[c] or (n and density < 0.2 and (c < top or n > 80)) or self._kept_block(c):
                 keep += 1
             else:
                 drop.append(c)
         if keep == 1:
             return top, set()
         return p, {self.mem_ids[c] for c in drop}
+
+    def _kept_block(self, i: int) -> bool:
+        """True for code, a definition list or a data table with text (kept wherever it stands, as
+        `prune` keeps them: helper-102, underscore.js's table of downloads, a sibling of the text
+        with many links, was left out with them)."""
+        tag = self.tags[i]
+        if tag not in _KEEP_TAGS or not self.chars[i]:
+            return False
+        node = self._node(i)
+        return tag != "table" or is_data_table(node, node_attrs(node))
 
     def _title(self, root: int, page_title: str | None) -> Any:
         """The headline: the last `h1` before `root` when `root` holds none, and when the page's `<title>`

@@ -344,8 +344,17 @@ def is_data_table(node, attrs: dict[str, Any]) -> bool:
         return True
     if node.css_first(CELL_BLOCKS) is None:
         return True
+    return short_block_cells(node, rows)
+
+
+def short_block_cells(node, rows: list[Any] | None = None) -> bool:
+    """True when the table `node`'s cells, blocks or not, make a regular grid (every row as wide) of
+    short cells: at most `MAX_BLOCK_CELL` characters each, no headings, code, forms or navigation
+    (`rows`: its `tr`s, when known). Such cells read as a table's; long ones (a parameter list's
+    paragraphs) read better as blocks."""
     if node.css_first("h1, h2, h3, h4, h5, h6, pre, form, nav") is not None:
         return False
+    rows = node.css("tr") if rows is None else rows
     if any(len(c.text(deep=True).strip()) > MAX_BLOCK_CELL for r in rows for c in _cells(r)):
         return False
     return _regular_grid(rows)
