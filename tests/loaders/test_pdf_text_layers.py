@@ -374,3 +374,64 @@ def test_a_paragraph_over_a_page_break_is_not_cut_there_and_its_chunk_spans_both
     holding = [r for r in recs if sentence in r["text"]]
     assert len(holding) == 1 and (holding[0]["page_start"], holding[0]["page_end"]) == (1, 2)
     assert not any(r["text"].rstrip().endswith("compartment,") for r in recs)
+
+
+# -- cipher text: fonts that map their glyphs to the wrong characters ------------------------------
+
+_PROSE = ("The accident happened when the operator typed the treatment data and corrected the mode "
+          "within eight seconds, while the machine was still setting the magnets for the beam. The "
+          "software did not notice the change, and the turntable stayed where it was, so the patient "
+          "received a dose many times higher than the one prescribed by the physician that morning. ")
+
+
+def _shifted(text: str, k: int) -> str:
+    """`text` as a subset font of its own encoding shows it: each character a code of its own in the
+    order it first appears, from "!" on (therac.pdf's "#%$'&)(+*"); `k`: characters the font coded
+    before this text."""
+    codes: dict[str, str] = {}
+    return "".join(c if c.isspace() else codes.setdefault(c, chr(0x21 + k + len(codes))) for c in text)
+
+
+@pytest.mark.parametrize("k", [0, 3, 8, 15, 25])
+def test_subset_font_codes_read_as_a_cipher_and_prose_code_and_maths_do_not(k):
+    from chunkctl.loaders.pdf.fallback import GARBLED_DOC, GARBLED_PAGE, cipher_share
+
+    # (a font whose first codes went to this text's letters reads as a cipher on its own; later
+    # codes, more letters among them, in a document of such pages)
+    cipher = cipher_share(_shifted(_PROSE * 3, k))
+    assert cipher is not None and cipher >= (GARBLED_PAGE if k <= 3 else GARBLED_DOC)
+    code = " ".join(f"self.assert_equal(result[{i}], expected.get('key_{i}')) # see docs/api.md#x" for i in range(20))
+    maths = " ".join(f"f(x_{i}) = sum(a_{i} * x^{i}) for 0 <= i < n; see [12] and (3.{i})" for i in range(20))
+    index = " ".join(f"asn1_delete_element{i}. . . . . . . . . {i}" for i in range(40))
+    urls = " ".join(f"https://example.org/path/{i}?q=a&b=c#frag" for i in range(40))
+    c_code = " ".join(f'if (x[{i}] > 0) {{ printf("%d\\n", a[{i}]); n += f(b[{i}], *p); }}' for i in range(20))
+    for plain in (_PROSE * 3, code, maths, index, urls, c_code):
+        share = cipher_share(plain)
+        assert share is not None and share < GARBLED_DOC, (share, plain[:60])
+    assert cipher_share("too few words here") is None
+
+
+def test_pages_of_cipher_text_are_left_out_with_a_warning_and_readable_pages_kept():
+    # helper-102: six of 193 papers-we-love PDFs (therac.pdf, 511 chunks of "#%$'&)(+*-,/.102.43652&"
+    # with that as their title and headings) passed as text: no extractor maps their fonts
+    def page(text: str) -> list[bytes]:
+        words = text.split()
+        return _lines([" ".join(words[i:i + 12]) for i in range(0, len(words), 12)])
+
+    readable = "Page three is set in a font with a proper map and reads as it should. " * 6
+    doc = _load([page(_shifted(_PROSE * 2, 0)), page(_shifted(_PROSE * 2, 5)), page(readable),
+                 page(_shifted(_PROSE * 2, 0))])
+    assert doc.text.strip() == " ".join(readable.split())
+    said = [w for w in doc.warnings if "wrong characters" in w]
+    assert len(said) == 1 and said[0].startswith("pages 1-2, 4: text in fonts that map their glyphs to the wrong")
+
+
+def test_one_cipher_page_in_a_readable_document_is_left_out_and_a_page_of_formulas_is_not():
+    def page(text: str) -> list[bytes]:
+        words = text.split()
+        return _lines([" ".join(words[i:i + 10]) for i in range(0, len(words), 10)])
+
+    maths = " ".join(f"f(x_{i}) = g(y_{i}) + h[{i}] where x_{i} <= y_{i} (see eq. {i})" for i in range(12))
+    doc = _load([page(_PROSE * 2), page(maths), page(_shifted(_PROSE * 2, 0)), page(_PROSE)])
+    assert "f(x_3) = g(y_3)" in doc.text and doc.text.count("The accident happened") == 3
+    assert [w for w in doc.warnings if "wrong characters" in w][0].startswith("page 3: ")

@@ -10,7 +10,7 @@ from typing import Any
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.pdf import ocr
-from chunkctl.loaders.pdf.fallback import read_document, recover_text
+from chunkctl.loaders.pdf.fallback import drop_garbled, read_document, recover_text
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, group_page
 from chunkctl.loaders.pdf.headings import body_size, complete_outline, font_headings, outline_headings
@@ -87,6 +87,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     if recovered:  # those pages have a text layer after all
         gone = {f"page {i + 1} has no text layer" for i in recovered}
         warnings[:] = [w for w in warnings if not any(w.startswith(g) for g in gone)]
+    drop_garbled(pages, {i for i, c in enumerate(ocr_conf) if c is not None}, warnings, ocr.available())
     text, blocks, first_heading = assemble(pages, outline, labels)
     meta: dict[str, Any] = {
         "title": meta_title or first_heading,  # None: the registry gives the file stem
