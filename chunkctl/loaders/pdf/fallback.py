@@ -181,12 +181,34 @@ GARBLED_DOC = 0.12
 CIPHER_VOWELS = 0.30
 MIN_LETTERS = 200
 _VOWELS = frozenset("aeiouAEIOU")
-# Code and formulas close the brackets they open; a cipher's brackets are letters, as many of each
-# as the letters they stand for: a page of MIN_BRACKETS brackets or more that leaves fewer than
-# CIPHER_UNPAIRED of them unpaired is no cipher's (C code, its short names few in vowels; measured:
-# 4% of the cipher pages pair theirs that well, no page of code or formulas worse).
+# Code and formulas close the brackets they open, in order; a cipher's brackets are letters, found
+# in the order of the words they spell: a page of MIN_BRACKETS brackets or more that leaves fewer
+# than CIPHER_UNPAIRED of them unpaired is no cipher's (C code, its short names few in vowels).
 CIPHER_UNPAIRED = 0.15
 MIN_BRACKETS = 10
+
+
+def _paired(text: str) -> bool:
+    """True when `text` has MIN_BRACKETS brackets or more and fewer than CIPHER_UNPAIRED of them
+    are unpaired: a closing one with none of its kind open before it, or an opening one never
+    closed."""
+    brackets = unpaired = 0
+    depth = {"(": 0, "[": 0, "{": 0}
+    closing = {")": "(", "]": "[", "}": "{"}
+    for ch in text:
+        if ch in depth:
+            depth[ch] += 1
+        elif ch in closing:
+            k = closing[ch]
+            if depth[k]:
+                depth[k] -= 1
+            else:
+                unpaired += 1
+        else:
+            continue
+        brackets += 1
+    unpaired += sum(depth.values())
+    return brackets >= MIN_BRACKETS and unpaired < CIPHER_UNPAIRED * brackets
 
 
 def cipher_share(text: str, min_words: int = MIN_WORDS) -> float | None:
@@ -200,9 +222,7 @@ def cipher_share(text: str, min_words: int = MIN_WORDS) -> float | None:
     letters = [c for c in text if c.isascii() and c.isalpha()]
     if len(letters) >= MIN_LETTERS and sum(c in _VOWELS for c in letters) >= CIPHER_VOWELS * len(letters):
         return 0.0
-    pairs = [(text.count(a), text.count(b)) for a, b in ("()", "[]", "{}")]
-    brackets = sum(a + b for a, b in pairs)
-    if brackets >= MIN_BRACKETS and sum(abs(a - b) for a, b in pairs) < CIPHER_UNPAIRED * brackets:
+    if _paired(text):
         return 0.0
     odd = 0
     for w in words:
