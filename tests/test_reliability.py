@@ -697,3 +697,28 @@ def test_a_stop_signals_exception_inside_a_finalizer_prints_no_traceback():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 0 and p.stdout.strip() == str(int(signal.SIGTERM)), p.stderr
     assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("fmt, ocr_mode, engine, hinted", [
+    ("pdf", "auto", True, True), ("pdf", "always", True, True), ("pdf", "never", True, False),
+    ("pdf", "auto", False, False), ("md", "auto", True, False)])
+def test_a_pdf_over_the_time_limit_says_that_ocr_is_slow_and_what_to_do(monkeypatch, fmt, ocr_mode, engine, hinted):
+    # helper-102: two scanned papers failed with "took longer than 300 s" alone; OCR took 466 s for
+    # 28 pages, and the line named neither OCR, nor --file-timeout, nor --ocr never
+    import importlib
+
+    from chunkctl.config import ChunkConfig
+    from chunkctl.loaders.pdf import ocr
+    from chunkctl.pipeline.engines.local import TaskFailure
+    from chunkctl.pipeline.inputs import InputFile
+
+    run_mod = importlib.import_module("chunkctl.pipeline.run")  # (the package's `run` is the function)
+
+    monkeypatch.setattr(ocr, "available", lambda: engine)
+    item = InputFile("scan." + fmt, "scan." + fmt, fmt, 10)
+    res = run_mod._failure(item, TaskFailure("timeout", "took longer than 300 s"), ChunkConfig(ocr=ocr_mode))
+    hint = " (OCR of scanned pages takes seconds a page: raise --file-timeout, 0 for no limit, or give --ocr never)"
+    assert res.error == f"scan.{fmt}: took longer than 300 s" + (hint if hinted else "")
+    assert res.error_type == "Timeout"
+    crashed = run_mod._failure(item, TaskFailure("crashed", "the worker process died (exit code 1)"), ChunkConfig())
+    assert crashed.error == f"scan.{fmt}: the worker process died (exit code 1)"

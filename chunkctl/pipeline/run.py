@@ -475,10 +475,23 @@ def _from_cache(item: InputFile, config: ChunkConfig, cache: RecordCache) -> Fil
                       list(entry.warnings), sha256=sha, cached=True)
 
 
-def _failure(item: InputFile, failure: Any) -> FileResult:
+def _failure(item: InputFile, failure: Any, config: ChunkConfig) -> FileResult:
     kind = {"timeout": "Timeout", "crashed": "WorkerCrashed"}.get(failure.kind, "internal")
-    return FileResult(item.source, item.format, nbytes=item.size, error=f"{item.source}: {failure.message}",
+    return FileResult(item.source, item.format, nbytes=item.size,
+                      error=f"{item.source}: {failure.message}{_timeout_hint(item, config) if kind == 'Timeout' else ''}",
                       error_type=kind)
+
+
+def _timeout_hint(item: InputFile, config: ChunkConfig) -> str:
+    """What to do about a PDF over the time limit when OCR may have read it: scanned pages take
+    seconds each (helper-102: 28 pages, 466 s, reported as "took longer than 300 s" alone)."""
+    if item.format != "pdf" or getattr(config, "ocr", "auto") == "never":
+        return ""
+    from chunkctl.loaders.pdf import ocr
+
+    if not ocr.available():
+        return ""
+    return " (OCR of scanned pages takes seconds a page: raise --file-timeout, 0 for no limit, or give --ocr never)"
 
 
 def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeout: float | None,
@@ -510,7 +523,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         try:
             for item, res in zip(items, answers):
                 if isinstance(res, Failure):
-                    res = _failure(item, res)
+                    res = _failure(item, res, config)
                 elif res.error_type == "LoaderError" and ": cannot read file (" in (res.error or "") \
                         and item.path and os.access(item.path, os.R_OK):
                     if unseen >= 0:
@@ -535,7 +548,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
 
     def done(i: int, res: Any) -> None:
         if on_done is not None:
-            on_done(_failure(items[i], res) if isinstance(res, TaskFailure) else res)
+            on_done(_failure(items[i], res, config) if isinstance(res, TaskFailure) else res)
 
     # Look ahead up to 64 MB of input past the next file to write, so one slow big
     # file does not leave the other workers idle; memory stays bounded by that.
@@ -546,7 +559,7 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
                            on_done=done if on_done is not None else None)
     try:
         for i, res in results:
-            yield _failure(items[i], res) if isinstance(res, TaskFailure) else res
+            yield _failure(items[i], res, config) if isinstance(res, TaskFailure) else res
     finally:
         results.close()
 
@@ -776,7 +789,7 @@ def _in_process(items: list[InputFile], config: ChunkConfig, limit: float | None
                 if from_worker is not None and item.format in ISOLATED_FORMATS:
                     _, res = next(from_worker)
                     if isinstance(res, TaskFailure):
-                        res = _failure(item, res)
+                        res = _failure(item, res, config)
                     if on_done is not None:
                         on_done(res)
                     yield res
