@@ -17,6 +17,8 @@ RUN_ONLY_EXTRAS = frozenset({"llm_api_key_env", "llm_concurrency", "llm_timeout"
                              "llm_http2", "llm_required", "llm_dry_run", "llm_cache", "cache_dir"})
 SENTENCE_SPLITTERS = ("blingfire", "pysbd")
 OCR_MODES = ("auto", "always", "never")
+CONTENT_TYPES = ("legal", "narrative", "code", "other")
+"""`--content-type`: the document type `auto` takes instead of detecting it (`chunking.auto`)."""
 """`--ocr`: auto (pdf pages without a text layer, when chunkctl[ocr] is installed), always (every page), never."""
 
 
@@ -186,6 +188,9 @@ class ChunkConfig:
             raise ConfigError(f"--min-chunk-tokens ({self.min_chunk_tokens}) must not exceed --chunk-size ({self.chunk_size})")
         if self.sentence_splitter not in SENTENCE_SPLITTERS:
             raise ConfigError(f"--sentence-splitter {self.sentence_splitter!r} is not one of: {', '.join(SENTENCE_SPLITTERS)}")
+        if self.content_type is not None and self.content_type not in CONTENT_TYPES:
+            # (for every strategy: helper-101, `--content-type bogus` passed unless with `auto`)
+            raise ConfigError(f"--content-type {self.content_type!r} is not one of: {', '.join(CONTENT_TYPES)}")
         if self.ocr not in OCR_MODES:
             raise ConfigError(f"--ocr {self.ocr!r} is not one of: {', '.join(OCR_MODES)}")
         if not 0 <= float(self.breakpoint_percentile) <= 100:  # (NaN fails too)

@@ -191,7 +191,7 @@ def load_config_file(path: str | os.PathLike | None = None, start: str | os.Path
         if key in PATH_KEYS:
             value = str((file.parent / os.path.expanduser(value)).resolve())
         elif key == "tokenizer" and isinstance(value, str):
-            value = _tokenizer_path(file, value)
+            value = tokenizer_path(file.parent, value)
         if key in ("include", "exclude") and isinstance(value, str):
             value = [value]
         values[key] = value
@@ -223,15 +223,18 @@ def resolve(defaults: dict[str, Any], given: dict[str, Any], config_file: Config
     return values, origins
 
 
-def _tokenizer_path(file: Path, value: str) -> str:
-    """A file's `tokenizer`: a path of a `.tiktoken` or `tokenizer.json` file relative to the file's
-    folder, as the other paths of a file are, when one is there ("+special" kept); a name
-    (`cl100k_base`, `gpt-4`) as written. (helper-99: `tokenizer = "models/tokenizer.json"` was looked
-    for in the current folder, and a run from another folder failed.)"""
+def tokenizer_path(folder: Path, value: str) -> str:
+    """A `tokenizer` value read against `folder`: the absolute path of a `.tiktoken` or
+    `tokenizer.json` file relative to it, when one is there ("+special" kept); a name
+    (`cl100k_base`, `gpt-4`) or an absolute path as written. A file's tokenizer is read against
+    the file's folder, as the other paths of a file are (helper-99: `tokenizer =
+    "models/tokenizer.json"` was looked for in the current folder, and a run from another folder
+    failed); `chunkctl config` writes one given on the command line against the current folder
+    (helper-101: it wrote "../models/tokenizer.json" as given, which failed from elsewhere)."""
     from chunkctl.tokenizers import without_special
 
     base, _ = without_special(value)
-    path = file.parent / os.path.expanduser(base)
+    path = folder / os.path.expanduser(base)
     if os.path.isabs(os.path.expanduser(base)) or not path.is_file():
         return value
     return str(path.resolve()) + value[len(base):]

@@ -327,6 +327,19 @@ def test_a_tokenizer_file_in_a_configuration_file_is_found_beside_it_from_any_fo
     read, typed = parse_jsonl(from_sub.stdout), parse_jsonl(given.stdout)
     assert [r["id"] for r in read] == [r["id"] for r in typed]  # (ids take the file's content)
     assert read[0]["meta"]["tokenizer"] == str((proj / "models" / "tok.tiktoken").resolve())
+    # helper-101: `chunkctl config` wrote a tokenizer file given on the command line as given
+    # ("../models/tok.tiktoken"), which the file then read against its own folder and did not find;
+    # it writes it absolute, as it does the other paths (a name as given)
+    (proj / "chunkctl.toml").unlink()
+    made = cli("config", "--tokenizer", "../models/tok.tiktoken", "--cache", "../.cc", cwd=proj / "sub")
+    assert made.returncode == 0, made.stderr
+    toml = made.stdout.decode()
+    assert f'tokenizer = "{(proj / "models" / "tok.tiktoken").resolve()}"  # command line' in toml
+    (proj / "chunkctl.toml").write_text(toml)
+    from_root = cli("chunk", "sub/notes.md", cwd=proj)
+    assert from_root.returncode == 0, from_root.stderr
+    named = cli("config", "--tokenizer", "cl100k_base", "--no-config", cwd=proj / "sub")
+    assert b'\ntokenizer = "cl100k_base"  # command line\n' in named.stdout
 
 
 def test_config_writes_a_token_count_as_a_number_and_a_percentage_as_a_string(tmp_path):

@@ -177,3 +177,28 @@ def test_generated_documents_keep_the_record_contract(files, kind, special, stra
             assert r["n_tokens"] == len(raw.encode(r["text"], add_special_tokens=special).ids)
 
     run()
+
+
+def test_a_special_suffix_on_the_tokenizer_counts_special_tokens_from_the_command_line_and_a_file(files, tmp_path):
+    # helper-101: `--tokenizer tokenizer.json+special` (or the same in chunkctl.toml) gave the records
+    # of no suffix: the flag's default (false) took it off, while `chunkctl config` showed it on
+    import subprocess
+
+    from tests.conftest import CLI
+
+    path = files["bpe"]
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Pumps\n\nPumps are logged daily. Valves are checked weekly by the night shift.\n")
+
+    def chunk(*args: str, cwd: Path = tmp_path) -> list[dict]:
+        p = subprocess.run([*CLI, "chunk", str(doc), "--chunk-size", "16", *args], capture_output=True, cwd=cwd)
+        assert p.returncode == 0, p.stderr
+        return [json.loads(line) for line in p.stdout.splitlines()]
+
+    flag = chunk("--tokenizer", str(path), "--count-special-tokens", "--no-config")
+    assert chunk("--tokenizer", f"{path}+special", "--no-config") == flag
+    assert chunk("--tokenizer", str(path), "--no-config") != flag
+    (tmp_path / "chunkctl.toml").write_text(f'tokenizer = "{path}+special"\n')
+    assert chunk() == flag
+    shown = subprocess.run([*CLI, "config"], capture_output=True, cwd=tmp_path).stdout.decode()
+    assert f'\ntokenizer = "{path}"  #' in shown and "\ncount-special-tokens = true  # " in shown

@@ -8,9 +8,8 @@ from chunkctl.chunking.packer import Packer
 from chunkctl.chunking.recursive import pack_sections
 from chunkctl.chunking.registry import STRATEGIES, Chunked, register
 from chunkctl.chunking.sections import iter_sections
+from chunkctl.config import CONTENT_TYPES
 from chunkctl.model import BlockKind, Document
-
-CONTENT_TYPES = ("legal", "narrative", "code", "other")
 
 _CLAUSE_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s|§|(?:section|article|chapter|part|clause)\s+[\dIVXLC])",
                              re.I)
@@ -54,16 +53,8 @@ def detect_content_type(doc: Document) -> str:
     return "other"
 
 
-def _check_content_type(config) -> None:
-    from chunkctl.errors import ConfigError
-
-    if config.content_type is not None and config.content_type not in CONTENT_TYPES:
-        raise ConfigError(f"--content-type {config.content_type!r} is not one of: {', '.join(CONTENT_TYPES)}")
-
-
 @register("auto", "pick per document by content type: legal -> section by clause, narrative -> paragraph "
-                  "packing with a minimum fill, code docs -> code-preserving recursive, other -> fixed 500/100",
-          check=_check_content_type)
+                  "packing with a minimum fill, code docs -> code-preserving recursive, other -> fixed 500/100")
 def chunk_auto(doc, tokenizer, config, table) -> Chunked:
     """Choose a strategy per document; `meta.content_type` records the type (`--content-type` forces it).
 

@@ -53,6 +53,12 @@ def config_cmd(
     if config.levels is not None:  # the chunk size in force is its smallest budget
         values["chunk_size"], origins["chunk_size"] = config.chunk_size, f"--levels ({origins.get('levels')})"
     values.pop("password", None)
+    if origins.get("tokenizer") == "command line" and isinstance(values.get("tokenizer"), str):
+        from pathlib import Path
+
+        from chunkctl.configfile import tokenizer_path
+
+        values["tokenizer"] = tokenizer_path(Path.cwd(), values["tokenizer"])  # (written absolute, as paths are)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps({"values": values, "origins": origins}, option=orjson.OPT_INDENT_2))
         sys.stdout.buffer.write(b"\n")

@@ -253,6 +253,14 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
     for k in v:
         if k not in values and k not in ("config_file", "no_config"):
             values[k], origins[k] = v[k], "command line" if k in opts.given else "default"
+    tok = values.get("tokenizer")
+    if isinstance(tok, str) and tok.endswith("+special"):
+        # "+special" on a tokenizer is --count-special-tokens (helper-101: the flag, false by default,
+        # took it off without a word, while `chunkctl config` showed it on the tokenizer)
+        values["tokenizer"] = tok[:-len("+special")]
+        if not values.get("count_special_tokens"):
+            values["count_special_tokens"] = True
+            origins["count_special_tokens"] = origins.get("tokenizer", "command line")
     if values.pop("no_breadcrumbs", False):
         values["context"], origins["context"] = "none", "command line"
     origins.pop("no_breadcrumbs", None)

@@ -170,6 +170,17 @@ def test_auto_content_type_override_and_fixed_fallback_overlap():
     assert len(recs) > 1
 
 
+@pytest.mark.parametrize("strategy", ["auto", "recursive", "sentence", "fixed", "section"])
+def test_an_unknown_content_type_is_refused_with_every_strategy(strategy):
+    # helper-101: `--content-type bogus` was refused (exit 2) with `auto` and passed without a word
+    # with any other strategy
+    from chunkctl.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--content-type 'bogus' is not one of: legal, narrative, code, other"):
+        run("Some text here.", fmt="txt", strategy=strategy, content_type="bogus")
+    assert run("Some text here.", fmt="txt", strategy=strategy, content_type="legal")
+
+
 def test_a_table_header_over_the_budget_is_counted_once_not_once_a_row_group(monkeypatch):
     """helper-56: the header of a table split by rows was counted again for each row group, each
     of its four prefix options: a 450 KB table with one long header cell took 71 s at 64 tokens."""
