@@ -138,8 +138,14 @@ def pytest_report_header(config):
     """A line at the top of the run when ../shared is missing (its tests then fail: README)."""
     if not SHARED.is_dir():
         return [f"WARNING: {SHARED} is missing: the tests that read the shared corpus or the contract "
-                "checker will fail (put the workspace's shared folder beside the clone)"]
+                "checker are skipped or fail (put the workspace's shared folder beside the clone)"]
     return []
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """The same line at the end: `addopts = "-q"` hides the header (helper-102)."""
+    for line in pytest_report_header(config):
+        terminalreporter.write_line(line, yellow=True, bold=True)
 
 
 def needs_shared():
