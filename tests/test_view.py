@@ -168,6 +168,20 @@ def test_records_mode_matches_checks_and_reports(tmp_path):
     assert f"{first}: the records do not match the document: record 0" in r.stderr
     assert "elsewhere.md: no such document among the inputs" in r.stderr
     assert f"{broken}: 1 line left out, not a record (first: line {len(bad) + 1})" in r.stderr
+    # helper-102: a file grown since its records were written (a section appended: the old spans
+    # still match) was drawn with them as current, "0 failed"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "policy.txt").write_text("Returns are accepted within 30 days. Keep the receipt.\n")
+    (docs / "other.txt").write_text("Shipping is free over 50 euros.\n")
+    made = tmp_path / "p.jsonl"
+    assert invoke("chunk", docs, "-o", made, "--quiet").exit_code == 0
+    with open(docs / "policy.txt", "a") as fh:
+        fh.write("\nEnterprise returns\n\nEnterprise customers return through their account manager.\n")
+    r = invoke("view", docs, "--records", made, "-o", page)
+    assert r.exit_code == 1
+    assert "policy.txt: the records do not match the document: the file changed since its records were written " \
+           "(its sha256 differs)" in r.stderr and "other.txt" not in r.stderr
     # usage errors: one line, exit 2
     for args, msg in [(["--records", out, "--chunk-size", "64"], "--chunk-size has no effect with --records"),
                       (["--records", tmp_path / "nope.jsonl"], "cannot read it"),
