@@ -74,3 +74,16 @@ def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
     err = p.stderr.read()
     assert p.wait(timeout=120) == 0
     assert err == b""
+
+
+@pytest.mark.parametrize("flag, value", [("--stdin-format", "md"), ("--stdin-name", "notes.md")])
+def test_a_stdin_option_without_stdin_among_the_inputs_says_it_has_no_effect(flag, value):
+    # helper-102: `--stdin-name x.md` with a file and no '-' was ignored without a word
+    guide = str(ROOT / "examples" / "backup-guide.md")
+    p = subprocess.run([*CLI, "chunk", guide, flag, value, "-q"], capture_output=True, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout
+    assert p.stderr.decode().splitlines() == [
+        f"chunkctl: warning: {flag} has no effect: no '-' among the inputs (standard input is not read)"]
+    p = subprocess.run([*CLI, "chunk", "-", flag, value, "-q"], input=b"# A\n\nText here.\n", capture_output=True,
+                       cwd=ROOT)
+    assert p.returncode == 0 and p.stderr == b""

@@ -69,6 +69,9 @@ def _gather(paths: list[str], from_list: Optional[str], stdin_format: Optional[s
             raise usage_error(f"--from-list {from_list}: cannot read it ({exc.strerror or exc})") from None
     if not paths and from_list is None:
         raise usage_error("give files or folders to chunk, '-' for standard input, or --from-list FILE")
+    for flag, given in (("--stdin-format", stdin_format), ("--stdin-name", stdin_name)):
+        if given is not None and "-" not in paths:  # (helper-102: ignored without a word)
+            print_line("warning", f"{flag} has no effect: no '-' among the inputs (standard input is not read)")
     try:
         found = pipeline.gather(paths, read_stdin=sys.stdin.buffer.read, stdin_format=stdin_format,
                                 stdin_name=stdin_name, include=values["include"] or (),
