@@ -23,6 +23,25 @@ SENTENCE_END = frozenset(".!?\u2026\u3002\uff01\uff1f\u203c\u2047\u2048\u2049\uf
 CLAUSE_GOES_ON = frozenset(",\u2013\u2014\uff0c\u3001")
 """A comma or dash (not `:` or `;`, after which a list, an item or code may follow): a sentence that
 ends a page with one goes on at the next page's letter or digit."""
+CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
+"""Closing quotes and brackets, looked past for a sentence's end (`know.”`); after a comma or dash
+they close a speech or aside (`and—”`), which a capital then does not go on."""
+
+
+def runs_on_at(before: str, after: str) -> bool:
+    """Whether a sentence that `before` ends (its text up to a page break) goes on in `after` (the
+    text after it): `before` ends, past closing quotes and brackets, in no sentence's end, and
+    `after` starts with a lower-case letter, or `before` ends with a comma or dash (no closing
+    quote after it) and `after` starts with a letter or digit, or both are CJK at the break. One
+    rule for the PDF loader's joins (`pdf.joining.runs_on`) and the splitter's form feeds
+    (`page_break_in_sentence`), so a block joined over a page break is not cut there again."""
+    tail = before.rstrip()
+    bare = tail.rstrip(CLOSERS)
+    if not bare or not after or after[0].isspace() or bare[-1] in SENTENCE_END:
+        return False
+    first = after[0]
+    return first.islower() or (bare == tail and bare[-1] in CLAUSE_GOES_ON and first.isalnum()) \
+        or (_cjk(bare[-1]) and _cjk(first))
 
 
 def _cjk(ch: str) -> bool:
@@ -35,19 +54,14 @@ def _cjk(ch: str) -> bool:
 
 def page_break_in_sentence(text: str, i: int) -> bool:
     """Whether the form feed at `text[i]` is a page break inside a sentence that goes on over it,
-    as a PDF's paragraph joined over a page break has one (`pdf.joining.runs_on`): after a
-    character that is no white space and ends no sentence and before a lower-case letter
-    ("and\fcontinues"), after a comma or dash and before a letter or digit, or between two CJK
-    characters. It ends no paragraph or line then; one before a capital after a title
+    as a PDF's paragraph joined over a page break has one (`pdf.joining.runs_on`; the rule is
+    `runs_on_at`): after a character that is no white space and ends no sentence (past closing
+    quotes) and before a lower-case letter ("and\fcontinues"), after a comma or dash and before a
+    letter or digit, or between two CJK characters. It ends no paragraph or line then; one before a capital after a title
     (`..BULKHEAD\fFrozen`) does (0.1.30)."""
-    if i <= 0 or i + 1 >= len(text):
+    if i <= 0 or i + 1 >= len(text) or text[i - 1].isspace():
         return False
-    p, n = text[i - 1], text[i + 1]
-    if p.isspace() or n.isspace():
-        return False
-    if p in SENTENCE_END:
-        return False
-    return n.islower() or (p in CLAUSE_GOES_ON and n.isalnum()) or (_cjk(p) and _cjk(n))
+    return runs_on_at(text[max(0, i - 16):i], text[i + 1:i + 2])
 
 
 class Breaks:

@@ -332,13 +332,22 @@ def test_a_data_table_of_links_beside_the_article_text_is_kept():
     """helper-102: underscore.js's page, whose text and table of downloads stand side by side in one
     container: the table (its cells mostly links) was a weak sibling of the best paragraph, left out."""
     rows = "".join(f"<tr><td class='dl-link'><a href='u{i}.js'>Build {i} (Development)</a></td><td><i>{i}5.9 KB, "
-                   f"uncompressed</i> <small>(<a href='u{i}.js.map'>Source Map</a>)</small></td></tr>" for i in range(4))
+                   f"uncompressed with plentiful comments</i> <small>(<a href='u{i}.js.map'>Source Map</a>)</small>"
+                   f"</td></tr>" for i in range(4))
     docs = "".join(f"<h2>Function {i}</h2><p>{PARA * 2}</p>" for i in range(8))
     page = (f"<html><body><div class='container'><h1>Underscore</h1><p>{PARA}</p><h2>Downloads</h2>"
             f"<table>{rows}</table><div id='documentation'>{docs}</div></div></body></html>")
     doc = load(page)
     tables = [b for b in doc.blocks if b.kind == BlockKind.TABLE]
-    assert len(tables) == 1 and "| Build 3 (Development) | 35.9 KB, uncompressed (Source Map) |" in doc.text
+    assert len(tables) == 1 and "| Build 3 (Development) | 35.9 KB, uncompressed with plentiful comments (Source Map) |" in doc.text
+    # helper-103: a grid of navigation links, a contact list and a script beside the article are not it
+    nav = "".join("<tr>" + "".join(f"<td><a href='/{r}{c}'>Section {r}{c}</a></td>" for c in range(3)) + "</tr>"
+                  for r in range(3))
+    page = (f"<html><body><div id='page'><div class='story'><h1>Story</h1><p>{PARA * 3}</p><p>{PARA * 2}</p></div>"
+            f"<table>{nav}</table><dl><dt>Phone</dt><dd>555-0100</dd></dl><pre>window.dataLayer=[];</pre>"
+            f"</div></body></html>")
+    doc = load(page)
+    assert "Section 11" not in doc.text and "555-0100" not in doc.text and "dataLayer" not in doc.text
 
 
 # -- helper-91's review against Mozilla Readability's 130 test pages ------------------------------

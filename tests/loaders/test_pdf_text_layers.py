@@ -411,7 +411,16 @@ def test_subset_font_codes_read_as_a_cipher_and_prose_code_and_maths_do_not(k):
     assert cipher_share("too few words here") is None
 
 
-def test_pages_of_cipher_text_are_left_out_with_a_warning_and_readable_pages_kept():
+@pytest.fixture
+def nameless_fonts(monkeypatch):
+    """Drawn pages judged as if set in fonts without a name (Type 3, as the cipher documents' are):
+    the drawings here use Helvetica, whose pages are never judged."""
+    from chunkctl.loaders.pdf import fallback
+
+    monkeypatch.setattr(fallback, "CIPHER_FONTS", 0.0)
+
+
+def test_pages_of_cipher_text_are_left_out_with_a_warning_and_readable_pages_kept(nameless_fonts):
     # helper-102: six of 193 papers-we-love PDFs (therac.pdf, 511 chunks of "#%$'&)(+*-,/.102.43652&"
     # with that as their title and headings) passed as text: no extractor maps their fonts
     def page(text: str) -> list[bytes]:
@@ -426,7 +435,7 @@ def test_pages_of_cipher_text_are_left_out_with_a_warning_and_readable_pages_kep
     assert len(said) == 1 and said[0].startswith("pages 1-2, 4: text in fonts that map their glyphs to the wrong")
 
 
-def test_one_cipher_page_in_a_readable_document_is_left_out_and_a_page_of_formulas_is_not():
+def test_one_cipher_page_in_a_readable_document_is_left_out_and_a_page_of_formulas_is_not(nameless_fonts):
     def page(text: str) -> list[bytes]:
         words = text.split()
         return _lines([" ".join(words[i:i + 10]) for i in range(0, len(words), 10)])
@@ -453,3 +462,18 @@ def test_any_prose_is_no_cipher_and_any_subset_coding_of_it_is(words, k, stops):
     assert plain is not None and plain < GARBLED_DOC
     coded = cipher_share(_shifted(text, k))
     assert coded is not None and (coded >= GARBLED_DOC or _paired(_shifted(text, k)))
+
+
+def test_cipher_like_text_in_a_named_font_is_kept():
+    # helper-103: listings in Courier (HTML, C++ templates, a PGP key block, hashes, sums) were left
+    # out as ciphers; only pages mostly in fonts without a name (Type 3) are judged
+    def page(text: str) -> list[bytes]:
+        words = text.split()
+        return _lines([" ".join(words[i:i + 8]) for i in range(0, len(words), 8)])
+
+    html = " ".join(f"<tr><td>{i}</td><td>v{i}</td><td><a href='#r{i}'>row</a></td></tr>" for i in range(40))
+    sums = " ".join(f"{i}+{i * 7}={i * 8}; {i}*{i}={i * i};" for i in range(60))
+    doc = _load([page(_shifted(_PROSE * 2, 0)), page(html), page(sums)])
+    assert not [w for w in doc.warnings if "wrong characters" in w]
+    assert "<tr><td>39</td>" in doc.text and "59*59=3481;" in doc.text
+    assert _shifted(_PROSE, 0)[:20] in doc.text

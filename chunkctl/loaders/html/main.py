@@ -728,14 +728,14 @@ class MainContent:
         return p, {self.mem_ids[c] for c in drop}
 
     def _kept_block(self, i: int) -> bool:
-        """True for code, a definition list or a data table with text (kept wherever it stands, as
-        `prune` keeps them: helper-102, underscore.js's table of downloads, a sibling of the text
-        with many links, was left out with them)."""
-        tag = self.tags[i]
-        if tag not in _KEEP_TAGS or not self.chars[i]:
-            return False
+        """True for a data table with text, not mostly links: kept beside the content (helper-102:
+        underscore.js's table of downloads, a sibling of the text with many links, was left out with
+        them; a grid of navigation links, a contact list or a script in a `<pre>` beside the
+        article are not the article's, helper-103)."""
+        if self.tags[i] != "table" or not self.chars[i] or 2 * self.link_chars[i] >= self.chars[i]:
+            return False  # (mostly links: a grid of navigation, helper-103; a download table has its sizes)
         node = self._node(i)
-        return tag != "table" or is_data_table(node, node_attrs(node))
+        return is_data_table(node, node_attrs(node))
 
     def _title(self, root: int, page_title: str | None) -> Any:
         """The headline: the last `h1` before `root` when `root` holds none, and when the page's `<title>`

@@ -172,6 +172,11 @@ FEW_WORDS = 5
 # 0.26 (formulas set as text), and no document's mean passes 0.03.
 GARBLED_PAGE = 0.5
 GARBLED_DOC = 0.12
+# Only a page whose lines are mostly (this share) in fonts without a name is judged: the cipher
+# documents' fonts are Type 3 fonts without one (dvips's bitmap fonts); a named font, Courier or a
+# subset "ABCDEF+Times", is read as its map says (helper-103: a listing of HTML in Courier, C++
+# templates, a PGP key block, hashes and sums were left out as ciphers).
+CIPHER_FONTS = 0.5
 
 
 # A cipher's letters fall on a font's later codes at random: a fifth of them or so are vowels, where
@@ -251,7 +256,7 @@ def drop_garbled(pages: list[PageData], skip: set[int], warnings: list[str], ocr
     shares: dict[int, float] = {}  # (pages of MIN_WORDS words or more)
     few: dict[int, float] = {}  # (pages of FEW_WORDS to MIN_WORDS: a title page, a figure's)
     for p in pages:
-        if p.index in skip:
+        if p.index in skip or p.nameless < CIPHER_FONTS:
             continue
         with unpacked(p):
             share = cipher_share(_page_text(p), FEW_WORDS)

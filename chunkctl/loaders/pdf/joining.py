@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from chunkctl.loaders.pdf.groups import Group
 from chunkctl.loaders.pdf.packed import PageGroups, reading
 from chunkctl.loaders.pdf.page import Line, is_cjk
-from chunkctl.text.lines import CLAUSE_GOES_ON, SENTENCE_END
+from chunkctl.text.lines import runs_on_at
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
@@ -171,24 +171,16 @@ def _move_word(gp: list[Group], gn: list[Group], joiner: Joiner) -> None:
                 gn.pop(0)
 
 
-# A sentence's end: its mark (`text.lines.SENTENCE_END`), then any closing quotes and brackets.
-_CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
-
-
 def runs_on(before: str, after: str) -> bool:
     """Whether the paragraph that ends a page (its text `before`) goes on in the paragraph that
     opens the next one (`after`): `before` ends without a sentence's end (`.!?…` and their CJK
     and other scripts' forms, closing quotes and brackets after them), and `after` starts with
-    a lower-case letter, or `before` ends with a comma or a dash and `after` starts with a letter
-    or digit, or both are CJK at the break (the splitter's `text.lines.page_break_in_sentence` keeps such a form
+    a lower-case letter, or `before` ends with a comma or a dash (no closing quote after it:
+    `and—”` closes an interrupted speech, helper-101) and `after` starts with a letter or digit,
+    or both are CJK at the break (`text.lines.runs_on_at`, the rule both use) (the splitter's `text.lines.page_break_in_sentence` keeps such a form
     feed inside the sentence). The loader asks only of paragraphs of body text, the first one's
     last line running to the margin (not a footnote, caption, folio or index entry: helper-100).
     Such a paragraph is one block across the form feed, so no chunk is cut at the page break in
     mid-sentence (helper-99: 163 of a 352-page book's paragraphs were two blocks, and 19 of the
     PDF corpus's 687 chunk ends fell mid-sentence at a page break)."""
-    tail = before.rstrip().rstrip(_CLOSERS)
-    head = after.lstrip()
-    if not tail or not head or tail[-1] in SENTENCE_END:
-        return False
-    first = head[0]
-    return first.islower() or (tail[-1] in CLAUSE_GOES_ON and first.isalnum()) or (is_cjk(tail[-1]) and is_cjk(first))
+    return runs_on_at(before, after.lstrip())

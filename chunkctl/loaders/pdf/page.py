@@ -288,6 +288,9 @@ class PageData:
         long_strings: text objects of at least LONG_STRING characters: pdfium keeps
             only the first 32,767 bytes of a string in a content stream, so their text
             may be cut (read again by `chunkctl.loaders.pdf.fallback.recover_text`).
+        nameless: the share of the page's line characters set in fonts without a name (Type 3
+            fonts, such as dvips's bitmap fonts: the fonts whose codes may map to the wrong
+            characters, `chunkctl.loaders.pdf.fallback.drop_garbled`).
         packed: lines, stray lines and tables packed by `chunkctl.loaders.pdf.packed.pack_page`
             (their lists are empty then), or None.
     """
@@ -308,6 +311,7 @@ class PageData:
     empty_objects: int = 0
     unreadable: bool = False
     long_strings: int = 0
+    nameless: float = 0.0
     packed: bytes | None = None
 
 
@@ -326,6 +330,7 @@ class PageReader:
         self._f = [ctypes.c_float() for _ in range(4)]
         self._fp = [ctypes.byref(x) for x in self._f]
         self._styles: dict[tuple[bytes, int], tuple[bool, bool]] = {}
+        self.nameless = False  # the last character `_font` read is in a font without a name
         self._floats: dict[float, float] = {}
 
     def _same(self, v: float) -> float:
@@ -351,6 +356,7 @@ class PageReader:
         angle = int(round(math.degrees(math.atan2(m.b, m.a)) / 90.0)) % 4 * 90
         n = pdfium_c.FPDFText_GetFontInfo(raw, k, self._name, 128, ctypes.byref(self._flags))
         key = (self._name.value if n else b"", self._flags.value & 1)
+        self.nameless = not key[0]
         style = self._styles.get(key)
         if style is None:
             name = key[0].decode("latin-1", "replace").split("+", 1)[-1]
@@ -461,6 +467,7 @@ class PageReader:
         # direction of most of its characters.
         facts = []
         votes = [0, 0, 0, 0]
+        nameless = 0  # characters of lines whose first character's font has no name
         for a, b, hyph in raw_lines:
             seg = text[a:b]
             k = a
@@ -480,6 +487,8 @@ class PageReader:
                 bt = min(bt, rb)
                 t = max(t, rt)
             size, bold, mono, angle = self._font(tp, k)
+            if self.nameless:
+                nameless += b - a
             pdfium_c.FPDFText_GetCharOrigin(tp.raw, k, self._dp[0], self._dp[1])
             origin = (self._d[0].value, self._d[1].value)
             # Weight and spacing hold for the line when its first, middle and last
@@ -512,6 +521,7 @@ class PageReader:
         pdata.text = text
         pdata.empty_objects = empty_objects
         pdata.long_strings = long_strings
+        pdata.nameless = nameless / max(1, sum(b - a for a, b, *_ in facts))
         pdata.n_chars, pdata.bad_chars, pdata.guessed = _unmapped(tp, text, nonspace)
         for order, (a, b, hyph, (l, bt, r, t), size, bold, mono, ang, origin, ends) in enumerate(facts):
             x0, top, x1, bottom = frame.box(l, bt, r, t)
