@@ -477,3 +477,25 @@ def test_cipher_like_text_in_a_named_font_is_kept():
     assert not [w for w in doc.warnings if "wrong characters" in w]
     assert "<tr><td>39</td>" in doc.text and "59*59=3481;" in doc.text
     assert _shifted(_PROSE, 0)[:20] in doc.text
+
+
+@pytest.mark.parametrize("before, after, goes_on", [
+    ("the front compartment,", "chilled pallets", True),
+    ("the front compartment,", "Chilled pallets", True),
+    ("the front compartment and", "chilled pallets", True),
+    ("the front compartment.", "Chilled pallets", False),
+    ("the front compartment.\u201d", "he said", False),  # (a sentence's end, then its closing quote)
+    ("\u201cI would not go back there, and\u2014\u201d", "She stopped.", False),  # (helper-101: a speech broken off)
+    ("\u201cI would not go back there, and\u2014\u201d", "she stopped.", True),
+    ("(see the table on the left,)", "Then go on", False),
+    ("\u51b7\u85cf\u8d27\u7269\u653e\u5728", "\u524d\u8231", True),
+])
+def test_the_pdf_joins_and_the_splitters_form_feeds_follow_one_rule(before, after, goes_on):
+    # helper-101: the loader looked past a closing quote for a dash and the splitter did not, so
+    # `and—”` + `She stopped.` was one block whose form feed the splitter then took for a break
+    from chunkctl.loaders.pdf.joining import runs_on
+    from chunkctl.text.lines import page_break_in_sentence
+
+    assert runs_on(before, after) == goes_on
+    text = before + "\f" + after
+    assert page_break_in_sentence(text, len(before)) == goes_on
