@@ -158,9 +158,9 @@ def recover_text(data: bytes, pages: list[PageData], password: str | None, warni
 # wrong or no /ToUnicode map, which pdfium and pdfminer then read alike), so a page of prose reads
 # "YPZ@[]\\PZXZ@^`_=ab^bZcedgfihj": a subset font codes its glyphs in the order they first appear,
 # from "!" on, so common letters come out as "#%$'&)(+*". A word (four characters or more, a
-# sentence's quotes, brackets and stops at its ends set aside) with at least two of these marks and three different
-# characters inside is a cipher's; code (`a.b(c)`, `x_y`), paths, URLs, contractions, leaders and
-# rules ("====") hold fewer of them.
+# sentence's quotes, brackets and stops at its ends set aside) with at least two of these marks
+# and three different characters inside is a cipher's; code (`a.b(c)`, `x_y`), paths, URLs,
+# contractions, leaders and rules ("====") hold fewer of them.
 _ODD_MARKS = frozenset("!\"#$%&()*+;<=>?@[\\]^`{|}~")
 _OPENING, _CLOSING = "\"'([{", ".,;:!?\"')]}"  # (a sentence's marks around a word)
 MIN_WORDS = 40  # a page with fewer such words is judged only in a cipher document (from FEW_WORDS)
@@ -259,9 +259,11 @@ def drop_garbled(pages: list[PageData], skip: set[int], warnings: list[str], ocr
         if p.index in skip or p.nameless < CIPHER_FONTS:
             continue
         with unpacked(p):
-            share = cipher_share(_page_text(p), FEW_WORDS)
-            if share is not None:
-                (shares if cipher_share(_page_text(p)) is not None else few)[p.index] = share
+            text = _page_text(p)
+        share = cipher_share(text, FEW_WORDS)
+        if share is not None:
+            judged = sum(len(w) >= 4 for w in text.split()) >= MIN_WORDS
+            (shares if judged else few)[p.index] = share
     if not shares:
         return []
     ranked = sorted(shares.values())
