@@ -17,9 +17,9 @@ RUN_ONLY_EXTRAS = frozenset({"llm_api_key_env", "llm_concurrency", "llm_timeout"
                              "llm_http2", "llm_required", "llm_dry_run", "llm_cache", "cache_dir"})
 SENTENCE_SPLITTERS = ("blingfire", "pysbd")
 OCR_MODES = ("auto", "always", "never")
+"""`--ocr`: auto (pdf pages without a text layer, when chunkctl[ocr] is installed), always (every page), never."""
 CONTENT_TYPES = ("legal", "narrative", "code", "other")
 """`--content-type`: the document type `auto` takes instead of detecting it (`chunking.auto`)."""
-"""`--ocr`: auto (pdf pages without a text layer, when chunkctl[ocr] is installed), always (every page), never."""
 
 
 DEFAULT_OVERLAP = 0

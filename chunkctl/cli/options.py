@@ -257,7 +257,9 @@ def effective(opts: Given) -> tuple[dict[str, Any], dict[str, str]]:
     if isinstance(tok, str) and tok.endswith("+special"):
         # "+special" on a tokenizer is --count-special-tokens (helper-101: the flag, false by default,
         # took it off without a word, while `chunkctl config` showed it on the tokenizer)
-        values["tokenizer"] = tok[:-len("+special")]
+        from chunkctl.tokenizers import without_special
+
+        values["tokenizer"] = without_special(tok)[0]
         if not values.get("count_special_tokens"):
             values["count_special_tokens"] = True
             origins["count_special_tokens"] = origins.get("tokenizer", "command line")

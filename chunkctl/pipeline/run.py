@@ -485,7 +485,7 @@ def _failure(item: InputFile, failure: Any, config: ChunkConfig) -> FileResult:
 def _timeout_hint(item: InputFile, config: ChunkConfig) -> str:
     """What to do about a PDF over the time limit when OCR may have read it: scanned pages take
     seconds each (helper-102: 28 pages, 466 s, reported as "took longer than 300 s" alone)."""
-    if item.format != "pdf" or getattr(config, "ocr", "auto") == "never":
+    if item.format != "pdf" or config.ocr == "never":
         return ""
     from chunkctl.loaders.pdf import ocr
 

@@ -57,8 +57,8 @@ def page_break_in_sentence(text: str, i: int) -> bool:
     as a PDF's paragraph joined over a page break has one (`pdf.joining.runs_on`; the rule is
     `runs_on_at`): after a character that is no white space and ends no sentence (past closing
     quotes) and before a lower-case letter ("and\fcontinues"), after a comma or dash and before a
-    letter or digit, or between two CJK characters. It ends no paragraph or line then; one before a capital after a title
-    (`..BULKHEAD\fFrozen`) does (0.1.30)."""
+    letter or digit, or between two CJK characters. It ends no paragraph or line then; one
+    before a capital after a title (`..BULKHEAD\fFrozen`) does (0.1.30)."""
     if i <= 0 or i + 1 >= len(text) or text[i - 1].isspace():
         return False
     return runs_on_at(text[max(0, i - 16):i], text[i + 1:i + 2])

@@ -156,11 +156,12 @@ def record_views(inputs: Iterable[InputFile], records: RecordFile, config: Chunk
         seen.add(item.source)
         if doc is not None and recs:
             sha = (recs[0].get("meta") or {}).get("sha256")
-            problem = mismatch(doc.text, recs)
             if sha and doc.meta.get("sha256") and sha != doc.meta.get("sha256"):
                 # (even when the old spans still match: text added after them has no records,
                 # helper-102 appended a section and the view drew the old records as current)
-                problem = "the file changed since its records were written (its sha256 differs)"
+                problem: str | None = "the file changed since its records were written (its sha256 differs)"
+            else:
+                problem = mismatch(doc.text, recs)
             if problem:
                 view.error, view.text = f"the records do not match the document: {problem}", None
             view.records = recs

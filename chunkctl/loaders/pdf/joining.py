@@ -177,8 +177,8 @@ def runs_on(before: str, after: str) -> bool:
     and other scripts' forms, closing quotes and brackets after them), and `after` starts with
     a lower-case letter, or `before` ends with a comma or a dash (no closing quote after it:
     `and—”` closes an interrupted speech, helper-101) and `after` starts with a letter or digit,
-    or both are CJK at the break (`text.lines.runs_on_at`, the rule both use) (the splitter's `text.lines.page_break_in_sentence` keeps such a form
-    feed inside the sentence). The loader asks only of paragraphs of body text, the first one's
+    or both are CJK at the break: `text.lines.runs_on_at`, the rule the splitter's
+    `page_break_in_sentence` keeps such a form feed inside the sentence by. The loader asks only of paragraphs of body text, the first one's
     last line running to the margin (not a footnote, caption, folio or index entry: helper-100).
     Such a paragraph is one block across the form feed, so no chunk is cut at the page break in
     mid-sentence (helper-99: 163 of a 352-page book's paragraphs were two blocks, and 19 of the
