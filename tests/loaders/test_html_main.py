@@ -459,3 +459,51 @@ def test_headings_the_orphan_rule_must_leave(name):
     assert len(heads) == len(want) and all(w is None or h == w for h, w in zip(heads, want)), heads
     if name == "r9_post_navi.html":
         assert "Sie sind hier" not in doc.text
+
+
+# A `<main>` or `<article>` that holds no text outside page furniture names no content (helper-103:
+# a page's text beside an empty trailing article was all lost, the empty element read as the page).
+_EMPTY_SEMANTIC = ["<{0}></{0}>", "<{0}> \n </{0}>", "<{0}><!-- later --></{0}>",
+                   "<{0}><nav><a href='/'>Home</a> <a href='/a'>About</a></nav></{0}>",
+                   "<{0}><script>var x = 1;</script></{0}>"]
+
+
+@pytest.mark.parametrize("tag", ["main", "article"])
+@pytest.mark.parametrize("empty", _EMPTY_SEMANTIC)
+@pytest.mark.parametrize("content", [
+    "Some plain text right in the body, with commas, and more words.<br>Another line of it.",
+    "<div>A short line in a div.</div><div>Another short div.</div>",
+    f"<p>{PARA}</p><p>{PARA}</p>",
+])
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_an_empty_main_or_article_does_not_hide_the_pages_text(tag, empty, content, where):
+    semantic = empty.format(tag)
+    page = f"<html><body>{semantic if where == 'before' else ''}{content}{semantic if where == 'after' else ''}</body></html>"
+    text = load(page).text
+    expected = load(f"<html><body>{content}</body></html>").text
+    assert text == expected and text
+
+
+def test_the_soup_with_an_empty_trailing_article_keeps_its_text():
+    page = ("beta gamma</textarea>  Lorem ipsum dolor sit amet,</tr>\n<table>xLorem ipsum dolor sit amet,"
+            "beta gammaalpha<article><html>")
+    assert load(page).text == "beta gamma Lorem ipsum dolor sit amet, xLorem ipsum dolor sit amet,beta gammaalpha"
+
+
+def test_a_main_with_text_is_still_the_content():
+    page = f"<html><body><div>Some text outside the main element, a line.</div><main><p>{PARA}</p></main></body></html>"
+    assert load(page).text == PARA.strip()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paras=st.lists(st.sampled_from(["p", "div", "li", "text"]), min_size=1, max_size=6),
+       tag=st.sampled_from(["main", "article"]), empty=st.sampled_from(_EMPTY_SEMANTIC),
+       where=st.integers(0, 6))
+def test_no_empty_semantic_element_anywhere_loses_the_text(paras, tag, empty, where):
+    words = [f"Sentence number {i} of this page, which a reader sees." for i in range(len(paras))]
+    parts = [w if kind == "text" else f"<ul><li>{w}</li></ul>" if kind == "li" else f"<{kind}>{w}</{kind}>"
+             for kind, w in zip(paras, words)]
+    parts.insert(min(where, len(parts)), empty.format(tag))
+    text = load("<html><body>" + "\n".join(parts) + "</body></html>").text
+    for w in words:
+        assert w in text

@@ -441,6 +441,25 @@ def test_a_shorter_page_of_many_tags_is_read_in_pieces_too(monkeypatch):
     assert counts[0] == counts[1]
 
 
+@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_main_of_furniture_only_read_in_pieces_gives_the_whole_pages_text(monkeypatch, where, as_bytes):
+    # helper-103's class: a main holding no text outside furniture names no content; read in pieces,
+    # its region's pieces gave an empty document (the whole reading takes the page, `MainContent.select`)
+    nav = "<main><nav>" + "".join(f"<a href='/x{i}'>Link {i}</a>\n" for i in range(300)) + "</nav></main>"
+    body = "".join(f"<div>Paragraph number {i} of the page, with some words in it.</div>\n" for i in range(300))
+    html = f"<html><body>{nav if where == 'before' else ''}{body}{nav if where == 'after' else ''}</body></html>"
+    whole = load_bytes(html.encode(), "p.html", "html", ChunkConfig())
+    assert not any("pieces" in w for w in whole.warnings)
+    monkeypatch.setattr(html_loader, "PIECES_FROM", 1000)
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 500)
+    data = html.encode("utf-8") if as_bytes else html.encode("utf-16")
+    doc = load_bytes(data, "p.html", "html", ChunkConfig())
+    assert any("pieces" in w and "<main>" not in w for w in doc.warnings)
+    assert doc.text == whole.text and doc.text.startswith("Paragraph number 0 of the page")
+    assert list(doc.blocks) == list(whole.blocks)
+
+
 def test_a_table_with_content_the_parser_moves_out_is_not_cut():
     # helper-50: text between rows goes before the table; a piece reopening the table lost it
     rows = "".join(f"<tr><td>{i}</td><td>w{i}</td></tr>" + (f"note{i}" if i % 5 == 4 else "") for i in range(40))

@@ -214,6 +214,20 @@ def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: d
         renderer.render(parse("").body)
 
 
+def _read_cut(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: dict[str, Any], piece_chars: int,
+              encoding: str | None = None, begin: int = 0) -> tuple[Assembler, Cut]:
+    """The blocks of a large page read in pieces (`_render_pieces`), and the cut read. A `<main>`
+    whose pieces give no text names no content (it is empty, or holds only furniture): the whole
+    page is cut and read instead, as `MainContent.select` reads the page whole (helper-103)."""
+    out = Assembler()
+    _render_pieces(html, cut, keep_boilerplate, facts, out.add, encoding)
+    if cut.main and out.pos == 0:
+        cut = cut_page(html, piece_chars, encoding, begin, main=False)
+        out = Assembler()
+        _render_pieces(html, cut, keep_boilerplate, facts, out.add, encoding)
+    return out, cut
+
+
 def _pieces_warning(n_chars: int, cut: Cut) -> str:
     where = "its <main> element, " if cut.main else ""
     return (f"page of {n_chars:,} characters read in {len(cut.parts)} pieces, so that its memory stays bounded: "
@@ -239,8 +253,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
     if len(cut.parts) < 2 or _furniture_around_main(cut, keep_boilerplate):
         return None
     facts: dict[str, Any] = {"title": None, "lang": None}
-    out = Assembler()
-    _render_pieces(data, cut, keep_boilerplate, facts, out.add, encoding)
+    out, cut = _read_cut(data, cut, keep_boilerplate, facts, piece_chars, encoding, begin)
     text, blocks, first_h1 = out.finish()
     facts["first_h1"] = first_h1
     return text, blocks, facts, [_pieces_warning(n_chars, cut)]
@@ -274,13 +287,13 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
                         f"the rest of the page is read as plain paragraphs, without its structure")
         html = html[:cut]
     facts: dict[str, Any] = {"title": None, "lang": None}
-    out = Assembler()
     pieced = cut_page(html, piece_chars, main=not keep_boilerplate) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
         else None
     if pieced is not None and len(pieced.parts) > 1 and not _furniture_around_main(pieced, keep_boilerplate):
-        _render_pieces(html, pieced, keep_boilerplate, facts, out.add)
+        out, pieced = _read_cut(html, pieced, keep_boilerplate, facts, piece_chars)
         warnings.append(_pieces_warning(len(html), pieced))
     else:
+        out = Assembler()
         _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
     if cut is not None:
         flat_paragraphs(page, lambda para: out.add((BlockKind.PARAGRAPH, para, 0, "", None, (), None)), cut)

@@ -636,10 +636,14 @@ class MainContent:
 
     def select(self, semantic, page_title: str | None = None) -> Selection:
         """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
-        element is inside it; else the best-scored element with its strong siblings; the page body when nothing
-        scores."""
+        element is inside it or above it, unless `semantic` holds no text outside page furniture; else the
+        best-scored element with its strong siblings; the page body when nothing scores."""
         top = self.top()
         sem = self._order_of(semantic) if semantic is not None else None
+        if sem is not None and self.chars[sem] == 0 < self.chars[0]:
+            # an empty `<main>` or `<article>` (or one holding only furniture) names no content: the
+            # page's text is elsewhere (helper-103: a page's text beside an empty article was lost)
+            semantic = sem = None
         if top is None:
             if semantic is None:
                 return Selection(self.body, self.prune(0, None), None)
