@@ -13,14 +13,16 @@ from chunkctl.config import ChunkConfig
 from chunkctl.errors import LoaderError
 from chunkctl.loaders.pdf.furniture import drop_furniture
 from chunkctl.loaders.pdf.groups import Group, is_list_start
-from chunkctl.loaders.pdf.headings import complete_outline, outline_headings
+from chunkctl.loaders.pdf.headings import complete_outline, font_headings, outline_headings
 from chunkctl.loaders.pdf.joining import Joiner
 from chunkctl.loaders.pdf.lines import reading_order
 from chunkctl.loaders.pdf.loader import load_pdf
 from chunkctl.loaders.pdf.page import Frame, Line, PageData, clean_text
 from chunkctl.loaders.pdf.tables import Table
+from chunkctl.model import BlockKind
 from chunkctl.pipeline import load
 from tests.conftest import CASES, CORPUS, needs_shared, parse_jsonl, pdf_file, run_checker, run_cli
+from tests.loaders.pdf_drawing import pdf_bytes
 
 pytestmark = pytest.mark.usefixtures("pdf_pages_both_ways")  # objects and packed pages
 
@@ -648,3 +650,37 @@ def test_outline_entries_of_one_title_look_at_each_packed_page_once(monkeypatch)
     assert [(p, g.title) for p, gs in enumerate(groups.reading()) for g in gs if g.kind == "heading"] == [
         (40, "Summary of results")]
     assert len(unpacked) <= 3 * 41 + 41, len(unpacked)  # (was 100 entries x 41 pages)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("p(i)= \u2211", False), ("ZZ P(x; y) log P(x; y)", False), ("h\u220f(N + bii)i 1=n", False), ("F1", False),
+    ("ZP(x) logP(x) dx +ZZ P(x; y) log P(x; y)", False), ("L = \u2211piLi", False),
+    ("PART I: DISCRETE NOISELESS SYSTEMS", True), ("C++ Templates", True), ("AI and ML", True), ("Q&A", True),
+    ("2.1 Scope", True), ("Appendix A", True), ("\u6982\u8981", True), ("\u7b2c\u4e00\u7ae0 \u6982\u8ff0", True),
+    ("\uac1c\uc694", True), ("\u00c9tat de l'art", True),
+])
+def test_a_formula_set_large_by_its_sum_sign_is_no_heading(text, title):
+    # helper-102: Shannon's paper had "p(i)= ∑" and "ZZ P(x; y) log ..." for headings (the display
+    # formula's big sign makes its line large), and every chunk after one carried it as its section
+    def para(t, size=10.0):
+        return Group("para", [_line(t, 60, 200, 540, size=size)])
+
+    groups = [[para("Results", 14.0), para("Body text of the first section, which runs on for a while."),
+               para(text, 18.0), para("More body text after the display formula, in the body size.")]]
+    font_headings(groups, 10.0)
+    got = [g.title for gs in groups for g in gs if g.kind == "heading"]
+    assert got == (["Results", text] if title else ["Results"])
+
+
+def test_a_display_formula_in_a_pdf_leaves_the_section_path_alone(tmp_path):
+    body = "BT /F1 10 Tf 60 {} Td (Body text of the section, a sentence that the formula follows.) Tj ET"
+    page = [b"BT /F1 16 Tf 60 760 Td (Results) Tj ET", body.format(730).encode(),
+            b"BT /F1 10 Tf 60 700 Td (p\\(i\\) = ) Tj /F1 24 Tf (S) Tj ET",
+            b"BT /F1 24 Tf 60 660 Td (ZZ) Tj /F1 10 Tf ( P\\(x; y\\) log P\\(x; y\\) dx) Tj ET",
+            body.format(630).encode()]
+    path = tmp_path / "formula.pdf"
+    path.write_bytes(pdf_bytes([page]))
+    doc = load(path, ChunkConfig())
+    heads = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.HEADING]
+    assert heads == ["Results"]
+    assert {b.headings for b in doc.blocks if b.kind != BlockKind.HEADING} == {("Results",)}
