@@ -123,6 +123,28 @@ def test_never_keeps_the_page_empty_and_says_why(tmp_path):
     assert doc.warnings == ["page 1 has no text layer (OCR is off: --ocr never)"]
 
 
+def test_pages_without_a_text_layer_are_named_in_one_warning(tmp_path, monkeypatch):
+    # helper-102: a scanned paper of 28 pages gave 28 warnings with --ocr never
+    path = write(tmp_path, scanned_pdf(LINES[:1], pages=5))
+    doc = load(path, ChunkConfig(ocr="never"))
+    assert doc.warnings == ["5 pages (1-5) have no text layer (OCR is off: --ocr never)"]
+    monkeypatch.setattr(ocr, "available", lambda: False)
+    doc = load(path, ChunkConfig())
+    assert doc.warnings == ["5 pages (1-5) have no text layer; OCR needs the optional package rapidocr-onnxruntime: "
+                            "pip install 'chunkctl[ocr]'"]
+
+
+def test_page_numbers_are_given_as_ranges():
+    assert ocr.page_ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
+    assert ocr.page_ranges([4]) == "4"
+    warnings = ["page 2 has no text layer (OCR is off: --ocr never)", "other",
+                "page 3 has no text layer (OCR is off: --ocr never)", "page 5 has no text layer (OCR is off: --ocr never)",
+                "page 7 has no text layer and OCR found no text on it"]
+    assert ocr.group_missing_text(warnings) == [
+        "3 pages (2-3, 5) have no text layer (OCR is off: --ocr never)", "other",
+        "page 7 has no text layer and OCR found no text on it"]
+
+
 def test_without_the_extra_auto_names_the_package(tmp_path, monkeypatch):
     monkeypatch.setattr(ocr, "available", lambda: False)
     path = write(tmp_path, scanned_pdf(LINES[:1]))

@@ -87,6 +87,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     if recovered:  # those pages have a text layer after all
         gone = {f"page {i + 1} has no text layer" for i in recovered}
         warnings[:] = [w for w in warnings if not any(w.startswith(g) for g in gone)]
+    warnings[:] = ocr.group_missing_text(warnings)
     drop_garbled(pages, {i for i, c in enumerate(ocr_conf) if c is not None}, warnings, ocr.available())
     text, blocks, first_heading = assemble(pages, outline, labels)
     meta: dict[str, Any] = {

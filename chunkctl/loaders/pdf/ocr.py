@@ -8,6 +8,7 @@ inside the wheel, run by onnxruntime on the CPU. Nothing is downloaded at run ti
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,6 +234,42 @@ def used_warning(page_numbers: list[int], mode: str = "auto") -> str:
     why = "as --ocr always asks" if mode == "always" else "having no text layer"
     return (f"{which} read with OCR, {why}: the text may hold recognition errors, and OCR "
             f"takes some 300-1,000 MB of memory (--ocr never turns it off)")
+
+
+_MISSING = re.compile(r"page (\d+) has no text layer(.*)\Z", re.S)
+
+
+def page_ranges(numbers: list[int]) -> str:
+    """Page numbers in order as ranges: [1, 2, 3, 7, 9, 10] -> "1-3, 7, 9-10"."""
+    out: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        out.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def group_missing_text(warnings: list[str]) -> list[str]:
+    """`warnings` with the `missing_text_warning`s of one reason made one, where the first was:
+    "28 pages (1-28) have no text layer (OCR is off: --ocr never)" (helper-102: a scanned paper
+    gave a line a page)."""
+    pages: dict[str, list[int]] = {}
+    for w in warnings:
+        m = _MISSING.match(w)
+        if m:
+            pages.setdefault(m.group(2), []).append(int(m.group(1)))
+    out = []
+    for w in warnings:
+        m = _MISSING.match(w)
+        if m is None or len(pages[m.group(2)]) == 1:
+            out.append(w)
+        elif pages[m.group(2)][0] == int(m.group(1)):
+            numbers = pages[m.group(2)]
+            out.append(f"{len(numbers)} pages ({page_ranges(numbers)}) have no text layer{m.group(2)}")
+    return out
 
 
 def missing_text_warning(mode: str, page_number: int) -> str:
