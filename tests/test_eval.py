@@ -13,6 +13,7 @@ import chunkctl.eval as evaluation
 from chunkctl.cli.app import app
 from chunkctl.errors import ConfigError
 from chunkctl.eval import retrieval
+from chunkctl.eval.report import Row
 from chunkctl.eval.scoring import measure, merge, overlap, precision_omega, score_retrieval
 from tests.conftest import SHARED, needs_shared
 
@@ -319,3 +320,22 @@ def test_cli_eval_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch
 def test_cli_eval_help_has_examples():
     r = runner.invoke(app, ["eval", "--help"])
     assert r.exit_code == 0 and "Example" in r.stdout and "--token-budget" in r.stdout
+
+
+def _row(label: str, recall: float, iou: float) -> Row:
+    return Row(label, "chunks", 10, 100.0, {"recall": np.array([recall]), "iou": np.array([iou])}, ["c"])
+
+
+def test_a_pick_by_iou_far_below_the_best_recall_gets_a_note():
+    # helper-102: the iou pick had 76.5% recall beside 88.5%, and nothing said so
+    from chunkctl.cli.evaluation import recall_caution
+
+    rows = [_row("recursive:512/0", 0.765, 0.10), _row("recursive:200/0", 0.885, 0.07)]
+    note = recall_caution(rows, rows[0], "iou", None)
+    assert note == ("note: the pick finds the answer 12.0 points less often than recursive:200/0 (recall 88.5%); "
+                    "--min-recall 83 picks by iou among configurations near that recall")
+    assert recall_caution(rows, rows[0], "iou", 80.0) is None  # the user set a floor
+    assert recall_caution(rows, rows[1], "iou", None) is None  # the pick is the recall's best
+    assert recall_caution(rows, rows[0], "recall", None) is None
+    close = [_row("a", 0.86, 0.10), _row("b", 0.885, 0.07)]
+    assert recall_caution(close, close[0], "iou", None) is None  # 2.5 points: no note

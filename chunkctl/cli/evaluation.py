@@ -213,6 +213,29 @@ def _print_eval(report, best, optimize: str, min_recall: Optional[float], base, 
     console.print(f"pick by {optimize}{at} ({how}): {pick.name} ({optimize} {100 * pick.mean(optimize):.1f}%, recall "
                   f"{100 * pick.mean('recall'):.1f}%)\n  chunkctl chunk DOCS {pick.flags}{note}",
                   soft_wrap=True, markup=False)
+    caution = recall_caution(held_rows, pick, optimize, min_recall)
+    if caution:
+        console.print(caution, soft_wrap=True, markup=False)
+
+
+RECALL_GAP = 0.05
+"""Mean recall (a fraction) the pick may lose against the configuration of best recall before the
+report says so (`recall_caution`)."""
+
+
+def recall_caution(rows, pick, optimize: str, min_recall: Optional[float]) -> str | None:
+    """A note when a pick by another metric than recall finds answers much less often than the
+    configuration of best recall in `rows`, and no --min-recall was given (helper-102: a pick by
+    iou at 76.5% recall beside 88.5%: a user copying the flags lost 12 points); else None."""
+    if optimize == "recall" or min_recall is not None or not rows:
+        return None
+    top = max(rows, key=lambda r: r.mean("recall"))
+    gap = top.mean("recall") - pick.mean("recall")
+    if gap < RECALL_GAP:
+        return None
+    return (f"note: the pick finds the answer {100 * gap:.1f} points less often than {top.name} (recall "
+            f"{100 * top.mean('recall'):.1f}%); --min-recall {int(100 * top.mean('recall')) - 5} picks by "
+            f"{optimize} among configurations near that recall")
 
 
 def squad(
