@@ -28,20 +28,41 @@ CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\uff09"
 they close a speech or aside (`and—”`), which a capital then does not go on."""
 
 
+_FUNCTION_WORD_END = re.compile(
+    r"(?<![^\W\d_])(?:the|a|an|of|to|in|on|at|by|for|with|from|into|onto|upon|and|or|nor|but|than|"
+    r"via|whose|its|their|our|your|my|this|these|those|between|about|under|over|through)\Z")
+"""A word that ends no sentence, in lower case at the end of a text (`Breaks` looks back 16
+characters at most: no longer word is in it)."""
+_CAPTION = re.compile(r"(?:Fig(?:ure)?|Table|Listing|Algorithm|Exhibit|Chart)\.?\s{0,3}[0-9IVX][0-9.]{0,8}[:.]?\s{0,3}[^\W\d_]?",
+                      re.I)
+"""The start of a caption ("Figure 2 Figure showing", "Table 1: Asymptotic"): the text a page
+starts with after a figure or table the sentence goes on past; not a letter in lower case
+after the number ("in Figure 2 the latency")."""
+
+
 def runs_on_at(before: str, after: str) -> bool:
     """Whether a sentence that `before` ends (its text up to a page break) goes on in `after` (the
     text after it): `before` ends, past closing quotes and brackets, in no sentence's end, and
-    `after` starts with a lower-case letter, or `before` ends with a comma or dash (no closing
-    quote after it) and `after` starts with a letter or digit, or both are CJK at the break. One
-    rule for the PDF loader's joins (`pdf.joining.runs_on`) and the splitter's form feeds
-    (`page_break_in_sentence`), so a block joined over a page break is not cut there again."""
+    `after` starts with a lower-case letter; or `before` ends with a comma or dash (no closing
+    quote after it), or with an English article, preposition or conjunction ("over copyright and
+    the" | "Internet seem remote", helper-101), and `after` starts with a letter or digit; or both
+    are CJK at the break. One rule for the PDF loader's joins (`pdf.joining.runs_on`) and the
+    splitter's form feeds (`page_break_in_sentence`), so a block joined over a page break is not
+    cut there again."""
     tail = before.rstrip()
     bare = tail.rstrip(CLOSERS)
     if not bare or not after or after[0].isspace() or bare[-1] in SENTENCE_END:
         return False
     first = after[0]
-    return first.islower() or (bare == tail and bare[-1] in CLAUSE_GOES_ON and first.isalnum()) \
+    return first.islower() or (bare == tail and first.isalnum() and (
+        bare[-1] in CLAUSE_GOES_ON or _FUNCTION_WORD_END.search(bare) is not None) and not _caption(after)) \
         or (_cjk(bare[-1]) and _cjk(first))
+
+
+def _caption(text: str) -> bool:
+    """Whether `text` starts with a caption's label and number, then a capital or nothing."""
+    m = _CAPTION.match(text)
+    return m is not None and not m.group(0)[-1].islower()
 
 
 def _cjk(ch: str) -> bool:
@@ -55,13 +76,14 @@ def _cjk(ch: str) -> bool:
 def page_break_in_sentence(text: str, i: int) -> bool:
     """Whether the form feed at `text[i]` is a page break inside a sentence that goes on over it,
     as a PDF's paragraph joined over a page break has one (`pdf.joining.runs_on`; the rule is
-    `runs_on_at`): after a character that is no white space and ends no sentence (past closing
-    quotes) and before a lower-case letter ("and\fcontinues"), after a comma or dash and before a
-    letter or digit, or between two CJK characters. It ends no paragraph or line then; one
-    before a capital after a title (`..BULKHEAD\fFrozen`) does (0.1.30)."""
+    `runs_on_at`, read over 16 characters before and 31 after): after a character that is no
+    white space and ends no sentence (past closing quotes) and before a lower-case letter
+    ("and\fcontinues"), after a comma, dash or English function word and before a letter or
+    digit that starts no caption, or between two CJK characters. It ends no paragraph or line
+    then; one before a capital after a title (`..BULKHEAD\fFrozen`) does (0.1.30)."""
     if i <= 0 or i + 1 >= len(text) or text[i - 1].isspace():
         return False
-    return runs_on_at(text[max(0, i - 16):i], text[i + 1:i + 2])
+    return runs_on_at(text[max(0, i - 16):i], text[i + 1:i + 32])
 
 
 class Breaks:

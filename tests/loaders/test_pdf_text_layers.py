@@ -489,6 +489,18 @@ def test_cipher_like_text_in_a_named_font_is_kept():
     ("\u201cI would not go back there, and\u2014\u201d", "she stopped.", True),
     ("(see the table on the left,)", "Then go on", False),
     ("\u51b7\u85cf\u8d27\u7269\u653e\u5728", "\u524d\u8231", True),
+    # helper-101: an article, preposition or conjunction ends no sentence (freeculture: "and the" |
+    # "Internet seem remote"); a caption the page starts with is not where the sentence goes on
+    ("over copyright and the", "Internet seem remote", True),
+    ("ended to make a parody of", "Casablanca. Warner Brothers", True),
+    ("nges between the two, the", "60 Minutes episode", True),
+    ("the predicate whose", "Figure 2 Figure showing the tree", False),
+    ("as free space on", "Table 1: Asymptotic I/O costs", False),
+    ("the list,", "Fig. 3. The layout", False),
+    ("as shown in", "Figure 2 the latency grows", True),
+    ("the chapter on Breathe", "Shallow water", False),  # ("the" inside a word)
+    ("The Lady and the Tramp", "(1955), Mulan", False),
+    ("the title of the", "", False),
 ])
 def test_the_pdf_joins_and_the_splitters_form_feeds_follow_one_rule(before, after, goes_on):
     # helper-101: the loader looked past a closing quote for a dash and the splitter did not, so
@@ -499,3 +511,24 @@ def test_the_pdf_joins_and_the_splitters_form_feeds_follow_one_rule(before, afte
     assert runs_on(before, after) == goes_on
     text = before + "\f" + after
     assert page_break_in_sentence(text, len(before)) == goes_on
+
+
+_BEFORE_WORDS = ["the", "of", "and", "bathe", "Often", "list,", "end.", "said.\u201d", "and\u2014", "x", "\u201cquote\u201d",
+                 "between", "through", "3", "(aside)", "\u51b7\u85cf"]
+_AFTER_WORDS = ["Figure", "Fig.", "Table", "2", "1:", "IV.", "the", "The", "(1955)", "\u524d\u8231", "Listing", "caption",
+                "   ", "a", "12.3.4", "Internet"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_BEFORE_WORDS), min_size=1, max_size=8),
+       st.lists(st.sampled_from(_AFTER_WORDS), min_size=1, max_size=8), st.sampled_from([" ", "", "  "]))
+def test_the_join_rule_reads_the_same_in_the_loader_and_in_the_splitters_windows(before, after, sep):
+    # the splitter reads 16 characters before a form feed and 31 after it (`page_break_in_sentence`),
+    # the loader whole paragraphs (`runs_on`): the rule must not need more than those windows
+    from chunkctl.loaders.pdf.joining import runs_on
+    from chunkctl.text.lines import page_break_in_sentence
+
+    b, a = sep.join(before), sep.join(after).lstrip()
+    if not b or b[-1].isspace():
+        return
+    assert page_break_in_sentence(b + "\f" + a, len(b)) == runs_on(b, a)
