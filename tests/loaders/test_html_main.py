@@ -507,3 +507,32 @@ def test_no_empty_semantic_element_anywhere_loses_the_text(paras, tag, empty, wh
     text = load("<html><body>" + "\n".join(parts) + "</body></html>").text
     for w in words:
         assert w in text
+
+
+@pytest.mark.parametrize("tag", ["main", "article"])
+@pytest.mark.parametrize("inside", ["<h1>Ferry news</h1>", "<h1>Ferry news</h1><p>A short intro line.</p>",
+                                    f"<p>{PARA}</p>"])
+def test_a_main_or_article_holding_a_small_part_of_the_text_does_not_hide_the_rest(tag, inside):
+    # the paragraphs after a semantic element holding only the headline voted for the body, which
+    # holds the element: the element was taken for the content, and all but the headline lost
+    page = f"<html><body><{tag}>{inside}</{tag}><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p></body></html>"
+    text = load(page).text
+    assert text.count(PARA.strip()) == 3 + inside.count(PARA.strip())
+    assert text.startswith("Ferry news" if "h1" in inside else PARA.strip())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inside=st.lists(st.integers(30, 400), min_size=1, max_size=5),
+       outside=st.lists(st.integers(30, 400), min_size=0, max_size=5), tag=st.sampled_from(["main", "article"]))
+def test_a_semantic_element_with_less_than_half_the_paragraphs_keeps_the_rest(inside, outside, tag):
+    def para(n: int, i: int) -> str:
+        return f"<p>Paragraph {i}: " + ("words, and more words " * 20)[:n] + ".</p>"
+
+    paras_in = [para(n, i) for i, n in enumerate(inside)]
+    paras_out = [para(n, 100 + i) for i, n in enumerate(outside)]
+    text = load(f"<html><body><{tag}>{''.join(paras_in)}</{tag}>{''.join(paras_out)}</body></html>").text
+    for i in range(len(inside)):
+        assert f"Paragraph {i}:" in text
+    if sum(inside) < sum(outside) * 0.9:  # (the element holds under half the paragraphs' characters)
+        for i in range(len(outside)):
+            assert f"Paragraph {100 + i}:" in text

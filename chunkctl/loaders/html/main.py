@@ -95,6 +95,12 @@ _COMMAS = re.compile(r"[,，、،;；]")
 _NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
 
 
+SEMANTIC_SHARE = 0.5
+"""Share of the best-scored element's paragraph characters that a `<main>` or `<article>` inside it
+must hold to be taken for the content: one holding a headline or a teaser, with the page's
+paragraphs after it, is not (all but its headline was lost)."""
+
+
 def _holds_article(node) -> bool:
     """True when an `<article>` not named as a comment is under `node`: a region named unlikely
     that holds one may hold the page's article. WordPress themes give each comment an `<article
@@ -649,7 +655,8 @@ class MainContent:
                 return Selection(self.body, self.prune(0, None), None)
             return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
         excluded: set[int] = set()
-        if sem is not None and (self.inside(top, sem) or self.inside(sem, top)):
+        if sem is not None and (self.inside(top, sem) or (
+                self.inside(sem, top) and SEMANTIC_SHARE * self.para[top] <= self.para[sem])):
             root = sem
         else:
             top = self._ascend(top, sem)
