@@ -536,3 +536,12 @@ def test_a_semantic_element_with_less_than_half_the_paragraphs_keeps_the_rest(in
     if sum(inside) < sum(outside) * 0.9:  # (the element holds under half the paragraphs' characters)
         for i in range(len(outside)):
             assert f"Paragraph {100 + i}:" in text
+
+
+def test_a_main_scored_best_by_its_tag_with_most_paragraphs_outside_it_does_not_hide_them():
+    # the main's own short paragraph gave it the best score (its tag's weight), though the page's
+    # paragraphs and list items, directly in the body, hold ten times its text
+    page = (f"<html><body><p>{PARA}</p><main><p>A short paragraph in the main element.</p></main>"
+            f"<ul><li>{PARA}</li><li>{PARA}</li></ul><p>{PARA}</p></body></html>")
+    text = load(page).text
+    assert text.count(PARA.strip()) == 4 and "A short paragraph in the main element." in text

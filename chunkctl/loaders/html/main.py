@@ -96,7 +96,7 @@ _NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
 
 
 SEMANTIC_SHARE = 0.5
-"""Share of the best-scored element's paragraph characters that a `<main>` or `<article>` inside it
+"""Share of the page's paragraph characters (outside furniture) that a `<main>` or `<article>`
 must hold to be taken for the content: one holding a headline or a teaser, with the page's
 paragraphs after it, is not (all but its headline was lost)."""
 
@@ -655,8 +655,8 @@ class MainContent:
                 return Selection(self.body, self.prune(0, None), None)
             return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
         excluded: set[int] = set()
-        if sem is not None and (self.inside(top, sem) or (
-                self.inside(sem, top) and SEMANTIC_SHARE * self.para[top] <= self.para[sem])):
+        if sem is not None and (self.inside(top, sem) or self.inside(sem, top)) \
+                and SEMANTIC_SHARE * self.para[0] <= self.para[sem]:
             root = sem
         else:
             top = self._ascend(top, sem)
