@@ -460,6 +460,45 @@ def test_a_main_of_furniture_only_read_in_pieces_gives_the_whole_pages_text(monk
     assert list(doc.blocks) == list(whole.blocks)
 
 
+@pytest.mark.parametrize("small_main, read_main", [
+    ("<main><h1>Ferry news</h1><p>A short intro line.</p></main>", False),  # the page's text is after it
+    ("<main><h1>Ferry news</h1>{body}</main>", True),  # the page's text is in it
+])
+def test_a_main_with_less_than_half_the_pages_text_read_in_pieces_gives_the_whole_page(monkeypatch, small_main,
+                                                                                       read_main):
+    body = "".join(f"<p>Paragraph number {i} of the page, with some words in it.</p>\n" for i in range(300))
+    nav = "<nav>" + "".join(f"<a href='/x{i}'>Link {i}</a>\n" for i in range(300)) + "</nav>"
+    main = small_main.format(body=body)
+    html = f"<html><body>{nav}{main}{'' if read_main else body}<footer>Copyright</footer></body></html>"
+    whole = load_bytes(html.encode(), "p.html", "html", ChunkConfig())
+    monkeypatch.setattr(html_loader, "PIECES_FROM", 1000)
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 500)
+    for data in (html.encode("utf-8"), html.encode("utf-16")):
+        doc = load_bytes(data, "p.html", "html", ChunkConfig())
+        assert any("pieces" in w and ("<main>" in w) == read_main for w in doc.warnings)
+        assert doc.text == whole.text and doc.text.startswith("Ferry news")
+        assert "Paragraph number 299 of the page" in doc.text and "Link 3" not in doc.text
+
+
+def test_a_large_page_around_a_main_of_one_piece_is_not_read_as_one_tree(monkeypatch):
+    # a page made large by its scripts and menus around a small main: the main's one piece was no cut,
+    # and the page was read as one tree (its memory unbounded); the main is read alone now
+    para = "The council met on Tuesday evening to discuss the new ferry timetable for the island."
+    nav = "<nav>" + "".join(f"<a href='/x{i}'>Link {i}</a>\n" for i in range(300)) + "</nav>"
+    html = (f"<html><head><script>{'var x = 1;' * 400}</script></head><body>{nav}<div class=wrap>"
+            f"<main><h1>Ferry news</h1><p>{para}</p><p>{para}</p></main></div><p>Short note.</p>"
+            f"<script>{'var y = 2;' * 400}</script></body></html>")
+    whole = load_bytes(html.encode(), "p.html", "html", ChunkConfig())
+    assert whole.text == f"Ferry news\n\n{para}\n\n{para}"
+    monkeypatch.setattr(html_loader, "PIECES_FROM", 1000)
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 2000)
+    monkeypatch.setattr(html_loader, "_render", lambda *a: pytest.fail("read as one tree"))
+    for data in (html.encode("utf-8"), html.encode("utf-16")):
+        doc = load_bytes(data, "p.html", "html", ChunkConfig())
+        assert any("read in 1 piece," in w and "<main>" in w for w in doc.warnings)
+        assert doc.text == whole.text
+
+
 def test_a_table_with_content_the_parser_moves_out_is_not_cut():
     # helper-50: text between rows goes before the table; a piece reopening the table lost it
     rows = "".join(f"<tr><td>{i}</td><td>w{i}</td></tr>" + (f"note{i}" if i % 5 == 4 else "") for i in range(40))

@@ -13,7 +13,7 @@ from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, SECTIONING
-from chunkctl.loaders.html.main import MainContent
+from chunkctl.loaders.html.main import SEMANTIC_SHARE, MainContent
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.pieces import (
     PIECE_CHARS,
@@ -214,23 +214,75 @@ def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: d
         renderer.render(parse("").body)
 
 
+VOTE_CHARS = 25
+"""Characters from which a paragraph (a line of a list or quote) counts as `_voting_chars`, as a
+paragraph votes in `MainContent` (`main._vote`)."""
+
+
+def _voting_chars(raw: RawBlock) -> int:
+    """Characters of a raw block's paragraphs of VOTE_CHARS or more (of its lines, for a list or
+    quote): the pieces' measure of the text `MainContent` counts in voting paragraphs."""
+    kind, text = raw[0], raw[1]
+    if kind == BlockKind.PARAGRAPH:
+        return len(text) if len(text) >= VOTE_CHARS else 0
+    if kind in (BlockKind.LIST, BlockKind.QUOTE):
+        return sum(n for n in map(len, text.split("\n")) if n >= VOTE_CHARS)
+    return 0
+
+
 def _read_cut(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: dict[str, Any], piece_chars: int,
               encoding: str | None = None, begin: int = 0) -> tuple[Assembler, Cut]:
-    """The blocks of a large page read in pieces (`_render_pieces`), and the cut read. A `<main>`
-    whose pieces give no text names no content (it is empty, or holds only furniture): the whole
-    page is cut and read instead, as `MainContent.select` reads the page whole (helper-103)."""
+    """The blocks of a large page read in pieces (`_render_pieces`), and the cut read.
+
+    A `<main>` holding no text, or less than its paragraphs outside it (counted as
+    `_voting_chars`, over the whole page's pieces, less its own) names no content: it is empty,
+    holds only furniture, or a headline with the page's paragraphs after it. The whole page is
+    cut and read instead, as `MainContent.select` does with a page read whole
+    (`main.SEMANTIC_SHARE`; helper-103). The whole page's text is counted, not kept, and only
+    when the main's markup is less than half the page's. (A main of one piece standing in the
+    body or plain blocks is read here too: a large page around a small main was one tree.)"""
     out = Assembler()
-    _render_pieces(html, cut, keep_boilerplate, facts, out.add, encoding)
-    if cut.main and out.pos == 0:
-        cut = cut_page(html, piece_chars, encoding, begin, main=False)
-        out = Assembler()
-        _render_pieces(html, cut, keep_boilerplate, facts, out.add, encoding)
-    return out, cut
+    own = 0
+
+    def add(raw: RawBlock) -> None:
+        nonlocal own
+        own += _voting_chars(raw)
+        out.add(raw)
+
+    _render_pieces(html, cut, keep_boilerplate, facts, add, encoding)
+    if not cut.main or (out.pos and sum(p.end - p.start for p in cut.parts) >= SEMANTIC_SHARE * (len(html) - begin)):
+        return out, cut
+    whole = cut_page(html, piece_chars, encoding, begin, main=False)
+    if out.pos:
+        voting = 0
+
+        def count(raw: RawBlock) -> None:
+            nonlocal voting
+            voting += _voting_chars(raw)
+
+        _render_pieces(html, whole, keep_boilerplate, {}, count, encoding)
+        if voting - own <= SEMANTIC_SHARE / (1 - SEMANTIC_SHARE) * out.pos:
+            return out, cut
+    out = Assembler()
+    _render_pieces(html, whole, keep_boilerplate, facts, out.add, encoding)
+    return out, whole
+
+
+_PLAIN_AROUND = frozenset(("div", "section", "main"))
+"""Elements a main of one piece may stand in to be read as pieces (`_read_cut`); in others (a
+list, a table) its piece's reading may differ from the whole page's, which is read whole."""
+
+
+def _pieces_read(cut: Cut) -> bool:
+    """True when a large page's `cut` is read in pieces: it has two or more, or one of a main
+    in plain blocks (`_PLAIN_AROUND`)."""
+    return len(cut.parts) > 1 or (cut.main and set(cut.parts[0].open_names) <= _PLAIN_AROUND)
 
 
 def _pieces_warning(n_chars: int, cut: Cut) -> str:
     where = "its <main> element, " if cut.main else ""
-    return (f"page of {n_chars:,} characters read in {len(cut.parts)} pieces, so that its memory stays bounded: "
+    pieces = "1 piece" if len(cut.parts) == 1 else f"{len(cut.parts)} pieces"
+    return (f"page of {n_chars:,} characters read in {pieces}, so that its memory stays bounded: "
             f"{where}page furniture left out by element and role only, without the main-content selection")
 
 
@@ -250,7 +302,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
     if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         begin, encoding = len(codecs.BOM_UTF8), "utf-8"
     cut = cut_page(data, piece_chars, encoding, begin, main=not keep_boilerplate)
-    if len(cut.parts) < 2 or _furniture_around_main(cut, keep_boilerplate):
+    if not _pieces_read(cut) or _furniture_around_main(cut, keep_boilerplate):
         return None
     facts: dict[str, Any] = {"title": None, "lang": None}
     out, cut = _read_cut(data, cut, keep_boilerplate, facts, piece_chars, encoding, begin)
@@ -289,7 +341,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     facts: dict[str, Any] = {"title": None, "lang": None}
     pieced = cut_page(html, piece_chars, main=not keep_boilerplate) if not main_content and read_in_pieces(html, pieces_from, tags_from) \
         else None
-    if pieced is not None and len(pieced.parts) > 1 and not _furniture_around_main(pieced, keep_boilerplate):
+    if pieced is not None and _pieces_read(pieced) and not _furniture_around_main(pieced, keep_boilerplate):
         out, pieced = _read_cut(html, pieced, keep_boilerplate, facts, piece_chars)
         warnings.append(_pieces_warning(len(html), pieced))
     else:

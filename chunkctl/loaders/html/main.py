@@ -96,9 +96,10 @@ _NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
 
 
 SEMANTIC_SHARE = 0.5
-"""Share of the page's paragraph characters (outside furniture) that a `<main>` or `<article>`
-must hold to be taken for the content: one holding a headline or a teaser, with the page's
-paragraphs after it, is not (all but its headline was lost)."""
+"""Share of a page's text that a `<main>` or `<article>` must hold to be taken for the content,
+against the voting paragraphs outside it (in characters, outside furniture): one holding a
+headline or a teaser, with the page's paragraphs after it, is not (all but its headline was
+lost); one beside short teasers is."""
 
 
 def _holds_article(node) -> bool:
@@ -646,17 +647,17 @@ class MainContent:
         best-scored element with its strong siblings; the page body when nothing scores."""
         top = self.top()
         sem = self._order_of(semantic) if semantic is not None else None
-        if sem is not None and self.chars[sem] == 0 < self.chars[0]:
-            # an empty `<main>` or `<article>` (or one holding only furniture) names no content: the
-            # page's text is elsewhere (helper-103: a page's text beside an empty article was lost)
+        if sem is not None and not self._holds_content(sem):
+            # an empty `<main>` or `<article>`, one holding only furniture or a headline with the page's
+            # paragraphs after it names no content: the page's text is elsewhere (helper-103: a
+            # page's text beside an empty article was lost)
             semantic = sem = None
         if top is None:
             if semantic is None:
                 return Selection(self.body, self.prune(0, None), None)
             return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
         excluded: set[int] = set()
-        if sem is not None and (self.inside(top, sem) or self.inside(sem, top)) \
-                and SEMANTIC_SHARE * self.para[0] <= self.para[sem]:
+        if sem is not None and (self.inside(top, sem) or self.inside(sem, top)):
             root = sem
         else:
             top = self._ascend(top, sem)
@@ -670,6 +671,19 @@ class MainContent:
             root, excluded = self._with_siblings(whole)
         excluded |= self.prune(root, top)
         return Selection(self._node(root), excluded, self._title(root, page_title))
+
+    def _holds_content(self, i: int) -> bool:
+        """True when element `i` holds text outside furniture, and the voting paragraphs outside it
+        (not around it) hold no more characters than it does."""
+        para = self.para
+        if self.chars[i] == 0:
+            return False
+        outside = para[0] - para[i]
+        a = self.parent[i]
+        while a >= 0:  # (a paragraph around it, `<li><main>`, voted with its text)
+            outside -= para[a] - sum(para[c] for c in self.children(a))
+            a = self.parent[a]
+        return outside <= SEMANTIC_SHARE / (1 - SEMANTIC_SHARE) * self.chars[i]
 
     def _whole_table(self, i: int) -> int:
         """`i`, or the data table of short cells it is a part of (`tbody`, `tr`, `td`, ...).
