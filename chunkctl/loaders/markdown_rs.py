@@ -117,6 +117,29 @@ _CONTAINER_START = re.compile(rb">|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)")
 # markdown-it-py stops a table's body once it has filled in 65,536 missing cells (a guard against
 # huge tables of short rows); tables that could reach it take the reference.
 _MAX_FILLED_CELLS = 60_000
+# A line that may be a table's delimiter row (`|---|:-:|`): its `-` runs are the table's columns.
+_DELIMITER_ROW = re.compile(r"^[ \t>]*[|:-][|:\- \t]*-[|:\- \t]*$", re.M)
+_DASHES = re.compile(r"-+")
+_BLANK_LINE = re.compile(r"\n[ \t>]*(?:\n|\Z)")
+
+
+def _filled_cells_may_pass(norm: str) -> bool:
+    """True when a table of `norm` may fill in `_MAX_FILLED_CELLS` cells or more: a delimiter row's
+    columns times the lines up to the next blank line, an upper bound. markdown-it.rs builds a
+    node for every cell of every body row, missing ones included, before `_table_diverges` can
+    send such a table to the reference: helper-105's header of 2,000 columns over 4,096 rows of
+    two cells, 32 KB of Markdown, took 4 GB."""
+    for m in _DELIMITER_ROW.finditer(norm):
+        columns = len(_DASHES.findall(m.group()))
+        if columns < 2:
+            continue
+        blank = _BLANK_LINE.search(norm, m.end())
+        rows = norm.count("\n", m.end(), blank.start() if blank else len(norm))
+        if columns * rows > _MAX_FILLED_CELLS:
+            return True
+    return False
+
+
 BLANK_SLICE = 1 << 16
 """Bytes of a table row decoded at a time to see whether it is white space only (`_blank_utf8`):
 a row of one giant cell was decoded whole, twice its size in a copy and its text."""
@@ -169,6 +192,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     if norm.count("]:") > _MAX_REF_DEFS:
         return None  # markdown-it.rs takes quadratic time over link reference definitions in a row
+    if "-" in norm and "|" in norm and _filled_cells_may_pass(norm):
+        return None  # its tree of a wide table's cells, missing ones filled in, is unbounded
     root = md.tree(norm)
     line_starts: Sequence[int]
     if known_lines is None:

@@ -442,3 +442,33 @@ def test_a_row_of_one_giant_cell_is_not_decoded_whole():
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000, peak
+
+
+@pytest.mark.parametrize("columns, rows, fast", [
+    (2000, 4096, False), (300, 400, False), (64, 1000, False),  # markdown-it.rs would fill in every missing cell
+    (4, 100, True), (50, 1000, True),  # (50 columns x 1,000 rows: 50,000 cells, under the guard)
+])
+def test_a_wide_table_header_never_reaches_markdown_it_rs(monkeypatch, columns, rows, fast):
+    # helper-105: a header of 2,000 columns over 4,096 rows of two cells (32 KB) took 4 GB: markdown-it.rs
+    # makes a node for every cell of every row, missing ones filled in, before `_table_diverges` sees it
+    text = "# T\n\n|" + "h|" * columns + "\n|" + "-|" * columns + "\n" + "|a|b|\n" * rows + "\nafter\n"
+    calls = []
+    real = markdown_rs._parser
+
+    def parser():
+        md = real()
+        return None if md is None else type("Spy", (), {"tree": lambda self, src: (calls.append(len(src)),
+                                                                                   md.tree(src))[1]})()
+
+    monkeypatch.setattr(markdown_rs, "_parser", parser)
+    assert (markdown_rs.block_items(text) is not None) is fast
+    assert bool(calls) is fast
+    monkeypatch.undo()
+    assert_same(text, fast_only=fast)
+
+
+def test_the_wide_table_check_reads_delimiter_rows_in_quotes_and_indented():
+    assert markdown_rs._filled_cells_may_pass("> |" + "h|" * 200 + "\n> |" + "-|" * 200 + "\n" + "> |a|\n" * 400)
+    assert markdown_rs._filled_cells_may_pass("|h|h|\n :-: | --- \n" + "a|b\n" * 30_001)
+    assert not markdown_rs._filled_cells_may_pass("|h|h|\n|-|-|\n" + "a|b\n" * 100 + "\n" + "x\n" * 100_000)
+    assert not markdown_rs._filled_cells_may_pass("text - more | text\n" * 100_000)
