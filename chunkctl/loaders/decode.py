@@ -703,12 +703,25 @@ class Decoded(NamedTuple):
     """True when the codec was guessed (detection, BOM-less UTF-16/32, the cp1252 fallback), not declared."""
     refused: str = ""
     """The declared encoding the bytes did not decode as (guessed after it), else ""."""
+    replaced: tuple[int, int] = (0, -1)
+    """Sequences of bytes of nearly UTF-8 text that are not UTF-8, each read as one U+FFFD
+    (`near_utf8`), and the offset of the first; (0, -1) for none."""
+    almost: tuple[int, int] = (0, -1)
+    """The same for a nearly UTF-8 text decoded with a detected codec instead (not `lossy`)."""
 
     @property
     def warning(self) -> str | None:
-        """The one-line warning a guessed encoding gets (without the file name), else None."""
+        """The one-line warning a guessed encoding or replaced bytes get (without the file name), else None."""
+        if self.replaced[0]:
+            n, first = self.replaced
+            return (f"{n} invalid UTF-8 sequence{'s' if n > 1 else ''} (the first at byte {first}) in otherwise "
+                    f"UTF-8 text, read as U+FFFD; pass --encoding if the file is in another encoding")
         if not self.detected:
             return None
+        if self.almost[0]:  # (helper-104: one byte dropped from a Chinese file gave cp850, said as "detected")
+            n, first = self.almost
+            return (f"UTF-8 but for {n} invalid sequence{'s' if n > 1 else ''} (the first at byte {first}); decoded as "
+                    f"{self.encoding} (detected), which garbles the rest: repair those bytes")
         if self.refused:  # (helper-50: "not declared" about a page that declares UTF-8 misled)
             return f"declared {self.refused}, but the bytes are not {self.refused}; decoded as {self.encoding} (detected)"
         return f"encoding not declared; decoded as {self.encoding} (detected)"
@@ -729,7 +742,7 @@ def decode(data: bytes, source: str, forced: str | None = None,
 
 
 def decode_bytes(data: bytes, source: str, forced: str | None = None,
-                 declared: str | Iterable[str] | None = None) -> Decoded:
+                 declared: str | Iterable[str] | None = None, lossy: bool = False) -> Decoded:
     """Decode file bytes to text without newline translation.
 
     Order: a forced encoding (strict, nothing else tried, no binary check) >
@@ -745,6 +758,10 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         forced: `--encoding` value (a Python codec name), or None to detect.
         declared: encoding label(s) the document declares about itself, first
             declaration first, or None.
+        lossy: read nearly UTF-8 bytes as UTF-8, the few that are not replaced by U+FFFD
+            (`near_utf8`), as browsers do: for HTML, whose document text is what is
+            extracted; a txt or md document's text is its bytes decoded with `meta.encoding`
+            (CONTRACT.md), so such a file is detected as before, with a warning that says why.
 
     Returns:
         the text, the canonical codec name (for `meta.encoding`), and whether the codec
@@ -788,8 +805,12 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
                                       f"byte {exc.start}; pass --encoding") from None
     try:
         return Decoded(data.decode("utf-8"), "utf-8", False)
-    except UnicodeDecodeError:
-        pass
+    except UnicodeDecodeError as exc:
+        near = near_utf8(data, exc.start)
+        if near is not None and lossy:
+            return near
+        almost = near.replaced if near is not None else (0, -1)
+        del near  # (its text: the detected codec's is made next)
     refused = ""
     for label in [declared] if isinstance(declared, str) else (declared or ()):
         enc = codec_for_label(label)
@@ -813,8 +834,50 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             text = data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
-        return Decoded(text, enc, True, refused)
+        return Decoded(text, enc, True, refused, almost=almost)
+    if almost[0]:
+        n, first = almost
+        how = "cut inside its last character (a truncated file?)" if first >= len(data) - 3 else \
+            f"UTF-8 but for {n} invalid sequence{'s' if n > 1 else ''} (the first at byte {first})"
+        raise LoaderError(source, f"cannot decode: {how}, and no other encoding reads it; repair the file or "
+                                  f"pass --encoding")
     raise LoaderError(source, "cannot decode: not UTF-8 and no encoding detected; pass --encoding")
+
+
+NEAR_UTF8_SHARE = 0.1
+"""Most invalid UTF-8 sequences, for each character of two bytes or more that is valid, from which
+a text is read as UTF-8 with those sequences replaced (`near_utf8`)."""
+_HIGH_BYTES = bytes(range(128, 256))
+
+
+def near_utf8(data: bytes, first_bad: int) -> Decoded | None:
+    """`data` read as UTF-8 with its few invalid sequences replaced by U+FFFD, as browsers read such
+    a page, when it is nearly UTF-8: the invalid sequences are at most NEAR_UTF8_SHARE of its
+    characters of two bytes or more, or only a character cut at its end. Else None (another
+    encoding is detected). helper-104: one byte dropped from a Chinese, Russian or Japanese file,
+    or two stray cp1252 bytes in German, made detection read the whole file as cp850, cp855 or
+    mac-roman, and a UTF-8 file cut inside its last character failed.
+
+    A cp1252 or Latin-1 text holds an accented letter as a byte that is not UTF-8 by itself, and
+    pairs that happen to be UTF-8 ("Ã©") are rare, so it is not nearly UTF-8; the shared corpus's
+    Big5, Shift JIS and GB2312 files have 0.13-0.28 such characters a byte that is not, the
+    near-UTF-8 files helper-104 met 25-30 or more."""
+    text = data.decode("utf-8", "replace")  # (one U+FFFD a maximal invalid sequence, as WHATWG decodes)
+    bad = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
+    high = len(data) - len(data.translate(None, _HIGH_BYTES))  # bytes 0x80-0xFF
+    valid = len(text) - (len(data) - high) - bad  # characters of two bytes or more
+    cut_at_end = valid > 0 and first_bad >= len(data) - 3 and _incomplete(data[first_bad:])
+    if bad and (cut_at_end or bad <= NEAR_UTF8_SHARE * valid):
+        return Decoded(_strip_bom(text), "utf-8", False, replaced=(bad, first_bad))
+    return None
+
+
+def _incomplete(tail: bytes) -> bool:
+    """True when `tail` is the start of a UTF-8 character cut before its end."""
+    try:
+        return codecs.getincrementaldecoder("utf-8")().decode(tail, final=False) == ""
+    except UnicodeDecodeError:
+        return False
 
 
 def _strip_bom(text: str) -> str:

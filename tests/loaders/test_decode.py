@@ -385,3 +385,74 @@ def test_a_declaration_the_bytes_do_not_follow_is_named_in_the_warning():
     assert "café crème" in doc.text
     undeclared = load_bytes("caf\u00e9 cr\u00e8me".encode("cp1252"), "notes.txt", "txt", ChunkConfig())
     assert undeclared.warnings == ["encoding not declared; decoded as cp1252 (detected)"]
+
+
+# -- nearly UTF-8 (helper-104) ---------------------------------------------------------------------
+
+_NEAR = {
+    "zh": "Promise 对象是异步编程的一种解决方案，比传统的解决方案——回调函数和事件——更合理和更强大。" * 20,
+    "ru": "Консоль разработчика: код уязвим для ошибок, и браузер показывает их в консоли. " * 20,
+    "de": "Die Überprüfung der Änderungen dauert länger, weil die Prüfer unabhängig arbeiten. " * 10,
+}
+
+
+@pytest.mark.parametrize("lang", sorted(_NEAR))
+@pytest.mark.parametrize("damage", ["drop", "stray"])
+def test_a_page_nearly_utf8_is_read_as_utf8_with_its_bad_bytes_replaced(lang, damage):
+    # helper-104: one byte dropped (or two stray cp1252 bytes) made detection read the whole page as
+    # cp850, cp855 or mac-roman; browsers read such a page as UTF-8, the bad bytes as U+FFFD
+    data = _NEAR[lang].encode("utf-8")
+    i = len(data) // 2
+    while data[i] < 0xC0:  # (the start of a character of two bytes or more)
+        i += 1
+    data = data[:i + 1] + data[i + 2:] if damage == "drop" else data[:i] + b"\xe9x\xe4" + data[i:]
+    for html in (b"<p>" + data + b"</p>", b"<meta charset=utf-8><p>" + data + b"</p>"):
+        got = decode_bytes(html, "p.html", declared=["utf-8"] if b"charset" in html else None, lossy=True)
+        assert got.encoding == "utf-8" and got.text == html.decode("utf-8", "replace")
+        assert got.warning.startswith(("1 invalid UTF-8 sequence", "2 invalid UTF-8 sequences"))
+        doc = load_bytes(html, "p.html", "html", ChunkConfig())
+        assert doc.meta["encoding"] == "utf-8" and _NEAR[lang][:30] in doc.text
+    # txt and md: the text is the bytes decoded with meta.encoding (CONTRACT.md), so detection reads
+    # them, and the warning says why the reading may be garbled
+    got = decode_bytes(data, "x.md")
+    assert got.encoding != "utf-8" and got.warning.startswith("UTF-8 but for ")
+
+
+def test_a_utf8_file_cut_inside_its_last_character():
+    data = _NEAR["zh"].encode("utf-8")[:-1]
+    assert decode_bytes(b"<p>" + data, "p.html", lossy=True).text.endswith("\ufffd")
+    with pytest.raises(LoaderError, match=r"cut inside its last character \(a truncated file\?\)"):
+        decode_bytes(data, "x.md")
+
+
+@pytest.mark.parametrize("codec", ["cp1252", "big5", "shift_jis", "gb2312", "koi8_r", "iso8859_2"])
+def test_legacy_encodings_are_not_nearly_utf8(codec):
+    from chunkctl.loaders.decode import near_utf8
+
+    for _, text in TEXTS.values():
+        try:
+            data = text.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            assert near_utf8(data, exc.start) is None, (codec, text[:40])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(min_codepoint=0x80, max_codepoint=0x2FFF, exclude_categories=("Cs",)), min_size=100,
+               max_size=300), st.integers(0, 10_000), st.sampled_from([b"\x80", b"\xe9", b"\xff", b"\xc3"]))
+def test_one_bad_byte_in_utf8_prose_keeps_the_rest(text, at, junk):
+    # (a byte put inside a character of three or four bytes breaks it into up to four invalid sequences)
+    from chunkctl.loaders.decode import near_utf8
+
+    data = text.encode("utf-8")
+    k = at % len(data)
+    data = data[:k] + junk + data[k:]
+    try:
+        data.decode("utf-8")
+        return  # (the byte made a valid sequence)
+    except UnicodeDecodeError as exc:
+        got = near_utf8(data, exc.start)
+    assert got is not None and got.text == data.decode("utf-8", "replace")

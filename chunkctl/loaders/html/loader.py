@@ -379,12 +379,13 @@ def load_html(data: bytes, source: str, config) -> Document:
         MissingExtraError: `main_content` without trafilatura installed.
     """
     declared = declared_charsets(data) if not config.encoding else None
-    decoded = decode_bytes(data, source, forced=config.encoding, declared=declared)
+    decoded = decode_bytes(data, source, forced=config.encoding, declared=declared, lossy=True)
     html, encoding, guessed = decoded.text, decoded.encoding, decoded.warning
+    exact = not decoded.replaced[0]  # (bytes that are not UTF-8, replaced: the pieces are cut from the text)
     del decoded
     try:
         rendered = None
-        if (not config.main_content and read_in_pieces(html, PIECES_FROM, PIECES_FROM_TAGS)
+        if (not config.main_content and exact and read_in_pieces(html, PIECES_FROM, PIECES_FROM_TAGS)
                 and is_piecewise_codec(encoding) and nesting_cut(html) is None):
             n_chars = len(html)
             del html  # (a page with one emoji is 4 bytes a character as a string: read from its bytes)
