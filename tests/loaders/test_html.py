@@ -622,6 +622,24 @@ def test_nesting_cut_ignores_flat_and_void_elements():
     assert nesting_cut(html) == MAX_DEPTH * len("<div>")
 
 
+@pytest.mark.parametrize("raw", ["script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
+                                 "SCRIPT", "comment", "plaintext"])
+def test_markup_in_a_raw_text_element_or_comment_is_no_nesting(raw):
+    # helper-105: a script building HTML in strings, past 4,096 `<b>`s, was taken for nesting: the page
+    # was cut there and the rest of the script read as paragraphs ("a a a ...")
+    inner = "a<b>\n" * (MAX_DEPTH + 500)
+    html = (f"<h1>T</h1><!--{inner}-->" if raw == "comment" else
+            f"<h1>T</h1><plaintext>{inner}" if raw == "plaintext" else
+            f"<h1>T</h1><{raw}>{inner}</{raw}><p>end</p>")
+    assert nesting_cut(html) is None
+    doc = load(html)
+    assert not doc.warnings
+    if raw not in ("xmp", "plaintext"):  # (their text is shown)
+        assert doc.text == "T" + ("" if raw == "comment" else "\n\nend")
+    # past the raw text, nesting is counted again
+    assert nesting_cut(html.replace("<h1>T</h1>", "") + "<div>" * (MAX_DEPTH + 1)) is not None or raw == "plaintext"
+
+
 def test_broken_markup_reads_what_it_can():
     doc = load("<p>one<p>two</b></i><table><td>cell<li>item</ul><h2>Head<p>tail")
     assert "one" in doc.text and "tail" in doc.text

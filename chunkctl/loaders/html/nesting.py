@@ -14,7 +14,9 @@ _FLAT_NAMES = ("area base br col embed hr img input link meta source track wbr p
                "param keygen basefont bgsound frame")
 _FLAT = frozenset(_FLAT_NAMES.split())
 _NESTING_TAG = re.compile(r"<(/?)(?!(?:" + "|".join(_FLAT_NAMES.split()) + r")[\s/>])[A-Za-z]", re.I)
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+_TAG = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+# Elements whose content is text to the parser, up to their end tag (`plaintext`: to the end).
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes".split())
 
 
 def _step(depth: int, delta: int) -> int:
@@ -29,7 +31,8 @@ def nesting_cut(html: str, max_depth: int = MAX_DEPTH) -> int | None:
     estimate (start minus end tags of elements that can nest, found by one regex) rules
     almost every page out; the rest are scanned tag by tag with an approximate stack
     (void elements, those closed implicitly by their next sibling, and self-closed
-    tags are not counted; an end tag closes up to its matching start tag).
+    tags are not counted; an end tag closes up to its matching start tag; comments and the
+    text of scripts, styles, text areas and other raw text elements are no markup).
     """
     if html.count("<") <= max_depth:
         return None
@@ -37,8 +40,20 @@ def nesting_cut(html: str, max_depth: int = MAX_DEPTH) -> int | None:
     if len(marks) <= max_depth or max(accumulate((-1 if m else 1 for m in marks), _step)) <= max_depth:
         return None
     stack: list[str] = []
-    for m in _TAG.finditer(html):
+    pos = 0
+    while (m := _TAG.search(html, pos)) is not None:
+        pos = m.end()
+        if m.group(2) is None:  # a comment: its markup is no tag (to `-->`, or the end)
+            pos = html.find("-->", pos) + 3 or len(html)
+            continue
         name = m.group(2).lower()
+        if not m.group(1) and name in _RAW_TEXT:  # its text is no markup (helper-105: a script building
+            # HTML in strings, past 4,096 `<b>`s, was cut and its code read as paragraphs)
+            end = re.compile(rf"</{name}[\s/>]", re.I).search(html, pos)
+            pos = end.start() if end is not None else len(html)
+            continue
+        if name == "plaintext" and not m.group(1):
+            return None  # (the rest of the page is its text)
         if name in _FLAT or m.group(3):
             continue
         if m.group(1):
