@@ -13,7 +13,8 @@ from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, SECTIONING
-from chunkctl.loaders.html.main import SEMANTIC_SHARE, MainContent
+from chunkctl.loaders.html.main import SEMANTIC_SHARE
+from chunkctl.loaders.html.main import read as read_main
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.pieces import (
     PIECE_CHARS,
@@ -140,7 +141,7 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
     elif keep_boilerplate or tree.body is None:
         root = tree.body or tree.root
     else:
-        found = MainContent(tree.body).select(semantic_root(tree), facts["title"])
+        found = read_main(tree.body, semantic_root(tree), facts["title"])
         renderer.excluded = found.excluded
         if found.title is not None:
             renderer.render(found.title)

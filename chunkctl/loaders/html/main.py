@@ -102,6 +102,39 @@ headline or a teaser, with the page's paragraphs after it, is not (all but its h
 lost); one beside short teasers is."""
 
 
+RETRY_CHARS = 500
+"""Characters of text outside links under which a selection is read again without skipping the
+regions named as boilerplate, when those held more text than it (`read`; Readability's
+`charThreshold` and its retry without FLAG_STRIP_UNLIKELYS)."""
+
+
+def read(body, semantic, page_title: str | None = None) -> Selection:
+    """The main content of a page's `body` (`MainContent.select`), read again without skipping the
+    regions named as boilerplate when it holds under RETRY_CHARS characters and those regions
+    held more: a wrapper of the article named "entry themeform share" or "socialicons-sticky"
+    left only the headline (helper-104: 15 of 990 real pages kept under 150 characters). The
+    second selection is taken when it holds more text and is the first one or stands inside it
+    (the same article, or one found in a page read whole): not a comment thread beside a short
+    article, nor a wrapper widened around both."""
+    first = MainContent(body)
+    found = first.select(semantic, page_title)
+    if found.chars >= RETRY_CHARS or first.unlikely_chars <= found.chars:
+        return found
+    del first
+    again = MainContent(body, strip_unlikely=False).select(semantic, page_title)
+    return again if again.chars > found.chars and _ancestor(found.root, again.root) else found
+
+
+def _ancestor(a, b) -> bool:
+    """True when node `a` is `b` or holds it."""
+    mid = a.mem_id
+    while b is not None:
+        if b.mem_id == mid:
+            return True
+        b = b.parent
+    return False
+
+
 def _holds_article(node) -> bool:
     """True when an `<article>` not named as a comment is under `node`: a region named unlikely
     that holds one may hold the page's article. WordPress themes give each comment an `<article
@@ -146,6 +179,8 @@ class Selection:
     root: Any
     excluded: set[int]
     title: Any
+    chars: int = 0
+    """Characters of the root's text outside links (as the walk counts them), excluded parts included."""
 
 
 class MainContent:
@@ -161,10 +196,14 @@ class MainContent:
 
     Args:
         body: the page's `<body>` (a selectolax node).
+        strip_unlikely: skip regions named as boilerplate (`_UNLIKELY`) before scoring; without,
+            they are scored as any element (Readability's retry: `read`).
     """
 
-    def __init__(self, body):
+    def __init__(self, body, strip_unlikely: bool = True):
         self.body = body
+        self.strip_unlikely = strip_unlikely
+        self.unlikely_chars = 0  # characters of text in the regions skipped by name
         self.mem_ids = array("Q")         # the element's `mem_id`
         self.nodes: list[Any] = []        # the element (a selectolax node) when its tag is in _NODE_TAGS, else None
         self.tags: list[str] = []         # its tag name (interned: one string per name)
@@ -238,9 +277,10 @@ class MainContent:
                 continue
             marks = _marks(attrs)
             up = open_ids[-1] if open_ids else -1
-            if marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
+            if self.strip_unlikely and marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
                     not _MAYBE.search(marks) and node.css_first(_SAFE) is None and not _holds_article(node):
                 self.unlikely.append((up, node.mem_id))
+                self.unlikely_chars += len(node.text(deep=True, separator=" ").strip())
                 if sib is not None:
                     stack.append((sib, -1))
                 continue
@@ -654,8 +694,9 @@ class MainContent:
             semantic = sem = None
         if top is None:
             if semantic is None:
-                return Selection(self.body, self.prune(0, None), None)
-            return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None)
+                return Selection(self.body, self.prune(0, None), None, self._own_chars(0))
+            return Selection(semantic, self.prune(sem, None) if sem is not None else set(), None,
+                             self._own_chars(sem) if sem is not None else 0)
         excluded: set[int] = set()
         if sem is not None and (self.inside(top, sem) or self.inside(sem, top)):
             root = sem
@@ -670,7 +711,11 @@ class MainContent:
             # eight rows was left out, the table taken for the whole article)
             root, excluded = self._with_siblings(whole)
         excluded |= self.prune(root, top)
-        return Selection(self._node(root), excluded, self._title(root, page_title))
+        return Selection(self._node(root), excluded, self._title(root, page_title), self._own_chars(root))
+
+    def _own_chars(self, i: int) -> int:
+        """Characters of element `i`'s text outside links."""
+        return self.chars[i] - self.link_chars[i]
 
     def _holds_content(self, i: int) -> bool:
         """True when element `i` holds text outside furniture, and the voting paragraphs outside it
