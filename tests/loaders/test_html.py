@@ -862,3 +862,29 @@ def test_the_white_space_the_form_rules_delete_is_all_of_pythons():
     from chunkctl.loaders.html.select import _NO_SPACE
 
     assert set(_NO_SPACE) == {c for c in range(sys.maxunicode + 1) if chr(c).isspace()}
+
+
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("noscript", ["<noscript><div id=x></noscript>", "<noscript><p>Enable JavaScript</noscript>",
+                                      "<NOSCRIPT><div><span></NOSCRIPT >", "<noscript><table><tr><td></noscript>"])
+def test_a_noscript_holding_an_element_left_open_does_not_swallow_the_page(keep, noscript):
+    # helper-104: read with scripting off, `</noscript>` after an open element is ignored and the noscript
+    # held the whole page, which was left out with it (a real page gave no text, even with
+    # --keep-boilerplate); a browser with scripting on never shows a noscript's content
+    page = f"<html><head><title>T</title></head><body>{noscript}<h1>Park news</h1><p>The trail is open.</p></body></html>"
+    doc = load(page, keep_boilerplate=keep)
+    assert doc.text == "Park news\n\nThe trail is open."
+    head = page.replace("<head><title>T</title></head><body>", f"<head><title>T</title>{noscript}</head><body>")
+    assert load(head, keep_boilerplate=keep).text == "Park news\n\nThe trail is open."
+
+
+def test_emptying_noscripts_is_linear_and_keeps_the_rest():
+    from chunkctl.loaders.html.loader import empty_noscripts
+
+    assert empty_noscripts("<p>a</p>") == "<p>a</p>"
+    assert empty_noscripts("a<noscript x=1><div>b</noscript>c<NoScript></noscript>d<noscript>e") == \
+        "a<noscript x=1></noscript>c<NoScript></noscript>d<noscript>e"
+    assert empty_noscripts(b"<noscript><i>x</noscript >y") == b"<noscript></noscript >y"
+    assert empty_noscripts("<noscripts>a</noscript>") == "<noscripts>a</noscript>"
+    many = "<noscript>" * 200_000  # (none closed: each search for an end tag is not run over the rest again)
+    assert empty_noscripts(many) is many

@@ -287,6 +287,36 @@ def _pieces_warning(n_chars: int, cut: Cut) -> str:
             f"{where}page furniture left out by element and role only, without the main-content selection")
 
 
+_NOSCRIPT_OPEN = re.compile(r"<noscript(?=[\s/>])[^>]*>", re.I)
+_NOSCRIPT_CLOSE = re.compile(r"</noscript\s*>", re.I)
+_NOSCRIPT_OPEN_BYTES = re.compile(_NOSCRIPT_OPEN.pattern.encode(), re.I)
+_NOSCRIPT_CLOSE_BYTES = re.compile(_NOSCRIPT_CLOSE.pattern.encode(), re.I)
+
+
+def empty_noscripts(html: Any) -> Any:
+    """`html` (text or bytes) with every `<noscript>` emptied, as a browser with scripting on reads
+    it (its content is text that is never shown). The parser reads with scripting off, where a
+    noscript holding an element left open ignores its end tag: `<noscript><div id=x></noscript>`
+    at the top of the body held the whole page, which was left out with it (helper-104: a real
+    page gave no text, even with --keep-boilerplate); and a paragraph in a noscript in the head
+    was shown. The same object when there is none; time linear in the markup."""
+    as_bytes = isinstance(html, bytes)
+    opening, closing = (_NOSCRIPT_OPEN_BYTES, _NOSCRIPT_CLOSE_BYTES) if as_bytes else (_NOSCRIPT_OPEN, _NOSCRIPT_CLOSE)
+    parts = []
+    pos = 0
+    while (m := opening.search(html, pos)) is not None and (e := closing.search(html, m.end())) is not None:
+        if e.start() > m.end():
+            parts.append(html[pos:m.end()])
+            pos = e.start()
+        else:
+            parts.append(html[pos:e.end()])
+            pos = e.end()
+    if not parts:
+        return html
+    parts.append(html[pos:])
+    return (b"" if as_bytes else "").join(parts)
+
+
 def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate: bool = False,
                       piece_chars: int = PIECE_CHARS) -> tuple[str, BlockList, dict[str, Any], list[str]] | None:
     """`render_html` of a large page read in pieces straight from its bytes, so the page is never
@@ -299,6 +329,7 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
         keep_boilerplate: as in `render_html`.
         piece_chars: bytes of markup a piece reaches before it is cut.
     """
+    data = empty_noscripts(data)
     begin = 0
     if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         begin, encoding = len(codecs.BOM_UTF8), "utf-8"
@@ -333,6 +364,7 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
         MissingExtraError: `main_content` without trafilatura installed.
     """
     warnings: list[str] = []
+    html = empty_noscripts(html)
     cut = nesting_cut(html)
     page = html
     if cut is not None:
