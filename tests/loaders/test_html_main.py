@@ -569,3 +569,14 @@ def test_a_short_article_keeps_out_a_long_comment_thread_beside_it():
     page = (f"<html><body><main><article><h1>Open thread</h1><p>{short}</p></article>"
             f"<div id='comments' class='comments-area'>{comments}</div></main></body></html>")
     assert load(page).text == f"Open thread\n\n{short}"
+
+
+@pytest.mark.parametrize("article", ["<article>{}</article>", "<section itemtype='http://schema.org/Article'>{}</section>",
+                                     "<div itemscope itemtype='https://schema.org/NewsArticle'>{}</div>"])
+def test_an_article_that_stands_in_page_furniture_is_read_when_nothing_else_is(article):
+    # helper-104: the main's only content an <aside> holding the article (rnz.de): no text at all
+    body = article.format(f"<h1>Book prize</h1><p>{PARA}</p><p>{PARA}</p>")
+    page = f"<html><body><nav><a href='/'>Home</a></nav><main><aside class='content'>{body}</aside></main></body></html>"
+    assert load(page).text == f"Book prize\n\n{PARA.strip()}\n\n{PARA.strip()}"
+    # (text outside furniture is read as before: the article in the aside stays out)
+    assert load(page.replace("</main>", f"<p>{PARA}</p></main>")).text == PARA.strip()

@@ -143,11 +143,45 @@ def _render(html: str, keep_boilerplate: bool, main_content: bool, facts: dict[s
     else:
         found = read_main(tree.body, semantic_root(tree), facts["title"])
         renderer.excluded = found.excluded
+        said = [0]
+
+        def counted(raw: RawBlock) -> None:
+            said[0] += 1
+            emit(raw)
+
+        renderer.emit = counted
         if found.title is not None:
             renderer.render(found.title)
-        root = found.root
+        renderer.render(found.root)
+        if not said[0]:  # nothing outside furniture: an article inside it, rather than nothing
+            article = _article_in_furniture(tree)
+            if article is not None:
+                renderer = Renderer(False, emit)
+                renderer.render(article)
+        return
     if root is not None:
         renderer.render(root)
+
+
+ARTICLE_TEXT = 200
+"""Characters of text (white space collapsed) from which an `<article>` inside page furniture is
+read when nothing outside furniture is (`_article_in_furniture`)."""
+
+
+_ARTICLES = "article, [itemtype*='schema.org/Article'], [itemtype*='schema.org/NewsArticle'], " \
+            "[itemtype*='schema.org/BlogPosting']"
+
+
+def _article_in_furniture(tree) -> Any:
+    """The `<article>` (or schema.org Article, NewsArticle, BlogPosting) holding the most text, of ARTICLE_TEXT characters or more, or None: for a
+    page whose content stands in its furniture (helper-104: an article in an `<aside>`, the
+    `<main>`'s only content, gave no text). A page that is only a login form stays empty."""
+    best, size = None, ARTICLE_TEXT - 1
+    for article in tree.css(_ARTICLES):
+        n = len(" ".join(article.text(deep=True, separator=" ").split()))
+        if n > size:
+            best, size = article, n
+    return best
 
 
 def _path(node, names: tuple[str, ...], first: bool) -> list:
