@@ -499,6 +499,20 @@ def test_a_large_page_around_a_main_of_one_piece_is_not_read_as_one_tree(monkeyp
         assert doc.text == whole.text
 
 
+def test_a_large_page_whose_text_is_all_in_furniture_is_read_with_it(monkeypatch):
+    # helper-104: a theme that never closes `<header id=branding>` puts the whole page in its header;
+    # read whole, scoring finds the article, but the pieces left the header out, and gave no text
+    body = "".join(f"<p>Paragraph number {i} of the article, with some words in it.</p>\n" for i in range(300))
+    html = f"<html><body><header id=branding><article><h1>Emden</h1><div id=main>{body}</div></article></body></html>"
+    monkeypatch.setattr(html_loader, "PIECES_FROM", 1000)
+    monkeypatch.setattr(html_loader, "PIECE_CHARS", 500)
+    for data in (html.encode("utf-8"), html.encode("utf-16")):
+        doc = load_bytes(data, "p.html", "html", ChunkConfig())
+        assert doc.text.startswith("Emden\n\nParagraph number 0 of the article")
+        assert doc.text.endswith("Paragraph number 299 of the article, with some words in it.")
+        assert any(w.startswith("no text outside page furniture") for w in doc.warnings)
+
+
 def test_a_table_with_content_the_parser_moves_out_is_not_cut():
     # helper-50: text between rows goes before the table; a piece reopening the table lost it
     rows = "".join(f"<tr><td>{i}</td><td>w{i}</td></tr>" + (f"note{i}" if i % 5 == 4 else "") for i in range(40))

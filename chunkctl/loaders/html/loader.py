@@ -303,6 +303,27 @@ def _read_cut(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: dict[s
     return out, whole
 
 
+# An article in the markup (`_ARTICLES`): a page whose pieces give no text without furniture is read
+# with it only then (one of navigation alone, or a login form, stays empty, as read whole).
+_ARTICLE_MARKUP = re.compile(r"<article[\s>]|schema\.org/(?:Article|NewsArticle|BlogPosting)\b", re.I)
+_ARTICLE_MARKUP_BYTES = re.compile(_ARTICLE_MARKUP.pattern.encode(), re.I)
+FURNITURE_READ = ("no text outside page furniture (navigation, headers, footers, asides, forms) in its pieces: "
+                  "the furniture is read")
+
+
+def _read_furniture(html: str | bytes, piece_chars: int, facts: dict[str, Any], warnings: list[str],
+                    encoding: str | None = None, begin: int = 0) -> Assembler:
+    """The blocks of a large page read in pieces with its furniture, for one whose pieces gave no
+    text without it and whose markup holds an article (read whole, scoring or
+    `_article_in_furniture` finds it: helper-104's page of 4.25 M characters whose theme never
+    closed `<header id=branding>` gave none); FURNITURE_READ said."""
+    out, _ = _read_cut(html, cut_page(html, piece_chars, encoding, begin, main=False), True, facts, piece_chars,
+                       encoding, begin)
+    if out.pos:
+        warnings.append(FURNITURE_READ)
+    return out
+
+
 _PLAIN_AROUND = frozenset(("div", "section", "main"))
 """Elements a main of one piece may stand in to be read as pieces (`_read_cut`); in others (a
 list, a table) its piece's reading may differ from the whole page's, which is read whole."""
@@ -372,9 +393,12 @@ def render_html_bytes(data: bytes, encoding: str, n_chars: int, keep_boilerplate
         return None
     facts: dict[str, Any] = {"title": None, "lang": None}
     out, cut = _read_cut(data, cut, keep_boilerplate, facts, piece_chars, encoding, begin)
+    warnings = [_pieces_warning(n_chars, cut)]
+    if out.pos == 0 and not keep_boilerplate and _ARTICLE_MARKUP_BYTES.search(data):
+        out = _read_furniture(data, piece_chars, facts, warnings, encoding, begin)
     text, blocks, first_h1 = out.finish()
     facts["first_h1"] = first_h1
-    return text, blocks, facts, [_pieces_warning(n_chars, cut)]
+    return text, blocks, facts, warnings
 
 
 def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = False,
@@ -411,6 +435,8 @@ def render_html(html: str, keep_boilerplate: bool = False, main_content: bool = 
     if pieced is not None and _pieces_read(pieced) and not _furniture_around_main(pieced, keep_boilerplate):
         out, pieced = _read_cut(html, pieced, keep_boilerplate, facts, piece_chars)
         warnings.append(_pieces_warning(len(html), pieced))
+        if out.pos == 0 and not keep_boilerplate and _ARTICLE_MARKUP.search(html):
+            out = _read_furniture(html, piece_chars, facts, warnings)
     else:
         out = Assembler()
         _render(html, keep_boilerplate, main_content, facts, out.add)  # (the parser's tree is gone on return)
