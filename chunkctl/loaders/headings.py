@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from chunkctl.model import Block, BlockKind, BlockList
@@ -76,17 +76,24 @@ class HeadingPath:
 
 
 def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int, tuple[int, int, str]]:
-    """MediaWiki-style heading lines of `text[start:end]`.
+    """MediaWiki-style heading lines of `text[start:end]` (`iter_wiki_headings`).
 
     Returns:
         {first character of the title line: (end of the line without trailing blanks, level, title)};
         the level is the number of "=" on each side (1-6).
     """
+    return {s: (e, level, title) for s, e, level, title in iter_wiki_headings(text, start, end)}
+
+
+def iter_wiki_headings(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, int, str]]:
+    """MediaWiki-style heading lines of `text[start:end]`, in order, one at a time: (first
+    character of the title line, end of the line without trailing blanks, level, title), the
+    level the number of "=" on each side (1-6). (A dict of them all took 29x a 20 MB text of
+    "= a =" lines, helper-105: the txt loader reads them as it goes.)"""
     if end is None:
         end = len(text)
-    out: dict[int, tuple[int, int, str]] = {}
     if text.find("=", start, end) < 0:
-        return out
+        return
     # Only lines whose first visible character is "=" can be titles: find those first.
     # (lazily: a setext heading's underline is such a line, and a list of them took 36 bytes each,
     # 7x a file of one-letter setext headings)
@@ -110,8 +117,7 @@ def wiki_headings(text: str, start: int = 0, end: int | None = None) -> dict[int
         if left != right or not title or len(title) > 120:
             continue
         s = line.start() + (len(line.group()) - len(line.group().lstrip()))
-        out[s] = (line.start() + len(line.group().rstrip()), left, title)
-    return out
+        yield s, line.start() + len(line.group().rstrip()), left, title
 
 
 def split_at_headings(text: str, blocks: Sequence[Block], heads: dict[int, tuple[int, int, str]]) -> BlockList:

@@ -7,11 +7,11 @@ import heapq
 import itertools
 import re
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
-from chunkctl.loaders.headings import HeadingPath, wiki_headings
+from chunkctl.loaders.headings import HeadingPath, iter_wiki_headings
 from chunkctl.loaders.mathblocks import mark_display_math
 from chunkctl.loaders.payloads import cut_payloads
 from chunkctl.loaders.pipetables import as_pipe_table
@@ -90,12 +90,13 @@ def _title_like(title: str, continues: bool, deep: bool = False) -> bool:
     return True
 
 
-def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
-    """Indices of the longest strictly rising subsequence of (number, index) candidates."""
+def _rising(nums: Sequence[tuple[int, ...]]) -> list[int]:
+    """Positions, last first, of the longest strictly rising subsequence of `nums` (a position's
+    predecessor in an array: 8 bytes a candidate, not a dict entry's some 100)."""
     tails: list[tuple[int, ...]] = []
     tails_idx: list[int] = []
-    prev: dict[int, int] = {}
-    for pos, (num, _idx) in enumerate(cands):
+    prev = array("q", [-1]) * len(nums)
+    for pos, num in enumerate(nums):
         k = bisect.bisect_left(tails, num)
         if k == len(tails):
             tails.append(num)
@@ -104,10 +105,10 @@ def _rising(cands: list[tuple[tuple[int, ...], int]]) -> set[int]:
             tails[k] = num
             tails_idx[k] = pos
         prev[pos] = tails_idx[k - 1] if k else -1
-    keep: set[int] = set()
+    keep: list[int] = []
     pos = tails_idx[-1] if tails_idx else -1
     while pos != -1:
-        keep.add(cands[pos][1])
+        keep.append(pos)
         pos = prev[pos]
     return keep
 
@@ -172,8 +173,11 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
     Returns:
         {line start offset: (line end offset, level, heading text)}.
     """
-    schemes: dict[str, list[tuple[tuple[int, ...], int]]] = {}
-    info: dict[int, tuple[int, str, str, tuple[int, ...]]] = {}
+    # Candidates as columns a scheme (line start and end, the number, equal numbers one tuple):
+    # some 24 bytes a candidate; a dict entry and tuples a candidate took 77x a 20 MB text of
+    # "1.1 A" lines (helper-105).
+    schemes: dict[str, tuple[list[tuple[int, ...]], array, array]] = {}
+    shared: dict[tuple[int, ...], tuple[int, ...]] = {}
     starts = para_starts if isinstance(para_starts, _Starts) else _Starts(para_starts)
 
     def matches():
@@ -185,8 +189,7 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
     num: tuple[int, ...]
     for m in matches():
         line = m.group(0)
-        stripped = line.strip()
-        if len(stripped) > 80 or _DOT_LEADERS.search(line):
+        if len(line.strip()) > 80 or _DOT_LEADERS.search(line):
             continue
         start = m.start() + (len(line) - len(line.lstrip()))
         end = m.start() + len(line.rstrip())
@@ -213,16 +216,22 @@ def find_clause_headings(text: str, para_starts: Iterable[int] | _Starts) -> dic
                     continue
                 num = tuple(int(x) for x in m.group("snum").split("."))
                 scheme = "section-sign"
-        schemes.setdefault(scheme, []).append((num, start))
-        info[start] = (end, scheme, stripped, num)
-    keep: set[int] = set()
-    for cands in schemes.values():
-        keep |= _rising(cands)
-    used = {info[s][1] for s in keep}
+        nums, line_starts, line_ends = schemes.get(scheme) or schemes.setdefault(scheme, ([], array("q"), array("q")))
+        nums.append(shared.setdefault(num, num))
+        line_starts.append(start)
+        line_ends.append(end)
+    del shared
+    info: dict[int, tuple[int, str, str, tuple[int, ...]]] = {}  # the kept ones: start -> (end, scheme, text, number)
+    for scheme, (nums, line_starts, line_ends) in schemes.items():
+        for pos in _rising(nums):
+            a, b = line_starts[pos], line_ends[pos]
+            info[a] = (b, scheme, text[a:b], nums[pos])
+    del schemes
+    used = {scheme for _, scheme, _, _ in info.values()}
     big = used & {"part", "chapter", "article"}
     out: dict[int, tuple[int, int, str]] = {}
     kw_level = 0  # numbered clauses nest under the last keyword heading ("Section 2" > "2.1")
-    for s in sorted(keep):
+    for s in sorted(info):
         end, scheme, stripped, num = info[s]
         if scheme == "numeric":
             level = kw_level + len(num)
@@ -251,38 +260,41 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
         ch = text[a]
         if ch in _CLAUSE_OPENERS or ch == "第" or ch.isdecimal():
             starts.append(a)
-    heads = find_clause_headings(text, _Starts(starts))
+    clauses = find_clause_headings(text, _Starts(starts))
     del starts
-    for s, (e, level, title) in wiki_headings(text).items():
-        heads.setdefault(s, (e, level, title))
+    # clause and MediaWiki heading lines in order, a clause line first where both start (as read
+    # one at a time: helper-105's 20 MB of "= a =" lines, all headings, held as a dict took 29x)
+    heads = heapq.merge(((s, *v) for s, v in sorted(clauses.items())), iter_wiki_headings(text), key=_first)
     path = HeadingPath()
     headings: tuple[str, ...] = ()  # the path in force, shared by the blocks under it
-    head_starts = sorted(heads)
-    n_heads = len(head_starts)
-    hi = 0
+    nxt = next(heads, None)
     paragraph = BlockKind.PARAGRAPH
 
     for a, b in iter_paragraph_spans(text):
-        while hi < n_heads and head_starts[hi] < a:
-            hi += 1
-        if hi == n_heads or head_starts[hi] >= b:  # (most paragraphs hold no heading line)
+        while nxt is not None and nxt[0] < a:
+            nxt = next(heads, None)
+        if nxt is None or nxt[0] >= b:  # (most paragraphs hold no heading line)
             yield Block(paragraph, a, b, headings=headings)
             continue
         pos = a
-        while hi < n_heads and head_starts[hi] < b:
-            s = head_starts[hi]
+        while nxt is not None and nxt[0] < b:
+            s, e, level, title = nxt
             if s > pos:
                 seg_end = pos + len(text[pos:s].rstrip())
                 if seg_end > pos:
                     yield Block(paragraph, pos, seg_end, headings=headings)
-            e, level, title = heads[s]
             headings = path.enter(level, title)
             yield Block(BlockKind.HEADING, s, e, level=level, headings=headings)
             m = _NONSPACE.search(text, e, b)
             pos = m.start() if m else b
-            hi += 1
+            while nxt is not None and nxt[0] <= s:  # (a MediaWiki line where a clause line starts)
+                nxt = next(heads, None)
         if pos < b:
             yield Block(paragraph, pos, b, headings=headings)
+
+
+def _first(head: tuple[int, int, int, str]) -> int:
+    return head[0]
 
 
 @register("txt", ".txt", ".text", sample=b"Warm up.\n")

@@ -221,3 +221,68 @@ def test_wiki_heading_lines_without_cr_match_the_general_scan(pieces, start):
     text = "".join(pieces)
     start = min(start, len(text))
     assert wiki_headings(text, start) == wiki_headings(text + "\r", start)
+
+
+def _traced_peak(fn) -> int:
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_clause_candidates_are_held_as_columns():
+    # helper-105: 20 MB of "1.1 A" paragraphs (a candidate every 7 bytes, none rising) took 77x the
+    # file: a dict entry and tuples a candidate; some 24 bytes a candidate now
+    from chunkctl.loaders.text import _Starts, find_clause_headings
+
+    text = "1.1 A\n\n" * 300_000
+    starts = _Starts(range(0, len(text), 7))
+    assert find_clause_headings(text, starts) == {len(text) - 7: (len(text) - 2, 2, "1.1 A")}  # (one: none rises)
+    assert _traced_peak(lambda: find_clause_headings(text, starts)) < 8 * len(text)  # (0.1.31: some 57x)
+
+
+def test_heading_lines_are_read_as_they_come():
+    # helper-105: 20 MB of "= a =" lines, all headings, held as one dict took 29x the file
+    from chunkctl.loaders.text import iter_text_blocks
+
+    text = "= a =\n" * 300_000
+    assert sum(1 for _ in iter_text_blocks(text)) == 300_000
+    assert _traced_peak(lambda: sum(1 for _ in iter_text_blocks(text))) < len(text)
+
+
+_LINES = ["1 Scope", "2 Terms", "2.1 Words", "= Intro =", "== Part ==", "Section 3 Rules", "plain words here", "",
+          "= 1 Scope =", "3 Back", "  1.2 Indented", "\f"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), min_size=1, max_size=30))
+def test_clause_and_wiki_headings_merge_as_one_dict_of_them_did(lines):
+    from chunkctl.loaders.headings import HeadingPath, wiki_headings
+    from chunkctl.loaders.text import _Starts, find_clause_headings, iter_text_blocks
+    from chunkctl.text.lines import iter_paragraph_spans
+
+    text = "\n".join(lines)
+    starts = _Starts(a for a, _ in iter_paragraph_spans(text))
+    heads = find_clause_headings(text, starts)
+    for s, v in wiki_headings(text).items():
+        heads.setdefault(s, v)
+    expected, path, headings = [], HeadingPath(), ()
+    for a, b in iter_paragraph_spans(text):  # (the dict-based walk of 0.1.31)
+        pos = a
+        for s in sorted(h for h in heads if a <= h < b):
+            seg = pos + len(text[pos:s].rstrip())
+            if s > pos and seg > pos:
+                expected.append((BlockKind.PARAGRAPH, pos, seg, headings))
+            e, level, title = heads[s]
+            headings = path.enter(level, title)
+            expected.append((BlockKind.HEADING, s, e, headings))
+            pos = e + (len(text[e:b]) - len(text[e:b].lstrip())) if text[e:b].strip() else b
+        if pos < b:
+            expected.append((BlockKind.PARAGRAPH, pos, b, headings))
+    assert [(x.kind, x.start, x.end, x.headings) for x in iter_text_blocks(text)] == expected
