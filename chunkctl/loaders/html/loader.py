@@ -173,9 +173,10 @@ _ARTICLES = "article, [itemtype*='schema.org/Article'], [itemtype*='schema.org/N
 
 
 def _article_in_furniture(tree) -> Any:
-    """The `<article>` (or schema.org Article, NewsArticle, BlogPosting) holding the most text, of ARTICLE_TEXT characters or more, or None: for a
-    page whose content stands in its furniture (helper-104: an article in an `<aside>`, the
-    `<main>`'s only content, gave no text). A page that is only a login form stays empty."""
+    """The `<article>` (or schema.org Article, NewsArticle, BlogPosting) holding the most text,
+    ARTICLE_TEXT characters or more, or None: for a page whose content stands in its furniture
+    (helper-104: an article in an `<aside>`, the `<main>`'s only content, gave no text). A page
+    that is only a login form stays empty."""
     best, size = None, ARTICLE_TEXT - 1
     for article in tree.css(_ARTICLES):
         n = len(" ".join(article.text(deep=True, separator=" ").split()))

@@ -683,8 +683,9 @@ class MainContent:
 
     def select(self, semantic, page_title: str | None = None) -> Selection:
         """The main content: `semantic` (the page's one `<article>` or its `<main>`, or None) when the best-scored
-        element is inside it or above it, unless `semantic` holds no text outside page furniture; else the
-        best-scored element with its strong siblings; the page body when nothing scores."""
+        element is inside it or above it, unless `semantic` holds no text outside page furniture or less than
+        the voting paragraphs outside it (`_holds_content`); else the best-scored element with its strong
+        siblings; the page body when nothing scores."""
         top = self.top()
         sem = self._order_of(semantic) if semantic is not None else None
         if sem is not None and not self._holds_content(sem):
