@@ -793,6 +793,9 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             try:
                 return Decoded(_strip_bom(data.decode(enc)), enc, False)
             except UnicodeDecodeError as exc:
+                near = near_utf8(data, exc.start) if lossy and codecs.lookup(enc).name.startswith("utf-8") else None
+                if near is not None:
+                    return near._replace(encoding=enc)
                 raise LoaderError(source, f"starts with a {enc} byte-order mark but does not decode at byte {exc.start}") from None
     if b"\x00" in data[:8192]:
         enc = utf16_without_bom(data)

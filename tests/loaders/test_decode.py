@@ -418,6 +418,14 @@ def test_a_page_nearly_utf8_is_read_as_utf8_with_its_bad_bytes_replaced(lang, da
     assert got.encoding != "utf-8" and got.warning.startswith("UTF-8 but for ")
 
 
+def test_a_page_with_a_utf8_byte_order_mark_and_a_bad_byte_is_read_as_utf8():
+    data = b"\xef\xbb\xbf<p>" + _NEAR["de"].encode("utf-8") + b"\xe9x</p>"
+    got = decode_bytes(data, "p.html", lossy=True)
+    assert got.encoding == "utf-8-sig" and got.text == data[3:].decode("utf-8", "replace")
+    with pytest.raises(LoaderError, match="byte-order mark but does not decode"):
+        decode_bytes(data, "x.md")
+
+
 def test_a_utf8_file_cut_inside_its_last_character():
     data = _NEAR["zh"].encode("utf-8")[:-1]
     assert decode_bytes(b"<p>" + data, "p.html", lossy=True).text.endswith("\ufffd")
