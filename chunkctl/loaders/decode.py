@@ -761,7 +761,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         lossy: read nearly UTF-8 bytes as UTF-8, the few that are not replaced by U+FFFD
             (`near_utf8`), as browsers do: for HTML, whose document text is what is
             extracted; a txt or md document's text is its bytes decoded with `meta.encoding`
-            (CONTRACT.md), so such a file is detected as before, with a warning that says why.
+            (the record contract), so such a file is detected as before, with a warning that says why.
 
     Returns:
         the text, the canonical codec name (for `meta.encoding`), and whether the codec
