@@ -840,7 +840,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         return Decoded(text, enc, True, refused, almost=almost)
     if almost[0]:
         n, first = almost
-        how = "cut inside its last character (a truncated file?)" if first >= len(data) - 3 else \
+        how = "cut inside its last character (a truncated file?)" if first >= len(data) - 3 and _incomplete(data[first:]) else \
             f"UTF-8 but for {n} invalid sequence{'s' if n > 1 else ''} (the first at byte {first})"
         raise LoaderError(source, f"cannot decode: {how}, and no other encoding reads it; repair the file or "
                                   f"pass --encoding")

@@ -8,6 +8,7 @@ import itertools
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 from chunkctl.loaders.decode import decode_bytes
@@ -264,7 +265,7 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
     del starts
     # clause and MediaWiki heading lines in order, a clause line first where both start (as read
     # one at a time: helper-105's 20 MB of "= a =" lines, all headings, held as a dict took 29x)
-    heads = heapq.merge(((s, *v) for s, v in sorted(clauses.items())), iter_wiki_headings(text), key=_first)
+    heads = heapq.merge(((s, *v) for s, v in sorted(clauses.items())), iter_wiki_headings(text), key=itemgetter(0))
     path = HeadingPath()
     headings: tuple[str, ...] = ()  # the path in force, shared by the blocks under it
     nxt = next(heads, None)
@@ -291,10 +292,6 @@ def iter_text_blocks(text: str) -> Iterator[Block]:
                 nxt = next(heads, None)
         if pos < b:
             yield Block(paragraph, pos, b, headings=headings)
-
-
-def _first(head: tuple[int, int, int, str]) -> int:
-    return head[0]
 
 
 @register("txt", ".txt", ".text", sample=b"Warm up.\n")

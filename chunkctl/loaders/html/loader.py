@@ -13,7 +13,7 @@ from chunkctl.loaders.decode import decode_bytes
 from chunkctl.loaders.headings import HeadingPath
 from chunkctl.loaders.html.charset import declared_charsets
 from chunkctl.loaders.html.elements import ALWAYS_DROPPED, SECTIONING
-from chunkctl.loaders.html.main import SEMANTIC_SHARE
+from chunkctl.loaders.html.main import SEMANTIC_SHARE, VOTE_CHARS
 from chunkctl.loaders.html.main import read as read_main
 from chunkctl.loaders.html.nesting import MAX_DEPTH, flat_paragraphs, nesting_cut
 from chunkctl.loaders.html.pieces import (
@@ -250,11 +250,6 @@ def _render_pieces(html: str | bytes, cut: Cut, keep_boilerplate: bool, facts: d
         renderer.render(parse("").body)
 
 
-VOTE_CHARS = 25
-"""Characters from which a paragraph (a line of a list or quote) counts as `_voting_chars`, as a
-paragraph votes in `MainContent` (`main._vote`)."""
-
-
 def _voting_chars(raw: RawBlock) -> int:
     """Characters of a raw block's paragraphs of VOTE_CHARS or more (of its lines, for a list or
     quote): the pieces' measure of the text `MainContent` counts in voting paragraphs."""
@@ -262,7 +257,7 @@ def _voting_chars(raw: RawBlock) -> int:
     if kind == BlockKind.PARAGRAPH:
         return len(text) if len(text) >= VOTE_CHARS else 0
     if kind in (BlockKind.LIST, BlockKind.QUOTE):  # (a line at a time: a list's lines as one list took 8.7x)
-        return sum(n for m in _LONG_LINE.finditer(text) if (n := m.end() - m.start()) >= VOTE_CHARS)
+        return sum(m.end() - m.start() for m in _LONG_LINE.finditer(text))
     return 0
 
 

@@ -95,6 +95,10 @@ _COMMAS = re.compile(r"[,，、،;；]")
 _NODE_TAGS = _HEADINGS | _LABELS | frozenset(("header", "figure", "table"))
 
 
+VOTE_CHARS = 25
+"""Characters from which a paragraph votes (`MainContent._vote`; the pieces count their paragraphs
+the same way, `loader._voting_chars`)."""
+
 SEMANTIC_SHARE = 0.5
 """Share of a page's text that a `<main>` or `<article>` must hold to be taken for the content,
 against the voting paragraphs outside it (in characters, outside furniture): one holding a
@@ -118,7 +122,7 @@ def read(body, semantic, page_title: str | None = None) -> Selection:
     article, nor a wrapper widened around both."""
     first = MainContent(body)
     found = first.select(semantic, page_title)
-    if found.chars >= RETRY_CHARS or first.unlikely_chars <= found.chars:
+    if found.chars >= RETRY_CHARS or first.unlikely_chars() <= found.chars:
         return found
     del first
     again = MainContent(body, strip_unlikely=False).select(semantic, page_title)
@@ -203,7 +207,7 @@ class MainContent:
     def __init__(self, body, strip_unlikely: bool = True):
         self.body = body
         self.strip_unlikely = strip_unlikely
-        self.unlikely_chars = 0  # characters of text in the regions skipped by name
+        self.unlikely_nodes: list[Any] = []  # the regions skipped by name (a few a page)
         self.mem_ids = array("Q")         # the element's `mem_id`
         self.nodes: list[Any] = []        # the element (a selectolax node) when its tag is in _NODE_TAGS, else None
         self.tags: list[str] = []         # its tag name (interned: one string per name)
@@ -280,7 +284,7 @@ class MainContent:
             if self.strip_unlikely and marks and tag in _PRUNABLE and _UNLIKELY.search(marks) and \
                     not _MAYBE.search(marks) and node.css_first(_SAFE) is None and not _holds_article(node):
                 self.unlikely.append((up, node.mem_id))
-                self.unlikely_chars += len(node.text(deep=True, separator=" ").strip())
+                self.unlikely_nodes.append(node)
                 if sib is not None:
                     stack.append((sib, -1))
                 continue
@@ -326,7 +330,7 @@ class MainContent:
         An element holding text of its own beside blocks (lines between `<br>`s) votes for itself too.
         """
         total = self.chars[i]
-        if total < 25:
+        if total < VOTE_CHARS:
             return
         if self.link_chars[i] > total / 2:
             return
@@ -713,6 +717,10 @@ class MainContent:
             root, excluded = self._with_siblings(whole)
         excluded |= self.prune(root, top)
         return Selection(self._node(root), excluded, self._title(root, page_title), self._own_chars(root))
+
+    def unlikely_chars(self) -> int:
+        """Characters of text in the regions skipped by name (read only for a short selection: `read`)."""
+        return sum(len(node.text(deep=True, separator=" ").strip()) for node in self.unlikely_nodes)
 
     def _own_chars(self, i: int) -> int:
         """Characters of element `i`'s text outside links."""
