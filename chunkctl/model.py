@@ -182,7 +182,11 @@ class BlockList(Sequence[Block]):
     of short headings paid for each). A block whose one
     extra is its rows (a list's item spans, up to `FEW_SPANS`) keeps them in one flat column:
     8 bytes a span and 8 the block (a document of short lists between paragraphs held some 400
-    bytes a list as objects). Blocks with other extras are kept whole. Indexing and iteration
+    bytes a list as objects). A block whose extras are a language, a header span, up to
+    `FEW_SPANS` rows and a table's `meta` of `header_cells` (and `delimiter_row` False) is kept
+    in columns too: some 20 bytes beside its rows and its cells' text (helper-105: a file of
+    tiny Markdown tables, one every 14 characters, took 70x its size as objects; code blocks
+    with a language are as common). Blocks with other extras are kept whole. Indexing and iteration
     give `Block` objects equal to those appended (made afresh in column mode: compare blocks
     with `==`, not `is`). In column mode a slice with step 1 is a read-only view sharing the
     columns; otherwise slices are lists.
@@ -206,7 +210,8 @@ class BlockList(Sequence[Block]):
     20 MB file)."""
 
     __slots__ = ("_list", "_kind", "_start", "_end", "_path", "_parent", "_title", "_prefix_ids",
-                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made", "_row_blocks", "_row_at", "_row_flat")
+                 "_rich", "_lo", "_hi", "_root", "_last_path", "_made", "_paths_made", "_row_blocks", "_row_at", "_row_flat",
+                 "_ext_blocks", "_ext_lang", "_ext_flags", "_ext_head", "_ext_cells_at", "_cells", "_langs", "_lang_ids")
     _list: list[Block] | None
     _root: BlockList | None
     _kind: array  # kind code (`kind_code`) + 16 * level
@@ -220,6 +225,17 @@ class BlockList(Sequence[Block]):
     _row_blocks: array  # the blocks whose rows are flat, in order; the k-th one's rows are the pairs
     _row_at: array  # of `_row_flat` from `_row_at[k]` to `_row_at[k + 1]`
     _row_flat: array
+    # The blocks with extras kept in columns (`_extras`), in order: the k-th one's language is
+    # `_langs[_ext_lang[k]]`; its header span is pair k of `_ext_head` (when `_EXT_HEADER` is set in
+    # `_ext_flags[k]`); its header cells are `_cells[_ext_cells_at[k]:_ext_cells_at[k + 1]]`.
+    _ext_blocks: array
+    _ext_lang: array
+    _ext_flags: array
+    _ext_head: array
+    _ext_cells_at: array
+    _cells: PackedStrings
+    _langs: list[str]
+    _lang_ids: dict[str, int]
     _last_path: tuple[str, ...]
     _made: tuple[int, tuple[str, ...]]
     _paths_made: dict[int, tuple[str, ...]]
@@ -246,7 +262,7 @@ class BlockList(Sequence[Block]):
         i = len(self._start)
         if block.end > _MAX_U32 and self._end.typecode == "I":
             self._start, self._end = array("q", self._start), array("q", self._end)
-            self._row_flat = array("q", self._row_flat)
+            self._row_flat, self._ext_head = array("q", self._row_flat), array("q", self._ext_head)
         level = block.level if 0 <= block.level < 16 else 0  # (any other level: kept whole below)
         self._kind.append(_KIND_CODE[block.kind] | level << 4)
         self._start.append(block.start)
@@ -274,8 +290,11 @@ class BlockList(Sequence[Block]):
                 self._path = _append_widening(self._path, k)
         if block.language or block.header is not None or block.meta or level != block.level \
                 or len(block.rows) > FEW_SPANS:  # (many rows: a `Spans` already, read as it is)
-            self._rich[i] = block
-        elif block.rows:
+            if level != block.level or len(block.rows) > FEW_SPANS or not self._extras(i, block):
+                self._rich[i] = block
+                self._hi = i + 1
+                return
+        if block.rows:
             flat = self._row_flat
             for a, b in block.rows:
                 flat.append(a)
@@ -283,6 +302,42 @@ class BlockList(Sequence[Block]):
             self._row_blocks.append(i)
             self._row_at.append(len(flat))
         self._hi = i + 1
+
+    def _extras(self, i: int, block: Block) -> bool:
+        """Keep block `i`'s language, header span and table `meta` in the extras columns if they
+        are of the kinds those hold (False: nothing kept, the block is to be kept whole)."""
+        meta = block.meta
+        flags = 0
+        cells = None
+        if meta:
+            cells = meta.get("header_cells")
+            if len(meta) > 2 or not isinstance(cells, list) or not all(type(c) is str for c in cells):
+                return False
+            if len(meta) == 2:
+                if meta.get("delimiter_row", True) is not False:
+                    return False
+                flags |= _EXT_NO_DELIMITER
+            flags |= _EXT_CELLS
+        header = block.header
+        if header is not None:
+            if len(header) != 2 or self._ext_head.typecode == "I" and not all(0 <= x <= _MAX_U32 for x in header):
+                return False
+            flags |= _EXT_HEADER
+        lang = self._lang_ids.get(block.language)
+        if lang is None:
+            if len(self._langs) >= 1 << 16 or type(block.language) is not str:
+                return False
+            lang = self._lang_ids[block.language] = len(self._langs)
+            self._langs.append(block.language)
+        self._ext_head.extend(header or (0, 0))
+        if cells is not None:
+            for c in cells:
+                self._cells.append(c)
+        self._ext_cells_at.append(len(self._cells))
+        self._ext_blocks.append(i)
+        self._ext_lang.append(lang)
+        self._ext_flags.append(flags)
+        return True
 
     def extend(self, blocks: Iterable[Block]) -> None:
         """`append` each of `blocks`."""
@@ -306,6 +361,9 @@ class BlockList(Sequence[Block]):
         self._paths_made = {}  # paths made lately, by id
         self._rich = {}
         self._row_blocks, self._row_at, self._row_flat = array("I"), array("I", [0]), array("I")
+        self._ext_blocks, self._ext_lang, self._ext_flags = array("I"), array("H"), array("B")
+        self._ext_head, self._ext_cells_at, self._cells = array("I"), array("I", [0]), PackedStrings()
+        self._langs, self._lang_ids = [""], {"": 0}
         for b in held:
             self.append(b)
         held.clear()
@@ -337,6 +395,7 @@ class BlockList(Sequence[Block]):
                 self._paths_made[k] = path
             made = self._made = (k, path)
         code = self._kind[i]  # kind code + 16 * level
+        rows: Sequence[tuple[int, int]] = ()
         listed = self._row_blocks
         if listed:
             k = bisect.bisect_left(listed, i)
@@ -344,8 +403,20 @@ class BlockList(Sequence[Block]):
                 a, b = self._row_at[k], self._row_at[k + 1]
                 flat = self._row_flat
                 rows = tuple(zip(flat[a:b:2], flat[a + 1:b:2]))
-                return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1], rows=rows)
-        return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1])
+        listed = self._ext_blocks
+        if listed:
+            k = bisect.bisect_left(listed, i)
+            if k < len(listed) and listed[k] == i:
+                flags = self._ext_flags[k]
+                meta: dict[str, Any] = {}
+                if flags & _EXT_CELLS:
+                    meta["header_cells"] = self._cells[self._ext_cells_at[k]:self._ext_cells_at[k + 1]]
+                    if flags & _EXT_NO_DELIMITER:
+                        meta["delimiter_row"] = False
+                header = (self._ext_head[2 * k], self._ext_head[2 * k + 1]) if flags & _EXT_HEADER else None
+                return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1],
+                             self._langs[self._ext_lang[k]], header, rows, meta)
+        return Block(_KINDS[code & 15], self._start[i], self._end[i], code >> 4, made[1], rows=rows)
 
     def _path_of(self, k: int) -> tuple[str, ...]:
         """The heading path of path id `k` (outermost title first)."""
@@ -442,6 +513,8 @@ class BlockList(Sequence[Block]):
 
 _KINDS = list(BlockKind)
 _MAX_U32 = (1 << 32) - 1
+# `BlockList._ext_flags` bits: a header span; `meta["header_cells"]`; `meta["delimiter_row"]` False
+_EXT_HEADER, _EXT_CELLS, _EXT_NO_DELIMITER = 1, 2, 4
 
 
 class Spans(Sequence[tuple[int, int]]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pickle
 import random
 import tracemalloc
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -44,10 +45,17 @@ def block_runs(draw, front_matter: bool = True) -> list[Block]:
             path = (*path[:level - 1], draw(st.sampled_from(["A", "B", "Warranty", "Returns"])))
             out.append(Block(kind, s, e, level=level, headings=path))
         elif kind == BlockKind.TABLE:
-            out.append(Block(kind, s, e, headings=path, header=(s, s + 1), rows=((s + 1, e),),
-                             meta={"header_cells": ["a"]}))
+            # the metas a table may carry: header cells (kept in columns, with a pipe table's
+            # `delimiter_row` False), or more (kept whole); a header span or none
+            meta = draw(st.sampled_from([{"header_cells": ["a"]}, {"header_cells": []},
+                                         {"header_cells": ["", "b\nc", "\u00e9t\u00e9"], "delimiter_row": False},
+                                         {"header_cells": ["a"], "delimiter_row": True},
+                                         {"header_cells": ["a"], "columns": 1}, {"header_cells": ("a",)}, {}]))
+            header = draw(st.sampled_from([(s, s + 1), None]))
+            out.append(Block(kind, s, e, headings=path, header=header, rows=((s + 1, e),) if header else (),
+                             meta=meta))
         elif kind == BlockKind.CODE and draw(st.booleans()):
-            out.append(Block(kind, s, e, headings=path, language="python"))
+            out.append(Block(kind, s, e, headings=path, language=draw(st.sampled_from(["python", "c", "rust"]))))
         elif kind == BlockKind.LIST and draw(st.booleans()):
             out.append(Block(kind, s, e, headings=path, meta={"atomic": [(s, s + 1)]}))
         elif kind in (BlockKind.LIST, BlockKind.QUOTE) and draw(st.booleans()):
@@ -81,6 +89,8 @@ def test_a_compact_list_reads_back_the_blocks_appended(blocks, data):
         assert bl.compact == (len(blocks) >= 3)
         assert len(bl) == len(blocks)
         assert list(bl) == blocks
+        assert [x.meta for x in bl] == [x.meta for x in blocks]  # (a block's `==` leaves meta out)
+        assert [type(x.meta.get("header_cells")) for x in bl] == [type(x.meta.get("header_cells")) for x in blocks]
         assert bl == blocks and blocks == bl
         for i in range(-len(blocks), len(blocks)):
             assert bl[i] == blocks[i]
@@ -312,26 +322,50 @@ def test_many_long_blocks_turn_into_columns():
     assert blocks[n - 1].headings == ("Book", "end")
 
 
+def _traced_build(pairs: Iterable[tuple[Block, Block]]) -> tuple[BlockList, int]:
+    """A `BlockList` of the blocks of `pairs`, and the bytes tracemalloc saw it hold."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        blocks = BlockList()
+        for a, b in pairs:
+            blocks.append(a)
+            blocks.append(b)
+        return blocks, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
 def test_short_lists_keep_their_item_spans_in_one_flat_column():
     """A document of short lists between paragraphs (Markdown of a paragraph and a two-item list,
     repeated: 18x its size at 5 MB) kept each list as a `Block` object with a tuple of item
     pairs, some 400 bytes; their spans now go into one array."""
     n = 50_000
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        blocks = BlockList()
-        for i in range(n):
-            s = 40 * i
-            blocks.append(Block(BlockKind.PARAGRAPH, s, s + 20))
-            blocks.append(Block(BlockKind.LIST, s + 22, s + 38, rows=((s + 22, s + 29), (s + 31, s + 38))))
-        held = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    blocks, held = _traced_build((Block(BlockKind.PARAGRAPH, s, s + 20),
+                                  Block(BlockKind.LIST, s + 22, s + 38, rows=((s + 22, s + 29), (s + 31, s + 38))))
+                                 for s in range(0, 40 * n, 40))
     assert blocks.compact and not blocks._rich
     assert blocks[1] == Block(BlockKind.LIST, 22, 38, rows=((22, 29), (31, 38)))
     assert blocks[2 * n - 1].rows == ((40 * n - 18, 40 * n - 11), (40 * n - 9, 40 * n - 2))
     assert held < 64 * n, f"{held / n:.0f} bytes a paragraph and a list"  # (14 + 14 + 16 + 8: 56; was some 440)
+
+
+def test_tables_and_code_blocks_keep_their_extras_in_columns():
+    """helper-105: a Markdown file of tiny tables (`|a|` `|-|` `|b|`, one every 14 characters)
+    took 70x its size: each table was a `Block` kept whole with its header span, rows and a meta
+    dict of header cells (some 450 bytes). Those, and code blocks' languages, now go into columns."""
+    n = 50_000
+    blocks, held = _traced_build((Block(BlockKind.TABLE, s, s + 11, header=(s, s + 7), rows=((s + 8, s + 11),),
+                                        meta={"header_cells": ["a"]}),
+                                  Block(BlockKind.CODE, s + 12, s + 13, language="python" if s % 28 else "c"))
+                                 for s in range(0, 14 * n, 14))
+    assert blocks.compact and not blocks._rich
+    got = blocks[2 * n - 2]
+    s = 14 * (n - 1)
+    assert got == Block(BlockKind.TABLE, s, s + 11, header=(s, s + 7), rows=((s + 8, s + 11),))
+    assert got.meta == {"header_cells": ["a"]}
+    assert [b.language for b in blocks[1:5:2]] == ["c", "python"]
+    assert held < 100 * n, f"{held / n:.0f} bytes a table and a code block"  # (about 85; some 700 as objects)
 
 
 def test_fixed_windows_make_each_compact_block_about_once(monkeypatch):
