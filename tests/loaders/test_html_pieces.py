@@ -233,11 +233,7 @@ _MEDIA = st.sampled_from(["<!-- c -->", "<!---->", "<?pi x?>", "<!bogus>", '<img
                           "<span></span>", '<a href="#x"></a>', '<a href="#y">link</a>', "<b>", "</b>", "<i>x</i>",
                           "<q>q</q>", "<sub>2</sub>", "<span>", "</span>", " ", "\n", "word", "&amp;", "\xa0", "</p>",
                           "<font size=2>", "<label>l</label>", "</a>", '<iframe src="f.html"></iframe>',
-                          "<script>var a = '<p>';</script>", "<style>p { color: red }</style>",
-                          "<math><mi>x</mi><mo>+</mo><mn>1</mn></math>", '<math alttext="x + 1"><mi>x</mi></math>',
-                          "<math><mtext><b>t</b></mtext></math>", "<math><mi>y", "<svg><circle r=1></circle></svg>",
-                          "<ruby>a<rt>b</rt></ruby>", "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp></ruby>", "<ruby>c<rt>d",
-                          "<del>d</del>", "<ins>i</ins>"])
+                          "<script>var a = '<p>';</script>", "<style>p { color: red }</style>"])
 
 
 @st.composite
@@ -961,20 +957,6 @@ def test_a_page_of_images_comments_and_breaks_is_cut_before_them():
     assert len(parts) == 19
     assert {html[p.start:p.start + 4] for p in parts[1:]} <= {"<img", "<!--", "<br>"}
     assert all(p.start - q.start >= 375 for q, p in zip(parts, parts[1:]))  # (a text cut's length: 1.25 pieces)
-    for keep in (False, True):
-        whole = rendered(html, 10**9, keep)
-        assert rendered(html, 300, keep)[:3] == whole[:3]
-        assert rendered(html.encode(), 300, keep, "utf-8")[:3] == whole[:3]
-
-
-@pytest.mark.parametrize("run", ["<math><mi>x</mi><mo>+</mo><mn>1</mn></math>\n", "<ruby>漢<rt>kan</rt></ruby>",
-                                 "<del>old</del>"])
-def test_a_paragraph_of_formulas_or_ruby_is_cut_before_them(run):
-    # helper-105: a 20 MB paragraph of inline MathML was read as one tree (43x its size), of ruby 35x
-    html = f"<!DOCTYPE html><html><body><h1>T</h1><p>{run * 300}</p><p>after</p></body></html>"
-    parts = pieces(html, 300)
-    assert len(parts) > 10
-    assert {html[p.start:p.start + 4] for p in parts[1:]} <= {run[:4], "<p>a"}
     for keep in (False, True):
         whole = rendered(html, 10**9, keep)
         assert rendered(html, 300, keep)[:3] == whole[:3]

@@ -100,11 +100,9 @@ _SETTLE = frozenset({"table", "form"})
 # more (a page of images, line breaks or empty links: helper-70's page of comments took 12x its size
 # in one tree, one of `<br>` 81x): elements the parser inserts where it stands, with no rule of their
 # own but reopening formatting elements (the cut waits while one is pending), and, where they nest,
-# none that may stay open at a cut; raw text ones too (helper-74's page of iframes took 22x its size);
-# MathML and SVG, whose start tag is read as any other's before the parser goes into foreign content,
-# and ruby (helper-105: a 20 MB paragraph of inline formulas took 43x its size in one tree, of ruby 35x).
+# none that may stay open at a cut; raw text ones too (helper-74's page of iframes took 22x its size).
 _CUT_BEFORE_INLINE = _INLINE | frozenset("a abbr bdi bdo br cite data dfn img kbd label mark q samp sub sup "
-                                         "time var wbr iframe script style math svg ruby del ins".split())
+                                         "time var wbr iframe script style".split())
 # Elements that may be open at a cut before a block: the containers, and inline elements that hold
 # no block there (`<font face=Arial><p>..</p><p>..</font>`, common on old pages, was read whole), a
 # link too (an `<a>` closes an open one as the parser does: `close_a`; `<h2><a name=x>TODO</h2>`, the
