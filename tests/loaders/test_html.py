@@ -640,6 +640,22 @@ def test_markup_in_a_raw_text_element_or_comment_is_no_nesting(raw):
     assert nesting_cut(html.replace("<h1>T</h1>", "") + "<div>" * (MAX_DEPTH + 1)) is not None or raw == "plaintext"
 
 
+def test_a_comment_never_ended_runs_to_the_end_of_the_page_in_the_nesting_scan():
+    # (its end was looked for with `find(...) + 3 or len(html)`: -1 + 3 took the scan back to
+    # character 2 and the same comment again, for ever)
+    class Page(str):
+        looks = 0
+
+        def find(self, *args):  # type: ignore[override]
+            Page.looks += 1
+            assert Page.looks < 10, "the scan went back to the comment"
+            return str.find(self, *args)
+
+    html = Page("ab<!-- never ended " + "<div>" * (MAX_DEPTH + 1))
+    assert nesting_cut(html) is None
+    assert Page.looks == 1
+
+
 def test_broken_markup_reads_what_it_can():
     doc = load("<p>one<p>two</b></i><table><td>cell<li>item</ul><h2>Head<p>tail")
     assert "one" in doc.text and "tail" in doc.text

@@ -44,7 +44,8 @@ def nesting_cut(html: str, max_depth: int = MAX_DEPTH) -> int | None:
     while (m := _TAG.search(html, pos)) is not None:
         pos = m.end()
         if m.group(2) is None:  # a comment: its markup is no tag (to `-->`, or the end)
-            pos = html.find("-->", pos) + 3 or len(html)
+            end_at = html.find("-->", pos)
+            pos = end_at + 3 if end_at >= 0 else len(html)  # (never ended: find's -1 went back to 2)
             continue
         name = m.group(2).lower()
         if not m.group(1) and name in _RAW_TEXT:  # its text is no markup (helper-105: a script building
