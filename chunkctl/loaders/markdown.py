@@ -823,8 +823,9 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         last = k >= n_lines or line_starts[k] >= total
         return a, total if last else line_starts[k], last
 
-    def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool]:
-        """(items of `size` characters or more from line `first` on, to a line start; reached the end).
+    def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool, int]:
+        """(items of `size` characters or more from line `first` on, to a line start; reached the end;
+        the character the piece ends at).
         `quote`: the piece's last block is a quote, which markdown-it.rs may read up to
         `quote_piece` characters (past it, a quote that could not be cut is read by markdown-it-py,
         as any other block over a piece)."""
@@ -843,9 +844,9 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             items = markdown_rs.block_items(src, (line_starts, a, first) if known else None)
         if items is None:
             items = _reference_items(src)
-        return items, last
+        return items, last, b
 
-    def list_ahead(j: int) -> tuple[Items, bool] | None:
+    def list_ahead(j: int) -> tuple[Items, bool, int] | None:
         """The next piece, read from line `j`, when it starts with a list there, else None (an
         item's line read with the line after it could also open a table, which a list's later
         items never do; the other blocks a list item's line could start show on that line alone)."""
@@ -854,12 +855,24 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         nxt = got[0][0]
         return got if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0 else None
 
+    def paragraph_ahead(j: int) -> tuple[Items, bool, int] | None:
+        """The next piece, read from line `j` (a line inside a paragraph), when its first block is a
+        paragraph or a setext heading that starts there, else None (the line read alone starts
+        something else: a table with the line after it, a definition, indented code, a list). The
+        piece holds the line after too, which decides whether the line opens a table."""
+        got = read(j, max(piece, (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]))
+        nxt = got[0][0]
+        if not nxt or nxt[0][1][0] != 0:
+            return None
+        name, (s, e), _extra = nxt[0]
+        return got if name == "paragraph" or (name == "heading" and e - s >= 2) else None
+
     first = base_line
     size = piece
     quote = False  # the block that fills the piece is a quote (read on to `quote_piece` by either parser)
-    ahead: tuple[Items, bool] | None = None  # the next piece, read to check a list goes on in it
+    ahead: tuple[Items, bool, int] | None = None  # the next piece, read to check a list or paragraph goes on in it
     while True:
-        items, last = ahead or read(first, size, quote and size <= quote_piece)
+        items, last, piece_end = ahead or read(first, size, quote and size <= quote_piece)
         ahead = None
         found, nested = items
         if last:
@@ -883,6 +896,16 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
+        if cut == 0 and found and found[-1][0] == "paragraph" and not indent:
+            # Read on from one of its last lines if the paragraph runs to the piece's end
+            k = _paragraph_cut(text, line_starts, first, found, bisect.bisect_left(line_starts, piece_end, first) - first)
+            if k:
+                ahead = paragraph_ahead(first + k)
+                if ahead is not None:
+                    cut = k
+                    name, (ls, _le), extra = found[-1]
+                    found[-1] = (name, (ls, cut), extra)
+                    is_open = True
         members = found[-1][2]["items"] if cut == 0 and found and found[-1][0] == "list" and not indent else []
         # (a last item whose first two lines were read together: alone, "- a|b" then "---" read as a table)
         if members and members[-1][1] - members[-1][0] >= 2:
@@ -914,6 +937,39 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
         first += cut
         size = piece
+
+
+# A line of plain paragraph text: a letter after up to 3 spaces (`_paragraph_cut`)
+_PLAIN_LINE = re.compile(r" {0,3}[^\W\d_]")
+_BRACKET_LINE = re.compile(r" {0,3}\[")
+PARAGRAPH_CUT_LINES = 64
+"""Lines back from a piece's end `_paragraph_cut` looks for a line of plain text."""
+
+
+def _paragraph_cut(text: str, line_starts: Sequence[int], first: int, found: list[Item], piece_lines: int) -> int:
+    """A line of the last block of a piece (lines from `first` of `text`, `piece_lines` of them),
+    a paragraph, to read the rest of the paragraph from, or 0 for none: the last of its lines
+    after its first, among the last `PARAGRAPH_CUT_LINES`, that is plain text (`_PLAIN_LINE`),
+    else its last line unless it starts with "[" (read from there, the line could start a link
+    reference definition whose title runs on over many lines: whether it does is not known from
+    the next piece); only when the paragraph runs to the piece's last line (where it ends is not
+    known yet) and could not be a definition read on (a paragraph whose first line starts with
+    "[", or right after a definition: the same).
+
+    Read whole, each line of an open paragraph goes on it or ends it by what that line (with
+    the next, for a table) starts, and the paragraph becomes a setext heading at an underline;
+    read from the line, the same lines decide the same. The caller reads the next piece from
+    the line and keeps the cut only if it starts with a paragraph or setext heading there (the
+    line alone could open a table, a definition, indented code or a list: lazy text whole)."""
+    name, (ls, le), _extra = found[-1]
+    if le != piece_lines or le - ls < 2 or _BRACKET_LINE.match(text, line_starts[first + ls]):
+        return 0
+    if len(found) > 1 and found[-2][0] == "definition" and found[-2][1][1] >= ls:
+        return 0
+    for k in range(le - 1, max(ls, le - 1 - PARAGRAPH_CUT_LINES), -1):
+        if _PLAIN_LINE.match(text, line_starts[first + k]):
+            return k
+    return 0 if _BRACKET_LINE.match(text, line_starts[first + le - 1]) else le - 1
 
 
 # A list item's first line: indent, marker, and 1-4 spaces before its content (5 or more: the
@@ -1153,21 +1209,24 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                 s = m.start() if m else e
             return s, e
 
-        raw, nested_spans, h1 = _raw_blocks(items, span, text)
+        raw, nested_spans, _h1 = _raw_blocks(items, span, text)
         nested.extend(nested_spans)
-        if first_h1 is None:
-            first_h1 = h1
         # Cover what markdown-it leaves out (reference definitions, stray lines) and
         # keep blocks non-overlapping and in order.
         raw.sort(key=lambda r: (r[1], -r[2]))
-        if held is not None:  # the list or quote of the last piece goes on in this one's first block
+        if held is not None:  # the list, quote or paragraph of the last piece goes on in this one's first block
             kind, s, e, extra = raw[0]
             if held[1] is not None:
                 held[1].extend(extra["rows"])
             if is_open and len(raw) == 1:  # and on into the next
                 continue
+            if kind == BlockKind.HEADING:  # a paragraph read on to a setext underline: one heading of all its lines
+                extra = {**extra, "title": _setext_title(text, held[0], e)}
             raw[0] = (kind, held[0], e, extra if held[1] is None else {**extra, "rows": compact_spans(held[1])})
             held = None
+        if first_h1 is None:
+            first_h1 = next((x["title"] for kind, _s, _e, x in raw
+                             if kind == BlockKind.HEADING and x["level"] == 1 and x["title"]), None)
         if is_open:
             kind, s, e, extra = raw.pop()
             held = [s, Spans(extra["rows"]) if kind == BlockKind.LIST else None]
@@ -1197,6 +1256,23 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
         blocks = _with_nested_atoms(blocks, nested)
     blocks = mark_display_math(text, split_at_headings(text, blocks, wiki_headings(text, start)))
     return blocks, first_h1
+
+
+def _setext_title(text: str, start: int, end: int) -> str:
+    """The title of the setext heading `text[start:end]` (its last line the underline), as
+    markdown-it-py reads its content (CR and CR LF as LF, NUL as U+FFFD, trimmed) and
+    `clean_heading` cleans it: for a heading whose lines were read in pieces."""
+    under = max(text.rfind("\n", start, end), text.rfind("\r", start, end)) + 1
+    content = text[start:under]
+    if "\r" in content:
+        content = _CR.sub("\n", content)
+    if "\0" in content:
+        content = content.replace("\0", "\ufffd")
+    try:
+        from markdown_it.common.utils import mdTrim
+    except ImportError:  # (markdown-it-py 3 trimmed with `str.strip`)
+        return clean_heading(content.strip())
+    return clean_heading(mdTrim(content))
 
 
 def _with_nested_atoms(blocks: BlockList, nested: list[tuple[int, int]]) -> BlockList:

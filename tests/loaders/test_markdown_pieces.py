@@ -429,3 +429,66 @@ def test_a_piece_grows_past_a_long_line_at_once(parser, monkeypatch):
     got, _ = markdown.build_markdown_blocks(text, 0, parser)
     assert list(got) == list(whole) and [b.kind.value for b in got] == ["heading", "table", "paragraph"]
     assert sum(seen["reference"]) + sum(seen["auto"]) < 3.01 * len(text)
+
+
+# One paragraph over many pieces: read on from one of its last lines (`markdown._paragraph_cut`)
+# wherever the next piece starts with a paragraph (or setext heading) there.
+PARAGRAPH_LINES = ["text line", "a", "b c", "|a|", "|-|", "a|b", "-|-", "---", "===", "  ---", "- item", "- ",
+                   "2. two", "1. one", "    indented", "\tt", "[r]: /u", '[r]: /u "ti', 'tle"', "'t", "<div>",
+                   "<custom-tag>", "</x>", "<!-- c", "-->", "# head", "> quote", "```", "~~~", "***", "* * *",
+                   "x\\", "  two spaces", "\0nul", "ünï", "3) x", "+ p", "| a | b |", "| - | - |", "[x]", ""]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["", "# Top\n", "[r]: /u\n", "[s]: /v 'a\n", "intro\n\n", "- item\n\n"]),
+       st.lists(st.sampled_from(PARAGRAPH_LINES), min_size=1, max_size=60),
+       st.sampled_from(["\n", "\r\n", "\r"]))
+def test_long_paragraphs_read_on_in_pieces_give_the_blocks_of_one_parse(head, lines, end):
+    """Lines that go on a paragraph lazily whole but start something else alone (a table with the
+    next line, a definition, indented code, a list, HTML), setext underlines that make the whole
+    paragraph a heading, definitions whose title runs on: pieces of one or a few lines give the
+    blocks and titles of one parse."""
+    text = (head + "start of it\n" + "\n".join(lines) + "\n").replace("\n", end)
+    for parser in PARSERS:
+        assert_pieces_agree(text, parser, pieces=(1, 9, 40))
+
+
+@pytest.mark.parametrize("text", [
+    'start\nx y z\n[r]: /u "ti\n|-|\nx y z\ntle"\nafter\n',  # a definition read from its line on, title and all
+    "start\na\nfoo|foo\n---|---\nbar|bar\n",  # a line that opens a table with the next one
+    "start\nb\n    code\n2. two\n<custom>\n- \n[r]: /u\nb\n===\nafter\n",  # lazy whole, blocks alone
+])
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_paragraph_is_read_on_only_from_a_line_read_alike_from_there(text, parser):
+    assert_pieces_agree(text * 3, parser, pieces=(1, 3, 7))
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("tail, kind", [("\nAfter.\n", "paragraph"), ("===\n\nAfter.\n", "heading")])
+def test_a_paragraph_over_many_pieces_is_one_block_read_on(parser, tail, kind):
+    """A paragraph of one-letter lines over 100 pieces is one block (a setext heading when an
+    underline ends it, its title all of its lines), and no piece holds it whole."""
+    text = "# Doc\n\n" + "".join(f"{'ab'[i % 2]}\n" for i in range(2000)) + tail
+    assert_pieces_agree(text, parser, pieces=(1, 50, 300))
+    blocks, h1 = markdown.build_markdown_blocks(text, 0, parser, piece=300)
+    assert [(b.kind.value, b.start) for b in blocks] == [("heading", 0), (kind, 7), ("paragraph", len(text) - 7)]
+    assert blocks[1].end == len(text) - 9
+    if kind == "heading":  # (its title cut short: `short_title`)
+        assert blocks[1].level == 1 and blocks[1].headings[0].startswith("a b a b a b") and h1 == "Doc"
+    pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 300))
+    assert len(pieces) > 100 and sum(is_open for _items, _first, is_open in pieces) > 100
+
+
+def test_traced_memory_of_a_paragraph_of_one_letter_lines_grows_less_than_8x_the_text():
+    """A paragraph that fills a piece grew until it ended, read whole by markdown-it-py, whose
+    line markers took some 13 bytes a character of one-letter lines (helper-105: 14.9x the file
+    with start-up, 47 s for 1 MB); now it is read on a piece at a time."""
+    def peak(n: int) -> tuple[int, int]:
+        text = "# Doc\n\n" + "a\n" * n + "\nend\n"
+        blocks, got = _traced_load(text)
+        assert [b.kind for b in blocks] == [BlockKind.HEADING, BlockKind.PARAGRAPH, BlockKind.PARAGRAPH]
+        return got, len(text)
+
+    (p1, n1), (p2, n2) = peak(50_000), peak(200_000)
+    growth = (p2 - p1) / (n2 - n1)
+    assert growth < 8, growth
