@@ -145,7 +145,17 @@ def _with_stand_in_rows(rule):
     if not {"getLine", "mdTrim", "escapedSplit"} <= set(names):
         return rule
     _MD_TRIM = frozenset(MD_TRIM_CHARS)
-    return _with_global(rule, "getLine", _table_line)
+    copy = _with_global(rule, "getLine", _table_line)
+    if "MAX_AUTOCOMPLETED_CELLS" in copy.__code__.co_names and isinstance(
+            copy.__globals__.get("MAX_AUTOCOMPLETED_CELLS"), int):
+        _TABLE_RULE_GLOBALS.append(copy.__globals__)
+    return copy
+
+
+_TABLE_RULE_GLOBALS: list[dict] = []
+"""The globals of the table rule `_with_stand_in_rows` made, when that rule reads the cap on
+missing cells it fills in (`MAX_AUTOCOMPLETED_CELLS`) from them: a table read on from a row
+(`_table_rest_items`) lowers it by the cells filled in before. Without it, tables are read whole."""
 
 
 def _table_line(state: Any, line: int) -> str:
@@ -349,11 +359,19 @@ def _compact_table(rule):
         sink = _TableSink()
         state.tokens = sink
         state.chunkctl_body = start_line + 2  # (its first body row: `_table_line`)
+        filled = state.env.get("chunkctl_filled") if start_line == 0 and isinstance(state.env, dict) else None
+        cap = None
+        if filled is not None:  # a table read on from a row: the cells filled in before count (`_table_rest_items`)
+            glob = _TABLE_RULE_GLOBALS[0]
+            cap = glob["MAX_AUTOCOMPLETED_CELLS"]
+            glob["MAX_AUTOCOMPLETED_CELLS"] = cap - filled
         try:
             found = rule(state, start_line, end_line, silent)
         finally:
             state.tokens = tokens
             del state.chunkctl_body
+            if cap is not None:
+                _TABLE_RULE_GLOBALS[0]["MAX_AUTOCOMPLETED_CELLS"] = cap
         if found:
             sink.finish(tokens)
         return found
@@ -567,9 +585,10 @@ Items = tuple[list[Item], list[LineRange]]
 and quotes)."""
 
 
-def _reference_items(src: str) -> Items:
-    """The block items of `src` read from markdown-it-py's tokens (the reference parser)."""
-    tokens = _parser().parse(src)
+def _reference_items(src: str, filled: int | None = None) -> Items:
+    """The block items of `src` read from markdown-it-py's tokens (the reference parser).
+    `filled`: cells a table at its first line filled in before it (`_table_rest_items`)."""
+    tokens = _parser().parse(src, None if filled is None else {"chunkctl_filled": filled})
     items: list[Item] = []
     nested: list[LineRange] = []
     i = 0
@@ -699,6 +718,9 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
             # (a row of characters Python counts as white space, U+0085 or U+001C-U+001E, is a row to
             # markdown-it but has no span once trimmed: no row)
             row_spans = compact_spans(x for x in (span((r, r + 1)) for r in extra["rows"]) if x[1] > x[0])
+            if extra.get("continued"):  # the rest of a table read on from a row (`_table_rest_items`)
+                raw.append((BlockKind.TABLE, s, e, {"rows": row_spans}))
+                continue
             cell_texts = [clean_heading(c) for c in extra["cells"]]
             if head_span is not None and row_spans:
                 raw.append((BlockKind.TABLE, s, e, {"header": head_span, "rows": row_spans,
@@ -788,9 +810,13 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     A top-level list that fills a piece is read on from its last item when that item's
     line, read with the next one, starts a list on its own (checked by reading the next
     piece first); `open` is then True and the piece's last item holds the list's items so
-    far, which the next piece's first item continues. Any other piece holding one
-    top-level block grows until the block ends (a huge code block or table is read whole),
-    read by markdown-it-py, whose compact tables take a few bytes a cell where
+    far, which the next piece's first item continues. A top-level paragraph that runs to a
+    piece's end is read on from one of its last lines (`_paragraph_cut`) when the next piece,
+    read from there, starts with a paragraph or setext heading there; a top-level table, from
+    its last row (`_table_cut`), the next piece read after the table's header and delimiter
+    lines (`_table_rest_items`); `open` is then True and the next piece's first item
+    continues the block. Any other piece holding one top-level block grows until the block
+    ends (a huge code block is read whole), read by markdown-it-py, whose compact tables take a few bytes a cell where
     markdown-it.rs's tree takes hundreds; but a block quote that fills `quote_piece`
     characters is cut at one of its lines (`_quote_cut`, `open` True: the next piece's first
     item, a quote, continues it). That cut is the one place where reading on is not shown to
@@ -823,7 +849,8 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         last = k >= n_lines or line_starts[k] >= total
         return a, total if last else line_starts[k], last
 
-    def read(first: int, size: int, quote: bool = False) -> tuple[Items, bool, int]:
+    def read(first: int, size: int, quote: bool = False,
+             table: tuple[str, int, int] | None = None) -> tuple[Items, bool, int]:
         """(items of `size` characters or more from line `first` on, to a line start; reached the end;
         the character the piece ends at).
         `quote`: the piece's last block is a quote, which markdown-it.rs may read up to
@@ -831,6 +858,8 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         as any other block over a piece)."""
         a, b, last = span_of(first, size)
         src = text[a:b]
+        if table is not None:  # the rest of a table, from one of its rows (never read so in a list item)
+            return _table_rest_items(table[0], src, table[1]), last, b
         if dedent is not None:
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
@@ -855,6 +884,14 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         nxt = got[0][0]
         return got if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0 else None
 
+    def table_ahead(j: int, table: tuple[str, int, int]) -> tuple[Items, bool, int] | None:
+        """The next piece, read from line `j` (a body row of a table) as the rest of that table
+        (`table`: its header and delimiter lines, cells filled in before, columns), when its first
+        block is that table with row `j` in it, else None."""
+        got = read(j, piece, table=table)
+        nxt = got[0][0]
+        return got if nxt and nxt[0][0] == "table" and nxt[0][2].get("continued") and nxt[0][2]["rows"] else None
+
     def paragraph_ahead(j: int) -> tuple[Items, bool, int] | None:
         """The next piece, read from line `j` (a line inside a paragraph), when its first block is a
         paragraph or a setext heading that starts there, else None (the line read alone starts
@@ -871,9 +908,11 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     size = piece
     quote = False  # the block that fills the piece is a quote (read on to `quote_piece` by either parser)
     ahead: tuple[Items, bool, int] | None = None  # the next piece, read to check a list or paragraph goes on in it
+    table: tuple[str, int, int] | None = None  # the table the piece at `first` goes on (`table_ahead`)
     while True:
-        items, last, piece_end = ahead or read(first, size, quote and size <= quote_piece)
+        items, last, piece_end = ahead or read(first, size, quote and size <= quote_piece, table)
         ahead = None
+        going_on, table = table, None
         found, nested = items
         if last:
             yield items, first, False
@@ -906,6 +945,22 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                     name, (ls, _le), extra = found[-1]
                     found[-1] = (name, (ls, cut), extra)
                     is_open = True
+        if cut == 0 and found and found[-1][0] == "table" and not indent and _TABLE_RULE_GLOBALS:
+            # Read on from its last row if the table runs to the piece's end
+            name, (ls, le), extra = found[-1]
+            rest = going_on if extra.get("continued") else None
+            k, so_far = _table_cut(text, line_starts, first, found[-1], piece_end, rest)
+            if k:
+                if rest is None:
+                    head = text[line_starts[first + ls]:line_starts[first + ls + 2]]
+                    rest = (head, 0, len(extra["cells"]))
+                rest = (rest[0], so_far, rest[2])
+                ahead = table_ahead(first + k, rest)
+                if ahead is not None:
+                    cut = k
+                    found[-1] = (name, (ls, cut), {**extra, "rows": [r for r in extra["rows"] if r < cut]})
+                    is_open = True
+                    table = rest
         members = found[-1][2]["items"] if cut == 0 and found and found[-1][0] == "list" and not indent else []
         # (a last item whose first two lines were read together: alone, "- a|b" then "---" read as a table)
         if members and members[-1][1] - members[-1][0] >= 2:
@@ -932,11 +987,95 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             # `quote_piece`, where it is cut
             a, b, _last = span_of(first, size)
             size = 2 * size if quote else 2 * max(size, b - a)
+            table = going_on  # (the same piece, grown)
             continue
         quote = False
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
         first += cut
         size = piece
+
+
+def _table_rest_items(head: str, src: str, filled: int) -> Items:
+    """The block items of `src`, whose first lines are body rows of a table of header and
+    delimiter lines `head`, read by markdown-it-py after `head` with the cells the table filled in
+    before (`filled`) counting toward its cap: line numbers those of `src`; its first item, when
+    it is that table, marked "continued" (no header, its rows those in `src`).
+
+    The table rule decides each body row by that line alone (blank, indented code, a block that
+    ends a quote, or the cap on filled-in cells reached): read on from a row after its header,
+    the rows go on as in one parse of the table."""
+    found, nested = _reference_items(head + src, filled)
+    shift = head.count("\n") + head.count("\r") - head.count("\r\n")  # (2: its lines)
+    out: list[Item] = []
+    for i, (name, (a, b), extra) in enumerate(found):
+        if i == 0 and name == "table" and a == 0 and extra.get("head") == (0, 1):
+            rows = [r - shift for r in extra["rows"]]
+            out.append((name, (0, b - shift), {"head": None, "cells": [], "rows": rows, "continued": True}))
+        elif b > shift:  # (a block of the header lines alone: not the table)
+            out.append(_shifted(name, (max(a - shift, 0), b - shift), extra, shift))
+    return out, [(a - shift, b - shift) for a, b in nested if a >= shift]
+
+
+def _shifted(name: str, lines: LineRange, extra: dict, shift: int) -> Item:
+    """An item whose line numbers in `extra` (a table's header and rows, a list's items, a
+    quote's definitions) are `shift` less."""
+    if name == "table":
+        head = extra["head"]
+        extra = {**extra, "head": None if head is None else (head[0] - shift, head[1] - shift),
+                 "rows": [r - shift for r in extra["rows"]]}
+    elif name == "list":
+        extra = {**extra, "items": [(a - shift, b - shift) for a, b in extra["items"]]}
+    elif name == "quote" and "definitions" in extra:
+        extra = {**extra, "definitions": [d - shift for d in extra["definitions"]]}
+    return name, lines, extra
+
+
+def _row_cells(text: str, s: int, e: int) -> int:
+    """Cells of the table body row `text[s:e]` (a line, without its line break) as markdown-it-py's
+    table rule counts them (its `mdTrim`, `escapedSplit`, a stand-in for a long row: `_table_line`)."""
+    from markdown_it.common.utils import mdTrim
+    from markdown_it.rules_block.table import escapedSplit
+
+    while s < e and text[s] in " \t":
+        s += 1
+    line = _row_stand_in(text, s, e) if e - s >= LONG_ROW else mdTrim(text[s:e])
+    columns = escapedSplit(line)
+    if columns and columns[0] == "":
+        columns.pop(0)
+    if columns and columns[-1] == "":
+        columns.pop()
+    return len(columns)
+
+
+def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, piece_end: int,
+               going_on: tuple[str, int, int] | None) -> tuple[int, int]:
+    """(a line of the table `item`, the last block of a piece from line `first` of `text` that
+    ends at character `piece_end`, to read the rest of the table from, or 0; the cells the table
+    filled in before that line): its last line, a body row, when the table runs to the piece's
+    end with another body row before it, and the filled-in cells stay under markdown-it-py's cap
+    (`MAX_AUTOCOMPLETED_CELLS`: past it, the table ends; counted from `going_on[1]` for a table read
+    on already, with its `going_on[2]` columns). markdown-it.rs reads tables that may reach the cap
+    (`markdown_rs._filled_cells_may_pass`) by the reference."""
+    name, (ls, le), extra = item
+    rows = extra["rows"]
+    end_line = bisect.bisect_left(line_starts, piece_end, first) - first
+    k = le - 1
+    if le != end_line or not rows or rows[0] >= k or rows[-1] != k:
+        return 0, 0
+    r0 = line_starts[first + rows[0]]
+    if not text[r0:line_starts[first + rows[0] + 1]].strip():
+        return 0, 0  # (its first row white space to Python: no row span to join the rest to)
+    filled, columns = (going_on[1], going_on[2]) if going_on is not None else (0, len(extra["cells"]))
+    for r in rows:
+        if r >= k:
+            break
+        a = line_starts[first + r]
+        b = line_starts[first + r + 1]
+        while b > a and text[b - 1] in "\r\n":
+            b -= 1
+        filled += columns - _row_cells(text, a, b)
+    cap = _TABLE_RULE_GLOBALS[0]["MAX_AUTOCOMPLETED_CELLS"]
+    return (k, filled) if filled <= cap else (0, 0)
 
 
 # A line of plain paragraph text: a letter after up to 3 spaces (`_paragraph_cut`)
@@ -1194,7 +1333,8 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             )))
 
     base = bisect.bisect_left(line_starts, start)
-    held: list | None = None  # a list or quote continued in the next piece: [start, item spans or None]
+    # a block continued in the next piece: [start, item or row spans or None, a table's extra or None, end]
+    held: list | None = None
     for items, first, is_open in _piece_items(text, start, line_starts, base, parser, piece or PIECE,
                                                     quote_piece):
         def span(lines: LineRange, keep_indent: bool = False, first: int = first) -> tuple[int, int]:
@@ -1218,18 +1358,28 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             kind, s, e, extra = raw[0]
             if held[1] is not None:
                 held[1].extend(extra["rows"])
+            if s < e:
+                held[3] = e
             if is_open and len(raw) == 1:  # and on into the next
                 continue
+            e = held[3]  # (the end of its last text: the lines of this piece may have none to Python)
             if kind == BlockKind.HEADING:  # a paragraph read on to a setext underline: one heading of all its lines
                 extra = {**extra, "title": _setext_title(text, held[0], e)}
-            raw[0] = (kind, held[0], e, extra if held[1] is None else {**extra, "rows": compact_spans(held[1])})
+            elif held[2] is not None:  # a table's header and header cells
+                extra = held[2]
+            # (from its first character Python does not count as white space: a paragraph's lines
+            # before the piece may have none, U+2003 to markdown-it is text)
+            m = _NONSPACE.search(text, held[0], e)
+            raw[0] = (kind, m.start() if m else e, e,
+                      extra if held[1] is None else {**extra, "rows": compact_spans(held[1])})
             held = None
         if first_h1 is None:
             first_h1 = next((x["title"] for kind, _s, _e, x in raw
                              if kind == BlockKind.HEADING and x["level"] == 1 and x["title"]), None)
         if is_open:
             kind, s, e, extra = raw.pop()
-            held = [s, Spans(extra["rows"]) if kind == BlockKind.LIST else None]
+            rows = kind in (BlockKind.LIST, BlockKind.TABLE)
+            held = [s, Spans(extra["rows"]) if rows else None, extra if kind == BlockKind.TABLE else None, e]
         for kind, s, e, extra in raw:
             if e <= s:
                 continue

@@ -457,6 +457,8 @@ def test_long_paragraphs_read_on_in_pieces_give_the_blocks_of_one_parse(head, li
     'start\nx y z\n[r]: /u "ti\n|-|\nx y z\ntle"\nafter\n',  # a definition read from its line on, title and all
     "start\na\nfoo|foo\n---|---\nbar|bar\n",  # a line that opens a table with the next one
     "start\nb\n    code\n2. two\n<custom>\n- \n[r]: /u\nb\n===\nafter\n",  # lazy whole, blocks alone
+    "|h|\n|-|\n\u2003\n|a|\nafter\n",  # lines of white space to Python (U+2003), text to markdown-it: first
+    "|a|\nb\n\u2003\n> q\n",  # and last
 ])
 @pytest.mark.parametrize("parser", PARSERS)
 def test_a_paragraph_is_read_on_only_from_a_line_read_alike_from_there(text, parser):
@@ -492,3 +494,65 @@ def test_traced_memory_of_a_paragraph_of_one_letter_lines_grows_less_than_8x_the
     (p1, n1), (p2, n2) = peak(50_000), peak(200_000)
     growth = (p2 - p1) / (n2 - n1)
     assert growth < 8, growth
+
+
+# One table over many pieces: read on from its last row (`markdown._table_cut`) after its header
+# and delimiter lines (`markdown._table_rest_items`), the cells it filled in before counting.
+TABLE_ROWS = ["|a|", "|a|b|", "|a|b|c|d|", "a", "a|b", "|", "||", "| \\| |", "\\|a", "|a\\|", "| ` | ` |", "  |a|",
+              "\t|a|", "    |a|", "> q", "# h", "```", "- item", "1. x", "2. y", "<div>", "---", "|-|", "", "\0|a|",
+              "===", "[r]: /u", "| " + "w " * 40 + "|", "|\u00a0|", "\u2003"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["", "# Top\n", "para\n", "para\n\n", "- item\n\n"]),
+       st.sampled_from(["|h|\n|-|\n", "| h | i |\n| :- | -: |\n", "h|i|j\n-|-|-\n", "|h|\n|-|\n|b|\n"]),
+       st.lists(st.sampled_from(TABLE_ROWS), min_size=1, max_size=60),
+       st.sampled_from(["\n", "\r\n", "\r"]))
+def test_long_tables_read_on_in_pieces_give_the_blocks_of_one_parse(before, head, rows, end):
+    """Rows of fewer or more cells, escaped pipes, rows that end the table (a blank line, a block
+    that ends a quote, indented code), and lines after it: pieces of one or a few lines give the
+    blocks, header, rows and header cells of one parse."""
+    text = (before + head + "\n".join(rows) + "\nafter\n").replace("\n", end)
+    for parser in PARSERS:
+        assert_pieces_agree(text, parser, pieces=(1, 9, 40))
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_table_read_on_ends_where_its_filled_in_cells_reach_the_cap(parser):
+    """markdown-it-py ends a table's body once it has filled in 65,536 missing cells: 99 a row
+    here, so at its 663rd row, which pieces of a few rows each must find too."""
+    text = "|" + "h|" * 100 + "\n|" + "-|" * 100 + "\n" + "|a|\n" * 700 + "\nafter\n"
+    assert_pieces_agree(text, parser, pieces=(1, 200, 3000))
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=200)
+    assert [b.kind.value for b in blocks] == ["table", "paragraph", "paragraph"]
+    assert len(blocks[0].rows) == 65_536 // 99 and len(blocks[0].meta["header_cells"]) == 100
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_table_over_many_pieces_is_one_block_with_every_row(parser):
+    text = "# Doc\n\n| name |\n| :- |\n" + "".join(f"| r{i} |\n" for i in range(3000)) + "\nAfter.\n"
+    assert_pieces_agree(text, parser, pieces=(1, 50, 300))
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=300)
+    assert [b.kind.value for b in blocks] == ["heading", "table", "paragraph"]
+    table = blocks[1]
+    assert text[table.start:table.header[1]] == "| name |\n| :- |" and table.meta["header_cells"] == ["name"]
+    assert [text[s:e] for s, e in table.rows] == [f"| r{i} |" for i in range(3000)]
+    pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 300))
+    assert len(pieces) > 100 and sum(is_open for _items, _first, is_open in pieces) > 100
+
+
+def test_traced_memory_of_a_one_column_table_grows_less_than_8x_the_text():
+    """A table that fills a piece grew until it ended, read whole by markdown-it-py: its line
+    markers, rows and the piece read before it grew 8.6 bytes traced a character of `|a|` rows
+    here (helper-105: 13.5x the file with start-up at 10 MB); now it is read on a piece at a
+    time, about 1 (its rows' spans, 8 bytes a row, are kept)."""
+    def peak(n: int) -> tuple[int, int]:
+        text = "# Doc\n\n|h|\n|-|\n" + "|a|\n" * n + "\nend\n"
+        blocks, got = _traced_load(text)
+        assert [b.kind for b in blocks] == [BlockKind.HEADING, BlockKind.TABLE, BlockKind.PARAGRAPH]
+        assert len(blocks[1].rows) == n
+        return got, len(text)
+
+    (p1, n1), (p2, n2) = peak(50_000), peak(200_000)
+    growth = (p2 - p1) / (n2 - n1)
+    assert growth < 4, growth
