@@ -146,16 +146,18 @@ def _with_stand_in_rows(rule):
         return rule
     _MD_TRIM = frozenset(MD_TRIM_CHARS)
     copy = _with_global(rule, "getLine", _table_line)
-    if "MAX_AUTOCOMPLETED_CELLS" in copy.__code__.co_names and isinstance(
-            copy.__globals__.get("MAX_AUTOCOMPLETED_CELLS"), int):
-        _TABLE_RULE_GLOBALS.append(copy.__globals__)
+    cap = copy.__globals__.get("MAX_AUTOCOMPLETED_CELLS")
+    if "MAX_AUTOCOMPLETED_CELLS" in copy.__code__.co_names and isinstance(cap, int) and not _TABLE_CAP:
+        _TABLE_CAP.append(cap)
     return copy
 
 
-_TABLE_RULE_GLOBALS: list[dict] = []
-"""The globals of the table rule `_with_stand_in_rows` made, when that rule reads the cap on
-missing cells it fills in (`MAX_AUTOCOMPLETED_CELLS`) from them: a table read on from a row
-(`_table_rest_items`) lowers it by the cells filled in before. Without it, tables are read whole."""
+_TABLE_CAP: list[int] = []
+"""markdown-it-py's cap on the missing cells a table fills in (`MAX_AUTOCOMPLETED_CELLS`), when
+the table rule `_with_stand_in_rows` made reads it from its globals: a table read on from a row
+(`_table_rest_items`) is read by a copy of the rule whose cap is lowered by the cells filled in
+before (a copy, not the module's value changed: parses may run in threads). Without it, tables
+are read whole."""
 
 
 def _table_line(state: Any, line: int) -> str:
@@ -360,18 +362,14 @@ def _compact_table(rule):
         state.tokens = sink
         state.chunkctl_body = start_line + 2  # (its first body row: `_table_line`)
         filled = state.env.get("chunkctl_filled") if start_line == 0 and isinstance(state.env, dict) else None
-        cap = None
-        if filled is not None:  # a table read on from a row: the cells filled in before count (`_table_rest_items`)
-            glob = _TABLE_RULE_GLOBALS[0]
-            cap = glob["MAX_AUTOCOMPLETED_CELLS"]
-            glob["MAX_AUTOCOMPLETED_CELLS"] = cap - filled
+        read = rule
+        if filled is not None and _TABLE_CAP:  # a table read on from a row: the cells filled in before count
+            read = _with_global(rule, "MAX_AUTOCOMPLETED_CELLS", _TABLE_CAP[0] - filled)
         try:
-            found = rule(state, start_line, end_line, silent)
+            found = read(state, start_line, end_line, silent)
         finally:
             state.tokens = tokens
             del state.chunkctl_body
-            if cap is not None:
-                _TABLE_RULE_GLOBALS[0]["MAX_AUTOCOMPLETED_CELLS"] = cap
         if found:
             sink.finish(tokens)
         return found
@@ -945,7 +943,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                     name, (ls, _le), extra = found[-1]
                     found[-1] = (name, (ls, cut), extra)
                     is_open = True
-        if cut == 0 and found and found[-1][0] == "table" and not indent and _TABLE_RULE_GLOBALS:
+        if cut == 0 and found and found[-1][0] == "table" and not indent and _parser() and _TABLE_CAP:
             # Read on from its last row if the table runs to the piece's end
             name, (ls, le), extra = found[-1]
             rest = going_on if extra.get("continued") else None
@@ -1074,8 +1072,7 @@ def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, pi
         while b > a and text[b - 1] in "\r\n":
             b -= 1
         filled += columns - _row_cells(text, a, b)
-    cap = _TABLE_RULE_GLOBALS[0]["MAX_AUTOCOMPLETED_CELLS"]
-    return (k, filled) if filled <= cap else (0, 0)
+    return (k, filled) if filled <= _TABLE_CAP[0] else (0, 0)
 
 
 # A line of plain paragraph text: a letter after up to 3 spaces (`_paragraph_cut`)
@@ -1333,7 +1330,8 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
             )))
 
     base = bisect.bisect_left(line_starts, start)
-    # a block continued in the next piece: [start, item or row spans or None, a table's extra or None, end]
+    # a block continued in the next piece: [start, item or row spans or None, a table's extra or None, end,
+    # the start of its first line]
     held: list | None = None
     for items, first, is_open in _piece_items(text, start, line_starts, base, parser, piece or PIECE,
                                                     quote_piece):
@@ -1364,7 +1362,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                 continue
             e = held[3]  # (the end of its last text: the lines of this piece may have none to Python)
             if kind == BlockKind.HEADING:  # a paragraph read on to a setext underline: one heading of all its lines
-                extra = {**extra, "title": _setext_title(text, held[0], e)}
+                extra = {**extra, "title": _setext_title(text, held[4], e)}
             elif held[2] is not None:  # a table's header and header cells
                 extra = held[2]
             # (from its first character Python does not count as white space: a paragraph's lines
@@ -1379,7 +1377,9 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
         if is_open:
             kind, s, e, extra = raw.pop()
             rows = kind in (BlockKind.LIST, BlockKind.TABLE)
-            held = [s, Spans(extra["rows"]) if rows else None, extra if kind == BlockKind.TABLE else None, e]
+            line = first + items[0][-1][1][0]  # (its first line: the piece's last item)
+            held = [s, Spans(extra["rows"]) if rows else None, extra if kind == BlockKind.TABLE else None, e,
+                    line_starts[line] if line < n_lines else total]
         for kind, s, e, extra in raw:
             if e <= s:
                 continue
@@ -1409,8 +1409,9 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
 
 
 def _setext_title(text: str, start: int, end: int) -> str:
-    """The title of the setext heading `text[start:end]` (its last line the underline), as
-    markdown-it-py reads its content (CR and CR LF as LF, NUL as U+FFFD, trimmed) and
+    """The title of the setext heading `text[start:end]` (`start` its first line's start, its
+    last line the underline), as markdown-it-py reads its content (CR and CR LF as LF, NUL as
+    U+FFFD, trimmed of CommonMark's white space, which U+001C-U+001F are not) and
     `clean_heading` cleans it: for a heading whose lines were read in pieces."""
     under = max(text.rfind("\n", start, end), text.rfind("\r", start, end)) + 1
     content = text[start:under]

@@ -96,6 +96,9 @@ _LABEL_CHAR_NL = r"(?:[^\[\]\\]|\\[\s\S]|\\\Z)"  # the same, line breaks include
 _REF_DEF = re.compile(rf"(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])"
                       rf"|(?<!\\)\[(?={_LABEL_CHAR}{{0,999}}+\n){_LABEL_CHAR_NL}{{0,999}}+\]:"
                       rf"|(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[^\n]*+\n[ \t]*+[\"'(]")
+# - the information separators U+001C-U+001F, which Python's `\s` matches and Rust's does not:
+#   "<b>" and U+001F on a line opens an HTML block for markdown-it-py only (helper-108)
+_SEPARATORS = re.compile("[\x1c-\x1f]")
 _DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
 # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
@@ -192,6 +195,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     if norm.count("]:") > _MAX_REF_DEFS:
         return None  # markdown-it.rs takes quadratic time over link reference definitions in a row
+    if "<" in norm and _SEPARATORS.search(norm):
+        return None  # markdown-it-py's HTML block patterns read U+001C-U+001F as white space (`\s`)
     if "-" in norm and "|" in norm and _filled_cells_may_pass(norm):
         return None  # its tree of a wide table's cells, missing ones filled in, is unbounded
     root = md.tree(norm)

@@ -459,6 +459,8 @@ def test_long_paragraphs_read_on_in_pieces_give_the_blocks_of_one_parse(head, li
     "start\nb\n    code\n2. two\n<custom>\n- \n[r]: /u\nb\n===\nafter\n",  # lazy whole, blocks alone
     "|h|\n|-|\n\u2003\n|a|\nafter\n",  # lines of white space to Python (U+2003), text to markdown-it: first
     "|a|\nb\n\u2003\n> q\n",  # and last
+    "\x1c_a_\nb\n===\n", "\xa0\na\nb\n",  # a setext title from its first line's start (helper-108)
+    "b\n<b>\x1c\n\nc\n", "<e>\x1c\nr\n",  # an HTML block to markdown-it-py only (U+001C is its `\s`)
 ])
 @pytest.mark.parametrize("parser", PARSERS)
 def test_a_paragraph_is_read_on_only_from_a_line_read_alike_from_there(text, parser):
