@@ -847,17 +847,19 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         last = k >= n_lines or line_starts[k] >= total
         return a, total if last else line_starts[k], last
 
-    def read(first: int, size: int, quote: bool = False,
-             table: tuple[str, int, int] | None = None) -> tuple[Items, bool, int]:
+    def read(first: int, size: int, quote: bool = False, cont: tuple | None = None) -> tuple[Items, bool, int]:
         """(items of `size` characters or more from line `first` on, to a line start; reached the end;
         the character the piece ends at).
         `quote`: the piece's last block is a quote, which markdown-it.rs may read up to
         `quote_piece` characters (past it, a quote that could not be cut is read by markdown-it-py,
-        as any other block over a piece)."""
+        as any other block over a piece). `cont`: the block the piece goes on, never in a list item:
+        ("table", its header and delimiter lines, cells filled in before, columns) or ("paragraph",)."""
         a, b, last = span_of(first, size)
         src = text[a:b]
-        if table is not None:  # the rest of a table, from one of its rows (never read so in a list item)
-            return _table_rest_items(table[0], src, table[1]), last, b
+        if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
+            return _table_rest_items(cont[1], src, cont[2]), last, b
+        if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
+            return _rest_items(_PARAGRAPH_HEAD, src, parser == "auto" and size == piece), last, b
         if dedent is not None:
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
@@ -882,35 +884,31 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         nxt = got[0][0]
         return got if nxt and nxt[0][0] == "list" and nxt[0][1][0] == 0 else None
 
-    def table_ahead(j: int, table: tuple[str, int, int]) -> tuple[Items, bool, int] | None:
+    def table_ahead(j: int, table: tuple[str, str, int, int]) -> tuple[Items, bool, int] | None:
         """The next piece, read from line `j` (a body row of a table) as the rest of that table
-        (`table`: its header and delimiter lines, cells filled in before, columns), when its first
-        block is that table with row `j` in it, else None."""
-        got = read(j, piece, table=table)
+        (`table`: "table", its header and delimiter lines, cells filled in before, columns), when
+        its first block is that table with row `j` in it, else None."""
+        got = read(j, piece, cont=table)
         nxt = got[0][0]
         return got if nxt and nxt[0][0] == "table" and nxt[0][2].get("continued") and nxt[0][2]["rows"] else None
 
     def paragraph_ahead(j: int) -> tuple[Items, bool, int] | None:
-        """The next piece, read from line `j` (a line inside a paragraph), when its first block is a
-        paragraph or a setext heading that starts there, else None (the line read alone starts
-        something else: a table with the line after it, a definition, indented code, a list). The
-        piece holds the line after too, which decides whether the line opens a table."""
-        got = read(j, max(piece, (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]))
-        nxt = got[0][0]
-        if not nxt or nxt[0][1][0] != 0:
-            return None
-        name, (s, e), _extra = nxt[0]
-        return got if name == "paragraph" or (name == "heading" and e - s >= 2) else None
+        """The next piece, read from line `j` (a line of a paragraph, not its first) as the rest of
+        that paragraph, when the paragraph goes on there, else None (line `j`, with the line after
+        it for a table, ends the paragraph: the piece holds that line too)."""
+        got = read(j, max(piece, (line_starts[j + 2] if j + 2 < n_lines else total) - line_starts[j]),
+                   cont=("paragraph",))
+        return got if got[0][0][0][1][1] > 0 else None
 
     first = base_line
     size = piece
     quote = False  # the block that fills the piece is a quote (read on to `quote_piece` by either parser)
     ahead: tuple[Items, bool, int] | None = None  # the next piece, read to check a list or paragraph goes on in it
-    table: tuple[str, int, int] | None = None  # the table the piece at `first` goes on (`table_ahead`)
+    cont: tuple | None = None  # the table or paragraph the piece at `first` goes on (`read`)
     while True:
-        items, last, piece_end = ahead or read(first, size, quote and size <= quote_piece, table)
+        items, last, piece_end = ahead or read(first, size, quote and size <= quote_piece, cont)
         ahead = None
-        going_on, table = table, None
+        going_on, cont = cont, None
         found, nested = items
         if last:
             yield items, first, False
@@ -938,11 +936,12 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             k = _paragraph_cut(text, line_starts, first, found, bisect.bisect_left(line_starts, piece_end, first) - first)
             if k:
                 ahead = paragraph_ahead(first + k)
+                cut = k
+                name, (ls, _le), extra = found[-1]
+                found[-1] = (name, (ls, cut), extra)
                 if ahead is not None:
-                    cut = k
-                    name, (ls, _le), extra = found[-1]
-                    found[-1] = (name, (ls, cut), extra)
                     is_open = True
+                    cont = ("paragraph",)
         if cut == 0 and found and found[-1][0] == "table" and not indent and _parser() and _TABLE_CAP:
             # Read on from its last row if the table runs to the piece's end
             name, (ls, le), extra = found[-1]
@@ -951,14 +950,14 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if k:
                 if rest is None:
                     head = text[line_starts[first + ls]:line_starts[first + ls + 2]]
-                    rest = (head, 0, len(extra["cells"]))
-                rest = (rest[0], so_far, rest[2])
+                    rest = ("table", head, 0, len(extra["cells"]))
+                rest = ("table", rest[1], so_far, rest[3])
                 ahead = table_ahead(first + k, rest)
                 if ahead is not None:
                     cut = k
                     found[-1] = (name, (ls, cut), {**extra, "rows": [r for r in extra["rows"] if r < cut]})
                     is_open = True
-                    table = rest
+                    cont = rest
         members = found[-1][2]["items"] if cut == 0 and found and found[-1][0] == "list" and not indent else []
         # (a last item whose first two lines were read together: alone, "- a|b" then "---" read as a table)
         if members and members[-1][1] - members[-1][0] >= 2:
@@ -985,7 +984,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             # `quote_piece`, where it is cut
             a, b, _last = span_of(first, size)
             size = 2 * size if quote else 2 * max(size, b - a)
-            table = going_on  # (the same piece, grown)
+            cont = going_on  # (the same piece, grown)
             continue
         quote = False
         yield ([x for x in found if x[1][0] < cut], [x for x in nested if x[0] < cut]), first, is_open
@@ -1012,6 +1011,35 @@ def _table_rest_items(head: str, src: str, filled: int) -> Items:
         elif b > shift:  # (a block of the header lines alone: not the table)
             out.append(_shifted(name, (max(a - shift, 0), b - shift), extra, shift))
     return out, [(a - shift, b - shift) for a, b in nested if a >= shift]
+
+
+_PARAGRAPH_HEAD = "p\n"
+"""The line of paragraph text a paragraph's rest is read after (`_rest_items`)."""
+
+
+def _rest_items(head: str, src: str, fast: bool) -> Items:
+    """The block items of `src`, whose first line goes on a paragraph, read after `head` (a line of
+    paragraph text) by markdown-it.rs if `fast` and it may, else markdown-it-py: line numbers
+    those of `src`; its first item, the paragraph (or the setext heading it became), marked
+    "continued", its lines those in `src` (none when the paragraph ended with `head`).
+
+    Read whole, each line after a paragraph's first goes on it or ends it by what that line
+    starts (with the next, for a table), as a line after `head` does: a line that would open
+    a list, indented code, a link reference definition or an HTML block alone goes on the
+    paragraph lazily in both."""
+    items = None
+    if fast:
+        from chunkctl.loaders import markdown_rs
+
+        items = markdown_rs.block_items(head + src)
+    found, nested = items if items is not None else _reference_items(head + src)
+    out: list[Item] = []
+    for i, (name, (a, b), extra) in enumerate(found):
+        if i == 0:
+            out.append((name, (0, b - 1), {**extra, "continued": True}))
+        else:
+            out.append(_shifted(name, (a - 1, b - 1), extra, 1))
+    return out, [(a - 1, b - 1) for a, b in nested]
 
 
 def _shifted(name: str, lines: LineRange, extra: dict, shift: int) -> Item:
@@ -1046,13 +1074,13 @@ def _row_cells(text: str, s: int, e: int) -> int:
 
 
 def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, piece_end: int,
-               going_on: tuple[str, int, int] | None) -> tuple[int, int]:
+               going_on: tuple[str, str, int, int] | None) -> tuple[int, int]:
     """(a line of the table `item`, the last block of a piece from line `first` of `text` that
     ends at character `piece_end`, to read the rest of the table from, or 0; the cells the table
     filled in before that line): its last line, a body row, when the table runs to the piece's
     end with another body row before it, and the filled-in cells stay under markdown-it-py's cap
-    (`MAX_AUTOCOMPLETED_CELLS`: past it, the table ends; counted from `going_on[1]` for a table read
-    on already, with its `going_on[2]` columns). markdown-it.rs reads tables that may reach the cap
+    (`MAX_AUTOCOMPLETED_CELLS`: past it, the table ends; counted from `going_on[2]` for a table read
+    on already, with its `going_on[3]` columns). markdown-it.rs reads tables that may reach the cap
     (`markdown_rs._filled_cells_may_pass`) by the reference."""
     name, (ls, le), extra = item
     rows = extra["rows"]
@@ -1063,7 +1091,7 @@ def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, pi
     r0 = line_starts[first + rows[0]]
     if not text[r0:line_starts[first + rows[0] + 1]].strip():
         return 0, 0  # (its first row white space to Python: no row span to join the rest to)
-    filled, columns = (going_on[1], going_on[2]) if going_on is not None else (0, len(extra["cells"]))
+    filled, columns = (going_on[2], going_on[3]) if going_on is not None else (0, len(extra["cells"]))
     for r in rows:
         if r >= k:
             break
@@ -1075,37 +1103,25 @@ def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, pi
     return (k, filled) if filled <= _TABLE_CAP[0] else (0, 0)
 
 
-# A line of plain paragraph text: a letter after up to 3 spaces (`_paragraph_cut`)
-_PLAIN_LINE = re.compile(r" {0,3}[^\W\d_]")
 _BRACKET_LINE = re.compile(r" {0,3}\[")
-PARAGRAPH_CUT_LINES = 64
-"""Lines back from a piece's end `_paragraph_cut` looks for a line of plain text."""
 
 
 def _paragraph_cut(text: str, line_starts: Sequence[int], first: int, found: list[Item], piece_lines: int) -> int:
-    """A line of the last block of a piece (lines from `first` of `text`, `piece_lines` of them),
-    a paragraph, to read the rest of the paragraph from, or 0 for none: the last of its lines
-    after its first, among the last `PARAGRAPH_CUT_LINES`, that is plain text (`_PLAIN_LINE`),
-    else its last line unless it starts with "[" (read from there, the line could start a link
-    reference definition whose title runs on over many lines: whether it does is not known from
-    the next piece); only when the paragraph runs to the piece's last line (where it ends is not
-    known yet) and could not be a definition read on (a paragraph whose first line starts with
-    "[", or right after a definition: the same).
-
-    Read whole, each line of an open paragraph goes on it or ends it by what that line (with
-    the next, for a table) starts, and the paragraph becomes a setext heading at an underline;
-    read from the line, the same lines decide the same. The caller reads the next piece from
-    the line and keeps the cut only if it starts with a paragraph or setext heading there (the
-    line alone could open a table, a definition, indented code or a list: lazy text whole)."""
-    name, (ls, le), _extra = found[-1]
-    if le != piece_lines or le - ls < 2 or _BRACKET_LINE.match(text, line_starts[first + ls]):
+    """The last line of the last block of a piece (lines from `first` of `text`, `piece_lines` of
+    them), a paragraph, to read the rest of the paragraph from (`_rest_items`), or 0 for none: only
+    when the paragraph runs to the piece's last line (where it ends is not known yet), has a line
+    before that one in the piece, and could not be a link reference definition read on (a
+    paragraph whose first line starts with "[", or right after a definition: a title may run on
+    over many lines and end the definition far past the piece)."""
+    name, (ls, le), extra = found[-1]
+    if le != piece_lines or le - ls < 2:
         return 0
-    if len(found) > 1 and found[-2][0] == "definition" and found[-2][1][1] >= ls:
-        return 0
-    for k in range(le - 1, max(ls, le - 1 - PARAGRAPH_CUT_LINES), -1):
-        if _PLAIN_LINE.match(text, line_starts[first + k]):
-            return k
-    return 0 if _BRACKET_LINE.match(text, line_starts[first + le - 1]) else le - 1
+    if not extra.get("continued"):
+        if _BRACKET_LINE.match(text, line_starts[first + ls]):
+            return 0
+        if len(found) > 1 and found[-2][0] == "definition" and found[-2][1][1] >= ls:
+            return 0
+    return le - 1
 
 
 # A list item's first line: indent, marker, and 1-4 spaces before its content (5 or more: the

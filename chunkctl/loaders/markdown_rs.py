@@ -99,6 +99,10 @@ _REF_DEF = re.compile(rf"(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[ \t]*+(?:\n|[^\n]*[
 # - the information separators U+001C-U+001F, which Python's `\s` matches and Rust's does not:
 #   "<b>" and U+001F on a line opens an HTML block for markdown-it-py only (helper-108)
 _SEPARATORS = re.compile("[\x1c-\x1f]")
+# - an escaped pipe right before a pipe, or opening a line's content: markdown-it.rs splits a
+#   header row of it into other cells than markdown-it-py (`|a\||h|` over `|-|` is a table to it
+#   only, `\||a` over `-|-` to markdown-it-py only)
+_ESCAPED_PIPE = re.compile(r"\\\|\||(?:^|\n)[ \t>]*\\\|")
 _DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
 # - an HTML block of the kinds that end at a marker ("<!--", "<?", "<![CDATA[", "<pre", ...)
@@ -195,6 +199,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     if norm.count("]:") > _MAX_REF_DEFS:
         return None  # markdown-it.rs takes quadratic time over link reference definitions in a row
+    if "\\|" in norm and _ESCAPED_PIPE.search(norm):
+        return None  # the two split such a header row into cells otherwise
     if "<" in norm and _SEPARATORS.search(norm):
         return None  # markdown-it-py's HTML block patterns read U+001C-U+001F as white space (`\s`)
     if "-" in norm and "|" in norm and _filled_cells_may_pass(norm):
