@@ -856,14 +856,14 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         ("table", its header and delimiter lines, cells filled in before, columns) or ("paragraph",)."""
         a, b, last = span_of(first, size)
         src = text[a:b]
-        if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
+        if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows (never in an item)
             return _table_rest_items(cont[1], src, cont[2]), last, b
-        if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
-            return _rest_items(_PARAGRAPH_HEAD, src, parser == "auto" and size == piece), last, b
         if dedent is not None:
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
             src = dedent.sub("", src)
+        if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
+            return _rest_items(_PARAGRAPH_HEAD, src, parser == "auto" and size == piece), last, b
         items = None
         # (one block over a piece: the reference's compact tables; a piece a long line made
         # long: `LONG_PIECE`)
@@ -931,9 +931,10 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
-        if cut == 0 and found and found[-1][0] == "paragraph" and not indent:
-            # Read on from one of its last lines if the paragraph runs to the piece's end
-            k = _paragraph_cut(text, line_starts, first, found, bisect.bisect_left(line_starts, piece_end, first) - first)
+        if cut == 0 and found and found[-1][0] == "paragraph":
+            # Read on from its last line if the paragraph runs to the piece's end
+            k = _paragraph_cut(text, line_starts, first, found, bisect.bisect_left(line_starts, piece_end, first) - first,
+                               indent > 0)
             if k:
                 ahead = paragraph_ahead(first + k)
                 cut = k
@@ -1106,18 +1107,21 @@ def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, pi
 _BRACKET_LINE = re.compile(r" {0,3}\[")
 
 
-def _paragraph_cut(text: str, line_starts: Sequence[int], first: int, found: list[Item], piece_lines: int) -> int:
+def _paragraph_cut(text: str, line_starts: Sequence[int], first: int, found: list[Item], piece_lines: int,
+                   in_item: bool = False) -> int:
     """The last line of the last block of a piece (lines from `first` of `text`, `piece_lines` of
     them), a paragraph, to read the rest of the paragraph from (`_rest_items`), or 0 for none: only
     when the paragraph runs to the piece's last line (where it ends is not known yet), has a line
     before that one in the piece, and could not be a link reference definition read on (a
     paragraph whose first line starts with "[", or right after a definition: a title may run on
-    over many lines and end the definition far past the piece)."""
+    over many lines and end the definition far past the piece; `in_item`: the lines are a list
+    item's content, its indent still on them: a "[" anywhere on the first line)."""
     name, (ls, le), extra = found[-1]
     if le != piece_lines or le - ls < 2:
         return 0
     if not extra.get("continued"):
-        if _BRACKET_LINE.match(text, line_starts[first + ls]):
+        at = line_starts[first + ls]
+        if _BRACKET_LINE.match(text, at) or in_item and text.find("[", at, line_starts[first + ls + 1]) >= 0:
             return 0
         if len(found) > 1 and found[-2][0] == "definition" and found[-2][1][1] >= ls:
             return 0

@@ -381,7 +381,8 @@ def _parsed_characters(monkeypatch) -> dict[str, list[int]]:
     """Lengths of the texts each parser is given, as they are parsed."""
     seen: dict[str, list[int]] = {"reference": [], "auto": []}
     reference, fast = markdown._reference_items, markdown_rs.block_items
-    monkeypatch.setattr(markdown, "_reference_items", lambda src: seen["reference"].append(len(src)) or reference(src))
+    monkeypatch.setattr(markdown, "_reference_items",
+                        lambda src, *more: seen["reference"].append(len(src)) or reference(src, *more))
     monkeypatch.setattr(markdown_rs, "block_items",
                         lambda src, known=None: seen["auto"].append(len(src)) or fast(src, known))
     return seen
@@ -498,6 +499,19 @@ def test_a_paragraph_is_read_on_from_lines_that_would_start_other_blocks_alone(p
         ("paragraph", len(text) - 7, len(text) - 1)]
     pieces = list(markdown._piece_items(text, 0, markdown.lines_of(text), 0, parser, 300))
     assert len(pieces) > 50 and sum(is_open for _items, _first, is_open in pieces) > 50
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_paragraph_in_a_list_item_is_read_on_in_pieces_too(parser, monkeypatch):
+    """A list item's content is read in pieces of its own (`_long_item`), where a paragraph that
+    filled a piece was read whole too: 5 MB of one-letter lines in one item took 24x the file."""
+    text = "# P\n\n- start\n" + "  a\n  2. b\n" * 1500 + "\nend\n"
+    assert_pieces_agree(text, parser, pieces=(1, 50, 300))
+    seen = _parsed_characters(monkeypatch)
+    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=300)
+    assert [(b.kind.value, b.start, b.end) for b in blocks] == [
+        ("heading", 0, 3), ("list", 5, len(text) - 6), ("paragraph", len(text) - 4, len(text) - 1)]
+    assert max(seen["reference"] + seen["auto"]) < 2000
 
 
 @pytest.mark.parametrize("line", ["a", "2. x", "    b"])
