@@ -856,12 +856,12 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         ("table", its header and delimiter lines, cells filled in before, columns) or ("paragraph",)."""
         a, b, last = span_of(first, size)
         src = text[a:b]
-        if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows (never in an item)
-            return _table_rest_items(cont[1], src, cont[2]), last, b
         if dedent is not None:
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
             src = dedent.sub("", src)
+        if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
+            return _table_rest_items(cont[1], src, cont[2]), last, b
         if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
             return _rest_items(_PARAGRAPH_HEAD, src, parser == "auto" and size == piece), last, b
         items = None
@@ -943,7 +943,8 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                 if ahead is not None:
                     is_open = True
                     cont = ("paragraph",)
-        if cut == 0 and found and found[-1][0] == "table" and not indent and _parser() and _TABLE_CAP:
+        if cut == 0 and found and found[-1][0] == "table" and _parser() and _TABLE_CAP \
+                and line_starts[first + found[-1][1][0]] != item_start:  # (not on an item's marker line)
             # Read on from its last row if the table runs to the piece's end
             name, (ls, le), extra = found[-1]
             rest = going_on if extra.get("continued") else None
@@ -951,7 +952,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if k:
                 if rest is None:
                     head = text[line_starts[first + ls]:line_starts[first + ls + 2]]
-                    rest = ("table", head, 0, len(extra["cells"]))
+                    rest = ("table", dedent.sub("", head) if dedent is not None else head, 0, len(extra["cells"]))
                 rest = ("table", rest[1], so_far, rest[3])
                 ahead = table_ahead(first + k, rest)
                 if ahead is not None:
@@ -1191,7 +1192,16 @@ def _long_item(text: str, line_starts: Sequence[int], j: int, parser: str, piece
     atoms: list[LineRange] = []
     for (found, nested), first, _open in _piece_items(text, a, line_starts, j, parser, piece, quote_piece,
                                                       indent, end):
-        atoms.extend((first + x, first + y) for name, (x, y), _extra in found if name in ("code", "table"))
+        for name, (x, y), extra in found:
+            if name not in ("code", "table"):
+                continue
+            # (the rest of a table read on from a row: one atom with the part before)
+            at = next((i for i in range(len(atoms) - 1, -1, -1) if atoms[i][1] == first + x), None) \
+                if extra.get("continued") else None
+            if at is None:
+                atoms.append((first + x, first + y))
+            else:
+                atoms[at] = (atoms[at][0], first + y)
         atoms.extend((first + x, first + y) for x, y in nested)
     goes_on = False
     if stop is not None:
