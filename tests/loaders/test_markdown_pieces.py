@@ -505,13 +505,19 @@ def test_a_paragraph_is_read_on_from_lines_that_would_start_other_blocks_alone(p
 def test_a_paragraph_in_a_list_item_is_read_on_in_pieces_too(parser, monkeypatch):
     """A list item's content is read in pieces of its own (`_long_item`), where a paragraph that
     filled a piece was read whole too: 5 MB of one-letter lines in one item took 24x the file."""
-    text = "# P\n\n- start\n" + "  a\n  2. b\n" * 1500 + "\nend\n"
+    _assert_one_item_read_on("# P\n\n- start\n" + "  a\n  2. b\n" * 1500 + "\nend\n", parser, monkeypatch)
+
+
+def _assert_one_item_read_on(text: str, parser: str, monkeypatch) -> Any:
+    """`text`, a heading, a list of one long item and a last line "end", gives the blocks of one
+    parse in pieces, and no parse of a piece of 300 characters reads 2,000 or more: the list block."""
     assert_pieces_agree(text, parser, pieces=(1, 50, 300))
     seen = _parsed_characters(monkeypatch)
     blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=300)
     assert [(b.kind.value, b.start, b.end) for b in blocks] == [
         ("heading", 0, 3), ("list", 5, len(text) - 6), ("paragraph", len(text) - 4, len(text) - 1)]
     assert max(seen["reference"] + seen["auto"]) < 2000
+    return blocks[1]
 
 
 @pytest.mark.parametrize("parser", PARSERS)
@@ -519,13 +525,7 @@ def test_a_table_in_a_list_item_is_read_on_in_pieces_too_and_stays_one_atom(pars
     """A table that fills a piece of a list item's content is read on from its last row too (5 MB
     of `|a|` rows in one item took 19x the file, 6.2x now), and is one atom of the list."""
     text = "# P\n\n- x\n\n  | h |\n  | - |\n" + "  | a |\n  |b|c|\n" * 1500 + "\nend\n"
-    assert_pieces_agree(text, parser, pieces=(1, 50, 300))
-    seen = _parsed_characters(monkeypatch)
-    blocks, _ = markdown.build_markdown_blocks(text, 0, parser, piece=300)
-    assert [(b.kind.value, b.start, b.end) for b in blocks] == [
-        ("heading", 0, 3), ("list", 5, len(text) - 6), ("paragraph", len(text) - 4, len(text) - 1)]
-    assert blocks[1].meta["atomic"] == [(12, len(text) - 6)]
-    assert max(seen["reference"] + seen["auto"]) < 2000
+    assert _assert_one_item_read_on(text, parser, monkeypatch).meta["atomic"] == [(12, len(text) - 6)]
 
 
 @pytest.mark.parametrize("line", ["a", "2. x", "    b"])
