@@ -102,6 +102,25 @@ _SEPARATORS = re.compile("[\x1c-\x1f]")
 # - an escaped pipe right before a pipe, or opening a line's content: markdown-it.rs splits a
 #   header row of it into other cells than markdown-it-py (`|a\||h|` over `|-|` is a table to it
 #   only, `\||a` over `-|-` to markdown-it-py only)
+# - a line with a pipe that starts or ends with white space markdown-it-py trims and markdown-it.rs
+#   keeps (U+00A0, U+2003, U+2028, form feed, ...): `|` and U+2003 over `-|` is a table to
+#   markdown-it.rs only (helper-109)
+_TRIM_OTHER = "\x0b\x0c\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_TRIM_START = re.compile(f"^[ \\t>]*+[{_TRIM_OTHER}]", re.M)
+_TRIM_END = re.compile(f"[{_TRIM_OTHER}][ \\t]*+$", re.M)
+
+
+def _trimmed_row(norm: str) -> bool:
+    """True when a line of `norm` that holds a pipe starts or ends with `_TRIM_OTHER` white space."""
+    for rx in (_TRIM_START, _TRIM_END):
+        for m in rx.finditer(norm):
+            a = norm.rfind("\n", 0, m.start()) + 1
+            b = norm.find("\n", m.end())
+            if norm.find("|", a, len(norm) if b < 0 else b) >= 0:
+                return True
+    return False
+
+
 _ESCAPED_PIPE = re.compile(r"\\\|\||(?:^|\n)[ \t>]*\\\|")
 _DIVERGENT = ((">", _QUOTE_THEN_ITEM), ("\t", _TAB_AFTER_MARK), ("]:", _REF_DEF))
 """(a character or string the text must hold, pattern): lines the two parsers read differently."""
@@ -199,6 +218,8 @@ def block_items(src: str, known_lines: tuple[Sequence[int], int, int] | None = N
         return None  # markdown-it.rs recurses per level: tens of thousands on one line crash it
     if norm.count("]:") > _MAX_REF_DEFS:
         return None  # markdown-it.rs takes quadratic time over link reference definitions in a row
+    if "|" in norm and _trimmed_row(norm):
+        return None  # the two count such a header row's cells otherwise
     if "\\|" in norm and _ESCAPED_PIPE.search(norm):
         return None  # the two split such a header row into cells otherwise
     if "<" in norm and _SEPARATORS.search(norm):

@@ -463,6 +463,8 @@ def test_long_paragraphs_read_on_in_pieces_give_the_blocks_of_one_parse(head, li
     "\x1c_a_\nb\n===\n", "\xa0\na\nb\n",  # a setext title from its first line's start (helper-108)
     "b\n<b>\x1c\n\nc\n", "<e>\x1c\nr\n",  # an HTML block to markdown-it-py only (U+001C is its `\s`)
     "|a\\||h|\n|-|\nafter\n",  # an escaped pipe in a header row: a table to markdown-it.rs only
+    "|\n|\u2003\n-|\n|\r*", "b\n\u2028|\u2028\n-|-\n---", "+\nz\n\x0c||\n-|-",  # a header row trimmed by
+    "|\n-|\u2003\n-|-\n<", "\xa0|\n-|\n",  # markdown-it-py only: a table to markdown-it.rs only (helper-109)
 ])
 @pytest.mark.parametrize("parser", PARSERS)
 def test_paragraphs_read_on_from_lines_that_start_other_blocks_alone_give_one_parse(text, parser):
