@@ -863,7 +863,8 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
             return _table_rest_items(cont[1], src, cont[2]), last, b
         if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
-            return _rest_items(_PARAGRAPH_HEAD, src, parser == "auto" and size == piece), last, b
+            fast = parser == "auto" and size == piece and b - a < max(2 * size, LONG_PIECE)
+            return _rest_items(_PARAGRAPH_HEAD, src, fast), last, b
         items = None
         # (one block over a piece: the reference's compact tables; a piece a long line made
         # long: `LONG_PIECE`)

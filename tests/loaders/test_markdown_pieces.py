@@ -419,6 +419,18 @@ def test_a_piece_made_long_by_one_line_is_read_by_the_reference(monkeypatch):
     assert seen["auto"] == [len(short)] and seen["reference"] == []
 
 
+@pytest.mark.skipif(not markdown_rs.available(), reason="markdown-it-pyrs is not installed")
+def test_the_rest_of_a_paragraph_made_long_by_one_line_is_read_by_the_reference(monkeypatch):
+    """The same for a paragraph read on (`_rest_items`): markdown-it.rs read its rest whatever its length."""
+    text = "# T\n\n" + "a\n" * 5000 + "word " * (markdown.LONG_PIECE // 5) + "\n\nAfter.\n"
+    whole, _ = markdown.build_markdown_blocks(text, 0, "reference", piece=WHOLE)
+    seen = _parsed_characters(monkeypatch)
+    got, _ = markdown.build_markdown_blocks(text, 0, "auto")
+    assert list(got) == list(whole) and [b.kind.value for b in got] == ["heading", "paragraph", "paragraph"]
+    assert seen["auto"] and max(seen["auto"]) < markdown.LONG_PIECE
+    assert max(seen["reference"]) > markdown.LONG_PIECE
+
+
 @pytest.mark.parametrize("parser", PARSERS)
 def test_a_piece_grows_past_a_long_line_at_once(parser, monkeypatch):
     """A piece whose last block may go on grows to twice what was read, not twice its size: a
