@@ -155,7 +155,7 @@ def _with_stand_in_rows(rule):
 _TABLE_CAP: list[int] = []
 """markdown-it-py's cap on the missing cells a table fills in (`MAX_AUTOCOMPLETED_CELLS`), when
 the table rule `_with_stand_in_rows` made reads it from its globals: a table read on from a row
-(`_table_rest_items`) is read by a copy of the rule whose cap is lowered by the cells filled in
+(`_rest_items`) is read by a copy of the rule whose cap is lowered by the cells filled in
 before (a copy, not the module's value changed: parses may run in threads). Without it, tables
 are read whole."""
 
@@ -585,7 +585,7 @@ and quotes)."""
 
 def _reference_items(src: str, filled: int | None = None) -> Items:
     """The block items of `src` read from markdown-it-py's tokens (the reference parser).
-    `filled`: cells a table at its first line filled in before it (`_table_rest_items`)."""
+    `filled`: cells a table at its first line filled in before it (`_rest_items`)."""
     tokens = _parser().parse(src, None if filled is None else {"chunkctl_filled": filled})
     items: list[Item] = []
     nested: list[LineRange] = []
@@ -685,25 +685,20 @@ def html_heading(block: str) -> tuple[int, str] | None:
 
 
 def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKind, int, int, dict]],
-                                                              list[tuple[int, int]], str | None]:
-    """Block kinds and character spans of parsed items: (blocks, nested atom spans, first h1 text or None).
+                                                              list[tuple[int, int]]]:
+    """Block kinds and character spans of parsed items: (blocks, nested atom spans).
 
     `span(lines, keep_indent=False)` gives the character span of lines (white space trimmed)
     in `text`; an HTML block that is one heading element is a heading (`html_heading`).
     """
     items, nested_lines = parsed
     raw: list[tuple[BlockKind, int, int, dict]] = []
-    first_h1 = None
     for name, lines, extra in items:
         if name == "definition":  # a link reference definition: covered as a paragraph if nothing else
             continue
         if name == "heading":
             s, e = span(lines)
-            title = clean_heading(extra["content"])
-            level = extra["level"]
-            if level == 1 and first_h1 is None and title:
-                first_h1 = title
-            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
+            raw.append((BlockKind.HEADING, s, e, {"level": extra["level"], "title": clean_heading(extra["content"])}))
         elif name == "code":
             s, e = span(lines, keep_indent=extra["indented"])
             info = extra["info"].strip()
@@ -716,7 +711,7 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
             # (a row of characters Python counts as white space, U+0085 or U+001C-U+001E, is a row to
             # markdown-it but has no span once trimmed: no row)
             row_spans = compact_spans(x for x in (span((r, r + 1)) for r in extra["rows"]) if x[1] > x[0])
-            if extra.get("continued"):  # the rest of a table read on from a row (`_table_rest_items`)
+            if extra.get("continued"):  # the rest of a table read on from a row (`_rest_items`)
                 raw.append((BlockKind.TABLE, s, e, {"rows": row_spans}))
                 continue
             cell_texts = [clean_heading(c) for c in extra["cells"]]
@@ -735,13 +730,10 @@ def _raw_blocks(parsed: Items, span: Any, text: str) -> tuple[list[tuple[BlockKi
             if found is None:
                 raw.append((BlockKind.HTML, s, e, {}))
                 continue
-            level, title = found
-            if level == 1 and first_h1 is None:
-                first_h1 = title
-            raw.append((BlockKind.HEADING, s, e, {"level": level, "title": title}))
+            raw.append((BlockKind.HEADING, s, e, {"level": found[0], "title": found[1]}))
         else:
             raw.append((_KINDS[name], *span(lines), {}))
-    return raw, [span(x) for x in nested_lines], first_h1
+    return raw, [span(x) for x in nested_lines]
 
 
 PIECE = 1 << 16
@@ -812,7 +804,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     piece's end is read on from one of its last lines (`_paragraph_cut`) when the next piece,
     read from there, starts with a paragraph or setext heading there; a top-level table, from
     its last row (`_table_cut`), the next piece read after the table's header and delimiter
-    lines (`_table_rest_items`); `open` is then True and the next piece's first item
+    lines (`_rest_items`); `open` is then True and the next piece's first item
     continues the block. Any other piece holding one top-level block grows until the block
     ends (a huge code block is read whole), read by markdown-it-py, whose compact tables take a few bytes a cell where
     markdown-it.rs's tree takes hundreds; but a block quote that fills `quote_piece`
@@ -861,7 +853,7 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
                 src = " " * indent + src[indent:]
             src = dedent.sub("", src)
         if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
-            return _table_rest_items(cont[1], src, cont[2]), last, b
+            return _rest_items(cont[1], src, filled=cont[2]), last, b
         if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
             fast = parser == "auto" and size == piece and b - a < max(2 * size, LONG_PIECE)
             return _rest_items(_PARAGRAPH_HEAD, src, fast), last, b
@@ -995,54 +987,43 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         size = piece
 
 
-def _table_rest_items(head: str, src: str, filled: int) -> Items:
-    """The block items of `src`, whose first lines are body rows of a table of header and
-    delimiter lines `head`, read by markdown-it-py after `head` with the cells the table filled in
-    before (`filled`) counting toward its cap: line numbers those of `src`; its first item, when
-    it is that table, marked "continued" (no header, its rows those in `src`).
-
-    The table rule decides each body row by that line alone (blank, indented code, a block that
-    ends a quote, or the cap on filled-in cells reached): read on from a row after its header,
-    the rows go on as in one parse of the table."""
-    found, nested = _reference_items(head + src, filled)
-    shift = head.count("\n") + head.count("\r") - head.count("\r\n")  # (2: its lines)
-    out: list[Item] = []
-    for i, (name, (a, b), extra) in enumerate(found):
-        if i == 0 and name == "table" and a == 0 and extra.get("head") == (0, 1):
-            rows = [r - shift for r in extra["rows"]]
-            out.append((name, (0, b - shift), {"head": None, "cells": [], "rows": rows, "continued": True}))
-        elif b > shift:  # (a block of the header lines alone: not the table)
-            out.append(_shifted(name, (max(a - shift, 0), b - shift), extra, shift))
-    return out, [(a - shift, b - shift) for a, b in nested if a >= shift]
-
-
 _PARAGRAPH_HEAD = "p\n"
 """The line of paragraph text a paragraph's rest is read after (`_rest_items`)."""
 
 
-def _rest_items(head: str, src: str, fast: bool) -> Items:
-    """The block items of `src`, whose first line goes on a paragraph, read after `head` (a line of
-    paragraph text) by markdown-it.rs if `fast` and it may, else markdown-it-py: line numbers
-    those of `src`; its first item, the paragraph (or the setext heading it became), marked
-    "continued", its lines those in `src` (none when the paragraph ended with `head`).
+def _rest_items(head: str, src: str, fast: bool = False, filled: int | None = None) -> Items:
+    """The block items of `src`, whose first line goes on a block that `head` (whole lines) opens,
+    read after `head`: line numbers those of `src`; its first item, when it is that block going
+    on, marked "continued", its lines those in `src`.
 
-    Read whole, each line after a paragraph's first goes on it or ends it by what that line
-    starts (with the next, for a table), as a line after `head` does: a line that would open
-    a list, indented code, a link reference definition or an HTML block alone goes on the
-    paragraph lazily in both."""
+    - A paragraph (`head` a line of paragraph text, `_PARAGRAPH_HEAD`; markdown-it.rs reads it if
+      `fast` and it may): read whole, each line after a paragraph's first goes on it or ends it by
+      what that line starts (with the next, for a table), as a line after `head` does: a line
+      that would open a list, indented code, a link reference definition or an HTML block alone
+      goes on the paragraph lazily in both. The first item is the paragraph (or the setext
+      heading it became), with no lines when the paragraph ended with `head`.
+    - A table (`head` its header and delimiter lines, `filled` the cells it filled in before,
+      which count toward markdown-it-py's cap): the table rule decides each body row by that line
+      alone (blank, indented code, a block that ends a quote, or the cap reached), so the rows go
+      on as in one parse of the table. The first item, when it is that table, has no header and
+      the rows in `src`."""
     items = None
     if fast:
         from chunkctl.loaders import markdown_rs
 
         items = markdown_rs.block_items(head + src)
-    found, nested = items if items is not None else _reference_items(head + src)
+    found, nested = items if items is not None else _reference_items(head + src, filled)
+    shift = len(lines_of(head)) - 1  # (its lines, each ended by a line break)
     out: list[Item] = []
     for i, (name, (a, b), extra) in enumerate(found):
-        if i == 0:
-            out.append((name, (0, b - 1), {**extra, "continued": True}))
-        else:
-            out.append(_shifted(name, (a - 1, b - 1), extra, 1))
-    return out, [(a - 1, b - 1) for a, b in nested]
+        if i == 0 and filled is None:
+            out.append((name, (0, b - shift), {**extra, "continued": True}))
+        elif i == 0 and name == "table" and a == 0 and extra.get("head") == (0, 1):
+            out.append((name, (0, b - shift), {"head": None, "cells": [], "continued": True,
+                                                "rows": [r - shift for r in extra["rows"]]}))
+        elif b > shift:  # (a block of the header lines alone: not the table)
+            out.append(_shifted(name, (max(a - shift, 0), b - shift), extra, shift))
+    return out, [(a - shift, b - shift) for a, b in nested if a >= shift]
 
 
 def _shifted(name: str, lines: LineRange, extra: dict, shift: int) -> Item:
@@ -1378,7 +1359,7 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                 s = m.start() if m else e
             return s, e
 
-        raw, nested_spans, _h1 = _raw_blocks(items, span, text)
+        raw, nested_spans = _raw_blocks(items, span, text)
         nested.extend(nested_spans)
         # Cover what markdown-it leaves out (reference definitions, stray lines) and
         # keep blocks non-overlapping and in order.

@@ -102,10 +102,15 @@ _SEPARATORS = re.compile("[\x1c-\x1f]")
 # - an escaped pipe right before a pipe, or opening a line's content: markdown-it.rs splits a
 #   header row of it into other cells than markdown-it-py (`|a\||h|` over `|-|` is a table to it
 #   only, `\||a` over `-|-` to markdown-it-py only)
-# - a line with a pipe that starts or ends with white space markdown-it-py trims and markdown-it.rs
-#   keeps (U+00A0, U+2003, U+2028, form feed, ...): `|` and U+2003 over `-|` is a table to
+# - a line with a pipe that starts or ends with white space markdown-it-py trims (its
+#   `MD_TRIM_CHARS` but space, tab and line ends) and markdown-it.rs keeps (U+00A0, U+2003, U+2028,
+#   form feed, ...): `|` and U+2003 over `-|` is a table to
 #   markdown-it.rs only (helper-109)
-_TRIM_OTHER = "\x0b\x0c\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+try:
+    from markdown_it.common.utils import MD_TRIM_CHARS as _MD_TRIM_CHARS
+except ImportError:  # (markdown-it-py 3 trimmed with `str.strip`: Python's white space)
+    _MD_TRIM_CHARS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+_TRIM_OTHER = re.escape("".join(sorted(set(_MD_TRIM_CHARS) - set(" \t\r\n"))))
 _TRIM_START = re.compile(f"^[ \\t>]*+[{_TRIM_OTHER}]", re.M)
 _TRIM_END = re.compile(f"[{_TRIM_OTHER}][ \\t]*+$", re.M)
 
