@@ -89,6 +89,7 @@ _SAFE = frozenset("div section article main aside header footer nav center block
                   "dt table tbody thead tfoot figure details form fieldset pre listing code search hgroup "
                   "address noscript".split())
 _PRE = frozenset("pre listing".split())
+_PLAIN_SAFE = _SAFE | {"plaintext"}  # (a plaintext, its text to the end of the page, open at a cut in it)
 # Elements that may be open at a cut inside text too: a paragraph, a span, and formatting elements
 # the parser keeps no more than once (not `a`, `nobr`, whose start tag closes an open one).
 _INLINE = frozenset("span b big em font i s small strike strong tt u".split())
@@ -131,6 +132,7 @@ _P_SCOPE = _SCOPE
 _LI_SCOPE = _DEFAULT_SCOPE | {"ul", "ol"}
 _MARKERS = frozenset("td th caption applet marquee object template".split())
 _IMPLIED_END = frozenset("p li dt dd option optgroup rb rp rt rtc".split())
+_RUBY_PARTS = frozenset("rb rp rt rtc".split())
 # Start tags before which the parser does not open again the formatting elements on its list (the
 # HTML standard's "in body" rules: blocks, table parts, the head's elements, and a few of their own);
 # before any other it does, as it does before text (`_scan`'s `reconstruct`).
@@ -488,6 +490,10 @@ def _start(stack: _Stack, name: str, tag: Any, at: int, quirks: bool = False) ->
     elif name in _HEADINGS:
         if stack and stack[-1][0] in _HEADINGS:
             stack.pop()
+    elif name in _RUBY_PARTS:
+        if _find(stack, {"ruby"}, _DEFAULT_SCOPE) >= 0:  # implied end tags (an rtc kept for an rt or rp)
+            while stack and stack[-1][0] in _IMPLIED_END and not (name in ("rt", "rp") and stack[-1][0] == "rtc"):
+                stack.pop()
     elif name in _TABLE_PARTS or name in _TABLE_HEAD:
         t = _find(stack, {"table"}, _TEMPLATE)
         if t < 0:
@@ -1544,7 +1550,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                     foreign = 0
                 elif end_name in _FOREIGN:
                     foreign -= 1
-            if end_name == "form" and not foreign:
+            if end_name == "form" and not foreign and "template" not in stack.names:
+                # (in a template it closes a form in scope, as other end tags do, the pointer aside)
                 if not form_open:
                     continue  # the parser ignores it: no form pointer (an earlier `</form>` reset it, in scope or not)
                 form_open = False
@@ -1664,7 +1671,18 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if name in _CUT_BEFORE_INLINE:
             token_cut(m.start(), True)
         if name == "plaintext":
-            break  # the rest of the page is text: no cut after it
+            # The rest of the page is the plaintext's text: cut after line breaks, a piece's worth
+            # apart, each piece reopening it (the parser keeps a line break right after its start
+            # tag; helper-105: 20 MB of `a<b>` lines in one took 18x the page, read as one tree).
+            if open_tag(name, m.group(0), m.start()) and "table" not in stack.names:
+                at = start + piece_chars - 1
+                while (br := html.find(nl, max(at, pos), n)) >= 0 and br + 1 < n:
+                    at = br + 1
+                    if pending or fragile >= 0 or form_left >= 0 or not cuttable(stack, at, _PLAIN_SAFE, adopted=False):
+                        continue
+                    cut(at, stack)
+                    at = start + piece_chars - 1
+            break
         if name == "frameset":
             whole = True  # the parser ignores the body of a frameset page, or the frameset
             break
@@ -1686,7 +1704,8 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 stack.append((name, m.group(0), m.start()))
                 svg_plain = name == "svg"
             continue
-        if name == "form" and not foreign:
+        if name == "form" and not foreign and "template" not in stack.names:
+            # (in a template the parser neither reads nor sets its form pointer: the form is opened)
             if form_open:
                 if "form" not in stack.names:
                     # The pointer outlived its form (closed by another element's end tag): a piece cut
