@@ -411,6 +411,40 @@ def test_a_page_read_in_pieces_gives_the_blocks_of_the_page_read_whole(body, tit
     assert rendered(data, piece_chars, keep, "utf-8")[:3] == whole[:3]
 
 
+@settings(max_examples=150, deadline=None)
+@given(body=_blocks(), piece_chars=st.integers(20, 400), repeat=st.integers(1, 3))
+def test_forgetting_the_facts_of_closed_elements_changes_no_cut(body, piece_chars, repeat):
+    # The scan forgets what it kept of closed elements (a table's rows, cells, layout) once those
+    # facts double; forgetting them at every table must give the cuts of never forgetting them.
+    from chunkctl.loaders.html import pieces as pieces_module
+
+    html = f'<!DOCTYPE html><html lang="en"><body>{body * repeat}</body></html>'
+    old = pieces_module.FORGET_FROM
+    try:
+        pieces_module.FORGET_FROM = 10**12
+        kept = cut_page(html, piece_chars)
+        pieces_module.FORGET_FROM = 0
+        forgotten = cut_page(html, piece_chars)
+    finally:
+        pieces_module.FORGET_FROM = old
+    assert forgotten == kept
+
+
+def test_a_page_of_many_small_tables_forgets_the_closed_ones():
+    # helper-107: 20 MB of one-row tables took 8.4x the page, some 360 bytes a table kept by the scan
+    import tracemalloc
+
+    html = "<!DOCTYPE html><html><body><h1>T</h1>" + "<table><tr><th>a</th></tr><tr><td>b</td></tr></table>\n" * 40_000
+    tracemalloc.start()
+    try:
+        parts = pieces(html, 20_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(parts) == 108
+    assert peak < len(html) // 4  # (was 6.5 bytes a character of the page)
+
+
 def test_the_loader_reads_a_large_page_in_pieces_from_its_bytes(monkeypatch):
     rows = "".join(f"<tr><td>{i}</td><td>row {i} 🦀</td></tr>\n" for i in range(400))
     html = f"<html><head><title>T</title></head><body><h1>Big</h1><table><tr><th>n</th><th>text</th></tr>\n{rows}</table></body></html>"
