@@ -1105,7 +1105,11 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 del facts[at]
         for kept in (wide, narrow, *layout):
             kept.intersection_update(open_now)
-        forget_at = max(FORGET_FROM, 2 * (len(rows) + len(cells) + len(trs) + len(wide)))
+        forget_at = max(FORGET_FROM, 2 * facts_held())
+
+    def facts_held() -> int:
+        """How many facts `forget_closed` looks at (a table's may be in several of them)."""
+        return len(rows) + len(cells) + len(trs) + len(wide) + len(layout[0])
 
     def row_made(name: str, at: int) -> None:
         """A row or cell `name` opened at `at`: a table with rows of one cell so far is `wide` and
@@ -1803,7 +1807,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
                 unsure.pop(form_at, None)
                 form_at = form_text = -1
             if name == "table":
-                if len(rows) + len(cells) + len(trs) + len(wide) > forget_at:
+                if facts_held() > forget_at:
                     forget_closed()
                 table_opened(m.group(3), m.start())
             elif name in _CELL_PARTS:
