@@ -852,15 +852,15 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if a == item_start:  # the marker line: its marker becomes the indent taken off
                 src = " " * indent + src[indent:]
             src = dedent.sub("", src)
+        # markdown-it.rs reads it if it may (one block over a piece: the reference's compact tables;
+        # a piece a long line made long: `LONG_PIECE`)
+        fast = parser == "auto" and (size == piece or quote) and b - a < max(2 * size, LONG_PIECE)
         if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
             return _rest_items(cont[1], src, filled=cont[2]), last, b
         if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
-            fast = parser == "auto" and size == piece and b - a < max(2 * size, LONG_PIECE)
             return _rest_items(_PARAGRAPH_HEAD, src, fast), last, b
         items = None
-        # (one block over a piece: the reference's compact tables; a piece a long line made
-        # long: `LONG_PIECE`)
-        if parser == "auto" and (size == piece or quote) and b - a < max(2 * size, LONG_PIECE):
+        if fast:
             from chunkctl.loaders import markdown_rs
 
             items = markdown_rs.block_items(src, (line_starts, a, first) if known else None)

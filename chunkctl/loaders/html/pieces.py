@@ -1437,6 +1437,18 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             if span >= wrapper_min and min(span, form_min) > had:
                 form_left = max(form_left, min(span, form_min) - had)
 
+    def line_cuts(at: int, end: int, safe: frozenset[str], any_line: bool) -> None:
+        """Cut just after the line breaks of the text `html[at:end]` (of a code block or a plaintext,
+        `stack` open, every one of `safe`), a piece's worth apart; `any_line` False: not before
+        another line break or a character reference."""
+        while (br := html.find(nl, at, end)) >= 0:
+            at = br + 1
+            if not any_line and (html[at:at + 1] in line_breaks or html[at:at + 1] == amp) or pending \
+                    or fragile >= 0 or form_left >= 0 or not cuttable(stack, at, safe, adopted=False):
+                continue
+            cut(at, stack)
+            at = start + piece_chars - 1
+
     def token_cut(at: int, element: bool) -> None:
         """Cut just before the token at `at` (a comment, or the start tag of an `element` of
         `_CUT_BEFORE_INLINE`) once the piece is as long as text is cut at: the parser builds the same
@@ -1485,16 +1497,10 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
         if anchors and text_end > pos and not foreign and "a" in stack.names:
             hold = signs_only_until(pos, text_end)
         if text_end - start >= piece_chars and not foreign and stack and stack[-1][0] in ("pre", "listing", "code"):
-            # Text of a code block: cut after line breaks, a piece's worth apart, never before
-            # another line break (the parser drops one right after a <pre> start tag).
-            at = max(pos, start + piece_chars - 1, retry - 1, hold - 1)
-            while hold >= 0 and (br := html.find(nl, at, text_end)) >= 0:
-                at = br + 1
-                if html[at:at + 1] in line_breaks or html[at:at + 1] == amp or pending or fragile >= 0 \
-                        or form_left >= 0 or not cuttable(stack, at, _SAFE, adopted=False):
-                    continue
-                cut(at, stack)
-                at = start + piece_chars - 1
+            # Text of a code block: never before another line break (the parser drops one right
+            # after a <pre> start tag).
+            if hold >= 0:
+                line_cuts(max(pos, start + piece_chars - 1, retry - 1, hold - 1), text_end, _SAFE, False)
         elif text_end - start >= text_chars and not foreign and not pending and fragile < 0 and form_left < 0 \
                 and has_text(html, pos, text_end):
             # Text of a paragraph, or of the body itself, where no block began for a quarter piece
@@ -1695,13 +1701,7 @@ def _scan(html: Any, piece_chars: int, encoding: str | None, begin: int, end: in
             # apart, each piece reopening it (the parser keeps a line break right after its start
             # tag; helper-105: 20 MB of `a<b>` lines in one took 18x the page, read as one tree).
             if open_tag(name, m.group(0), m.start()) and "table" not in stack.names:
-                at = start + piece_chars - 1
-                while (br := html.find(nl, max(at, pos), n)) >= 0 and br + 1 < n:
-                    at = br + 1
-                    if pending or fragile >= 0 or form_left >= 0 or not cuttable(stack, at, _PLAIN_SAFE, adopted=False):
-                        continue
-                    cut(at, stack)
-                    at = start + piece_chars - 1
+                line_cuts(max(pos, start + piece_chars - 1), n - 1, _PLAIN_SAFE, True)  # (none at the page's end)
             break
         if name == "frameset":
             whole = True  # the parser ignores the body of a frameset page, or the frameset
