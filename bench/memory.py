@@ -176,6 +176,8 @@ def make_shapes(folder: Path, size: int) -> dict[str, tuple[Path, str]]:
     add("quote-depths-md", "quote-depths.md", "Markdown: one block quote nested to depths 1-30, no blank line",
         lambda p: _repeat(p, size, lambda i: "> " * (1 + i % 30) + " ".join(plain[i % 5000:i % 5000 + 8]) + "\n",
                           head="# Quote\n\n"))
+    add("quote-table-md", "quote-table.md", "Markdown: one block quote of a one-column pipe table, a letter a row",
+        lambda p: _repeat(p, size, lambda i: "> |a|\n" * (block // 6), head="# Quote\n\n> |h|\n> |-|\n"))
     code_lines = [f"    value_{k} = compute(item, {k}) + offset  # step {k}\n" for k in range(50)]
     add("code-md", "code.md", "Markdown: one fenced code block (no language)",
         lambda p: _repeat(p, size, lambda i: f"def function_{i}(item, offset):\n" + "".join(code_lines[:i % 40 + 5])

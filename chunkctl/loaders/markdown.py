@@ -855,6 +855,11 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         # markdown-it.rs reads it if it may (one block over a piece: the reference's compact tables;
         # a piece a long line made long: `LONG_PIECE`)
         fast = parser == "auto" and (size == piece or quote) and b - a < max(2 * size, LONG_PIECE)
+        if cont is not None and cont[0] == "quote":  # the rest of a quote, from a row of the table it ends in
+            head_line = cont[1]
+            found, in_quote = _rest_items(text[line_starts[head_line]:line_starts[head_line + 2]], src, filled=cont[2])
+            # (the table, from its header line on: before the piece)
+            return (found, [(head_line - first if x < 0 else x, y) for x, y in in_quote]), last, b
         if cont is not None and cont[0] == "table":  # the rest of a table, from one of its rows
             return _rest_items(cont[1], src, filled=cont[2]), last, b
         if cont is not None:  # the rest of a paragraph, read after a line of paragraph text
@@ -884,6 +889,15 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
         got = read(j, piece, cont=table)
         nxt = got[0][0]
         return got if nxt and nxt[0][0] == "table" and nxt[0][2].get("continued") and nxt[0][2]["rows"] else None
+
+    def quote_table_ahead(j: int, rest: tuple[str, int, int]) -> tuple[Items, bool, int] | None:
+        """The next piece, read from line `j` (a body row of a table that ends a top-level quote) as
+        the rest of that quote (`rest`: "quote", the table's header line, cells filled in before),
+        when its first block is a quote from line `j` with the table going on in it, else None."""
+        got = read(j, piece, cont=rest)
+        found, in_quote = got[0]
+        goes_on = found and found[0][0] == "quote" and found[0][1][0] == 0
+        return got if goes_on and any(a < 0 < b for a, b in in_quote) else None
 
     def paragraph_ahead(j: int) -> tuple[Items, bool, int] | None:
         """The next piece, read from line `j` (a line of a paragraph, not its first) as the rest of
@@ -924,6 +938,18 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
             if cut:
                 found[-1] = (name, (ls, cut), extra)
                 is_open = True
+            elif not indent and _parser() and _TABLE_CAP:  # (not in a list item's content)
+                # Read on from the last row of a table the quote ends in, if it runs to the piece's end
+                k, head_line, so_far = _quote_table_cut(text, line_starts, first, found[-1], nested, piece_end,
+                                                        going_on if going_on and going_on[0] == "quote" else None)
+                quote_rest = ("quote", head_line, so_far)
+                ahead = quote_table_ahead(first + k, quote_rest) if k else None
+                if ahead is not None:
+                    cut = k
+                    found[-1] = (name, (ls, cut), extra)
+                    nested = [x for x in nested if x[1] <= cut]  # (the table: the next piece has it whole)
+                    is_open = True
+                    cont = quote_rest
         if cut == 0 and found and found[-1][0] == "paragraph":
             # Read on from its last line if the paragraph runs to the piece's end
             k = _paragraph_cut(text, line_starts, first, found, bisect.bisect_left(line_starts, piece_end, first) - first,
@@ -1023,7 +1049,8 @@ def _rest_items(head: str, src: str, fast: bool = False, filled: int | None = No
                                                 "rows": [r - shift for r in extra["rows"]]}))
         elif b > shift:  # (a block of the header lines alone: not the table)
             out.append(_shifted(name, (max(a - shift, 0), b - shift), extra, shift))
-    return out, [(a - shift, b - shift) for a, b in nested if a >= shift]
+    # (a code block or table of a quote opened in `head` lines goes on: its start a negative line)
+    return out, [(a - shift, b - shift) for a, b in nested if b > shift]
 
 
 def _shifted(name: str, lines: LineRange, extra: dict, shift: int) -> Item:
@@ -1231,6 +1258,57 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
             if not _QUOTE_RULE.fullmatch(text, at, line_starts[first + k + 1]):
                 fallback = k
     return fallback or _plain_quote_cut(text, line_starts, first, ls, top, (ls + le) // 2, nested_lines)
+
+
+# A line of a top-level quote whose text starts right after its one marker (and a space): a block
+# of the quote's own, not of a list or quote nested in it, and not indented code (`_quote_table_cut`).
+_QUOTE_CHILD = re.compile(r" {0,3}> ?(?=[^ \t\r\n>])")
+_QUOTE_MARKER = re.compile(r" {0,3}>")
+
+
+def _quote_table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, nested: list[LineRange],
+                     piece_end: int, going_on: tuple[str, int, int] | None) -> tuple[int, int, int]:
+    """(a line of a top-level block quote `item`, the last block of a piece from line `first` of
+    `text` that ends at character `piece_end`, to read the rest of the quote from, or 0; the line
+    of `text` its table's header is on; the cells that table filled in before the line).
+
+    The line is the quote's last, when the quote runs to the piece's end in a table of its own
+    (`nested`: the piece's code blocks and tables, line spans; not one of a list or quote inside
+    it) with a body row before that line, and the table's filled-in cells stay under
+    markdown-it-py's cap (`_TABLE_CAP`; counted on from `going_on[2]` for a table read on
+    already). Read from a body row after the table's header and delimiter lines, the quote goes on
+    as in one parse: each line goes on the quote by its own markers, and each body row goes on
+    the table by that line alone (see `_table_cut`). Found by a break run: 5 MB of a one-column
+    table in a quote was read whole by markdown-it-py, 19.5x the file."""
+    _name, (ls, le), _extra = item
+    end_line = bisect.bisect_left(line_starts, piece_end, first) - first
+    k = le - 1
+    atom = next((x for x in nested if x[1] == le), None)
+    if le != end_line or atom is None or k <= max(ls, atom[0] + 2):
+        return 0, 0, 0
+    head_line = first + atom[0]
+    content = []
+    for line in (head_line, head_line + 1):
+        at, end = line_starts[line], line_starts[line + 1]
+        m = _QUOTE_CHILD.match(text, at, end)
+        if m is None:
+            return 0, 0, 0
+        content.append((m.end(), end))
+    head = "".join(text[a:b] for a, b in content)
+    found, _ = _reference_items(head)
+    if not found or found[0][0] != "table" or found[0][2]["head"] != (0, 1):
+        return 0, 0, 0  # (a code block, not a table)
+    columns = len(found[0][2]["cells"])
+    filled = going_on[2] if going_on is not None and going_on[1] == head_line else 0
+    for r in range(max(atom[0] + 2, 0), k):
+        m = _QUOTE_MARKER.match(text, line_starts[first + r])
+        if m is None:  # (a body row without its marker, a lazy line, ends the table: not expected)
+            return 0, 0, 0
+        a, b = m.end(), line_starts[first + r + 1]
+        while b > a and text[b - 1] in "\r\n":
+            b -= 1
+        filled += columns - _row_cells(text, a, b)
+    return (k, head_line, filled) if filled <= _TABLE_CAP[0] else (0, 0, 0)
 
 
 # A quote line of markers and plain paragraph text: a letter first, no pipe (`_plain_quote_cut`).
