@@ -44,7 +44,8 @@ SLOW_MODULES = frozenset({
 SLOW_TESTS = frozenset({
     "tests/test_llm_cli.py::test_failed_model_calls_exit_1_and_keep_the_records",  # ~20 s of model-call retries
     # traced memory (tracemalloc makes a load some 25x slower): 5-30 s each
-    "tests/test_memory_bounds.py::test_traced_memory_of_a_large_html_page_stays_within_8x",
+    "tests/test_memory_bounds.py::test_peak_memory_of_loading_a_large_html_page_stays_within_8x",  # 1-15 s each
+    "tests/loaders/test_html_pieces.py::test_a_page_of_many_small_tables_forgets_the_closed_ones",  # ~30 s, traced
     "tests/test_memory_bounds.py::test_lazy_splitters_equal_the_list_splitters",
     "tests/chunking/test_heading_runs.py::test_a_million_empty_headings_are_not_held_at_once",
     "tests/chunking/test_semantic_memory.py::test_traced_memory_stays_flat_with_the_number_of_sentences",

@@ -2,14 +2,18 @@
 
 Every memory-saving path has a switch (a size threshold); with the thresholds made
 huge, the code takes the old whole-range path. The records must not depend on which
-path ran. Nothing here measures time or resident memory; one test bounds the memory
-Python traces.
+path ran. Nothing here measures time; some tests bound the memory Python traces, and one
+the peak resident memory of loading a large HTML page, in a process of its own.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -475,47 +479,69 @@ def _html_page(shape: str, size: int) -> bytes:
     return "".join(parts).encode()
 
 
+# Loads a page in a fresh process and prints the growth of its peak resident memory, in bytes,
+# over the resident memory before the load, with the document's warnings and text. The peak is
+# Linux's VmHWM, reset to the resident memory before the load (`clear_refs` 5); not `ru_maxrss`,
+# which a process started from a larger one (pytest's) begins with at that one's size.
+_PEAK_OF_A_LOAD = """
+import json, sys
+from chunkctl.config import ChunkConfig
+from chunkctl.loaders import load_bytes
+from chunkctl.loaders.html import loader
+loader.PIECES_FROM, loader.PIECE_CHARS = 300_000, 64_000
+config = ChunkConfig()
+load_bytes(b"<h1>Warm</h1><p>up</p>", "w.html", "html", config)
+data = open(sys.argv[1], "rb").read()
+
+def status(key):
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key + ":"))
+
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")
+before = status("VmRSS")
+assert status("VmHWM") <= before + (1 << 20)
+doc = load_bytes(data, "page.html", "html", config)
+growth = status("VmHWM") - before
+print(json.dumps({"growth": growth, "warnings": doc.warnings, "text": doc.text[:20], "chars": len(doc.text)}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("shape,bound", [("table", 8), ("tiny", 8), ("pre", 8), ("emoji", 9), ("paragraph", 8),
                                          ("lines", 8), ("list", 8), ("deep", 8), ("nested", 8), ("flat", 8),
                                          ("unclosed", 8), ("links", 8), ("anchor", 8), ("anchor-table", 8),
                                          ("numbered", 9.5)])
-def test_traced_memory_of_a_large_html_page_stays_within_8x(shape, bound, monkeypatch):
-    """Python-traced peak of loading a large page (lexbor's tree is allocated through Python's
-    allocator, so it is traced too): at most 8x the file, read in pieces. The page is 1 MB, read
-    in pieces of 64 K characters from 300 K on (the loader: 256 K from 4 M), since tracemalloc
-    makes the load some 25x slower: a 3 MB page took 90 s a shape (1 MB traces 3.0-6.4x, 3 MB
-    3.7-5.1x). (The page's whole tree was 25x a table, 60x one-word paragraphs, 18x prose; 0.1.13; one
-    paragraph or lines joined by <br>, with no block to cut before, read whole until 0.1.15;
-    one list of one-word items, its lines held as a string each, 15x until 0.1.15).
+def test_peak_memory_of_loading_a_large_html_page_stays_within_8x(shape, bound, tmp_path):
+    """Peak resident memory a 3 MB page's load adds to a process: at most 8x the file, read in
+    pieces of 64 K characters from 300 K on (the loader: 256 K from 4 M). Measured with
+    Linux's peak resident set size in a process of its own, 1-15 s a shape; Python-traced at 1 MB until 0.1.32,
+    which took 40-100 s a shape (tracemalloc makes a load some 25x slower) and most of the
+    suite's time. At 3 MB: 1.5-5.1x; read whole (every piece threshold made huge), 32x a table
+    and 67x one-word paragraphs. (The page's whole tree was 25x a table, 60x one-word
+    paragraphs, 18x prose, traced, with 0.1.13; one paragraph or lines joined by <br>, with no
+    block to cut before, read whole until 0.1.15; one list of one-word items, its lines held as
+    a string each, 15x until 0.1.15.)
     The exception, named in the README: a text with one character past U+FFFF is 4 bytes a
     character as a Python string, made from its UTF-8 (1x) by a decoder that widens as it
-    goes (1x more), beside the blocks: 8.0-8.2x at 3 MB, 8.0x here, bounded at 9x.
+    goes (1x more), beside the blocks: 8.0x here, bounded at 9x.
     The other: one-letter items numbered from 100,000 ("100000. a" for `<li>a`: the text is 2x the
     file, its item spans 1.6x). When the list ends, its lines (1.9x), their starts and the items'
-    first lines (0.8x each) and its item spans are held beside the last piece's tree, which is
-    3.5x the file here (1 MB in pieces of 64 K characters) and 0.7x a 20 MB page in the loader's
-    pieces: 9.1x here, 12.8x with 0.1.28, where the list's lines, text and item spans were held
-    at once and the text was copied thrice more; `make bench`'s `numbered-html`, the whole
-    command at 20 MB: 7.5x (11.7x with 0.1.28)."""
-    from chunkctl.config import ChunkConfig
-    from chunkctl.loaders import load_bytes
-    from chunkctl.loaders.html import loader as html_loader
-
-    monkeypatch.setattr(html_loader, "PIECES_FROM", 300_000, raising=False)
-    monkeypatch.setattr(html_loader, "PIECE_CHARS", 64_000, raising=False)
-    data = _html_page(shape, 1_000_000)  # (smaller, a piece's tree, some 4 MB traced, weighs more: 600 KB nested 10x)
-    config = ChunkConfig()
-    load_bytes(b"<h1>Warm</h1><p>up</p>", "w.html", "html", config)
-    tracemalloc.start()
-    try:
-        doc = load_bytes(data, "page.html", "html", config)
-        _size, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak <= bound * len(data), f"{peak / len(data):.1f}x"
-    assert any(("nested deeper" if shape == "flat" else "pieces") in w for w in doc.warnings)
-    assert doc.text.startswith("Page\n\n")
-    assert len(doc.text) > len(data) // 6
+    first lines (0.8x each) and its item spans are held beside the last piece's tree: 8.6x here
+    (9.1x traced at 1 MB; 12.8x with 0.1.28, where the list's lines, text and item spans were
+    held at once and the text was copied thrice more); `make bench`'s `numbered-html`, the
+    whole command at 20 MB: 7.5x (11.7x with 0.1.28)."""
+    data = _html_page(shape, 3_000_000)
+    page = tmp_path / "page.html"
+    page.write_bytes(data)
+    run = subprocess.run([sys.executable, "-c", _PEAK_OF_A_LOAD, str(page)], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(run.stdout)
+    assert got["growth"] <= bound * len(data), f"{got['growth'] / len(data):.1f}x"
+    assert any(("nested deeper" if shape == "flat" else "pieces") in w for w in got["warnings"])
+    assert got["text"].startswith("Page\n\n")
+    assert got["chars"] > len(data) // 6
 
 
 _ROW_CHARS = ["|", "\\", "x", " ", "\t", "\u00a0", "\u3000", "`", "y", "\\|", "||"]
