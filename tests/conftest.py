@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,9 @@ SLOW_MODULES = frozenset({
 })
 SLOW_TESTS = frozenset({
     "tests/test_llm_cli.py::test_failed_model_calls_exit_1_and_keep_the_records",  # ~20 s of model-call retries
-    # traced memory (tracemalloc makes a load some 25x slower): 5-30 s each
+    # memory: traced (tracemalloc makes a load some 25x slower), or measured in processes of their own: 5-30 s each
     "tests/test_memory_bounds.py::test_peak_memory_of_loading_a_large_html_page_stays_within_8x",  # 1-15 s each
-    "tests/loaders/test_html_pieces.py::test_a_page_of_many_small_tables_forgets_the_closed_ones",  # ~30 s, traced
+    "tests/loaders/test_html_pieces.py::test_a_page_of_many_small_tables_forgets_the_closed_ones",  # 4 processes
     "tests/test_memory_bounds.py::test_lazy_splitters_equal_the_list_splitters",
     "tests/chunking/test_heading_runs.py::test_a_million_empty_headings_are_not_held_at_once",
     "tests/chunking/test_semantic_memory.py::test_traced_memory_stays_flat_with_the_number_of_sentences",
@@ -152,6 +153,40 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 def needs_shared():
     return pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not beside the project")
+
+
+_PEAK_GROWTH = """
+import json, sys
+
+def _status(key):
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key + ":"))
+
+{setup}
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")
+_before = _status("VmRSS")
+assert _status("VmHWM") <= _before + (1 << 20), "the peak was not reset"
+{measured}
+print(json.dumps({{"growth": _status("VmHWM") - _before, **result}}))
+"""
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads /proc (Linux)")
+
+
+def peak_growth(setup: str, measured: str, *args: str, timeout: float = 600) -> dict:
+    """Run Python `setup`, then `measured` (which sets `result`, a dict of JSON values), in a fresh
+    process given `args` (`sys.argv[1:]`); returns `result` with "growth": the bytes by which
+    the process's peak resident memory while `measured` ran passed its resident memory before.
+
+    The peak is Linux's VmHWM, reset to the resident memory before `measured` (`clear_refs` 5),
+    not `ru_maxrss`, which a process started from a larger one (pytest's) begins with at that
+    one's size. Untraced, a load runs at full speed: tracemalloc makes one some 25x slower (and
+    does not see memory that C libraries take from malloc). Tests marked `needs_proc`."""
+    code = _PEAK_GROWTH.format(setup=textwrap.dedent(setup), measured=textwrap.dedent(measured))
+    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.splitlines()[-1])
 
 
 @pytest.fixture(scope="module", params=["objects", "packed"])

@@ -8,12 +8,8 @@ the peak resident memory of loading a large HTML page, in a process of its own.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +25,7 @@ import chunkctl.tokenizers as tokenizers
 from chunkctl.loaders.html.nesting import MAX_DEPTH
 from chunkctl.text import lines
 from chunkctl.tokenizers import get_tokenizer
+from tests.conftest import needs_proc, peak_growth
 
 HUGE = 1 << 40
 
@@ -479,44 +476,16 @@ def _html_page(shape: str, size: int) -> bytes:
     return "".join(parts).encode()
 
 
-# Loads a page in a fresh process and prints the growth of its peak resident memory, in bytes,
-# over the resident memory before the load, with the document's warnings and text. The peak is
-# Linux's VmHWM, reset to the resident memory before the load (`clear_refs` 5); not `ru_maxrss`,
-# which a process started from a larger one (pytest's) begins with at that one's size.
-_PEAK_OF_A_LOAD = """
-import json, sys
-from chunkctl.config import ChunkConfig
-from chunkctl.loaders import load_bytes
-from chunkctl.loaders.html import loader
-loader.PIECES_FROM, loader.PIECE_CHARS = 300_000, 64_000
-config = ChunkConfig()
-load_bytes(b"<h1>Warm</h1><p>up</p>", "w.html", "html", config)
-data = open(sys.argv[1], "rb").read()
-
-def status(key):
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key + ":"))
-
-with open("/proc/self/clear_refs", "w") as fh:
-    fh.write("5")
-before = status("VmRSS")
-assert status("VmHWM") <= before + (1 << 20)
-doc = load_bytes(data, "page.html", "html", config)
-growth = status("VmHWM") - before
-print(json.dumps({"growth": growth, "warnings": doc.warnings, "text": doc.text[:20], "chars": len(doc.text)}))
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads /proc (Linux)")
+@needs_proc
 @pytest.mark.parametrize("shape,bound", [("table", 8), ("tiny", 8), ("pre", 8), ("emoji", 9), ("paragraph", 8),
                                          ("lines", 8), ("list", 8), ("deep", 8), ("nested", 8), ("flat", 8),
                                          ("unclosed", 8), ("links", 8), ("anchor", 8), ("anchor-table", 8),
                                          ("numbered", 9.5)])
 def test_peak_memory_of_loading_a_large_html_page_stays_within_8x(shape, bound, tmp_path):
     """Peak resident memory a 3 MB page's load adds to a process: at most 8x the file, read in
-    pieces of 64 K characters from 300 K on (the loader: 256 K from 4 M). Measured with
-    Linux's peak resident set size in a process of its own, 1-15 s a shape; Python-traced at 1 MB until 0.1.32,
-    which took 40-100 s a shape (tracemalloc makes a load some 25x slower) and most of the
+    pieces of 64 K characters from 300 K on (the loader: 256 K from 4 M). Measured as
+    peak resident memory in a process of its own (`peak_growth`), 1-15 s a shape; Python-traced
+    at 1 MB until 0.1.32, which took 40-100 s a shape (tracemalloc makes a load some 25x slower) and most of the
     suite's time. At 3 MB: 1.5-5.1x; read whole (every piece threshold made huge), 32x a table
     and 67x one-word paragraphs. (The page's whole tree was 25x a table, 60x one-word
     paragraphs, 18x prose, traced, with 0.1.13; one paragraph or lines joined by <br>, with no
@@ -534,10 +503,18 @@ def test_peak_memory_of_loading_a_large_html_page_stays_within_8x(shape, bound, 
     data = _html_page(shape, 3_000_000)
     page = tmp_path / "page.html"
     page.write_bytes(data)
-    run = subprocess.run([sys.executable, "-c", _PEAK_OF_A_LOAD, str(page)], capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    got = json.loads(run.stdout)
+    got = peak_growth("""
+        from chunkctl.config import ChunkConfig
+        from chunkctl.loaders import load_bytes
+        from chunkctl.loaders.html import loader
+        loader.PIECES_FROM, loader.PIECE_CHARS = 300_000, 64_000
+        config = ChunkConfig()
+        load_bytes(b"<h1>Warm</h1><p>up</p>", "w.html", "html", config)
+        data = open(sys.argv[1], "rb").read()
+        """, """
+        doc = load_bytes(data, "page.html", "html", config)
+        result = {"warnings": doc.warnings, "text": doc.text[:20], "chars": len(doc.text)}
+        """, str(page))
     assert got["growth"] <= bound * len(data), f"{got['growth'] / len(data):.1f}x"
     assert any(("nested deeper" if shape == "flat" else "pieces") in w for w in got["warnings"])
     assert got["text"].startswith("Page\n\n")

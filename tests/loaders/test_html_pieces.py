@@ -15,8 +15,9 @@ from chunkctl.loaders import load_bytes
 from chunkctl.loaders.html import loader as html_loader
 from chunkctl.loaders.html import select
 from chunkctl.loaders.html.loader import Assembler, _render_pieces
-from chunkctl.loaders.html.pieces import cut_page, is_piecewise_codec, pieces
+from chunkctl.loaders.html.pieces import FORGET_FROM, cut_page, is_piecewise_codec, pieces
 from chunkctl.model import BlockKind
+from tests.conftest import needs_proc, peak_growth
 
 
 def rendered(html: str | bytes, piece_chars: int, keep: bool, encoding: str | None = None):
@@ -430,30 +431,29 @@ def test_forgetting_the_facts_of_closed_elements_changes_no_cut(body, piece_char
     assert forgotten == kept
 
 
-def test_a_page_of_many_small_tables_forgets_the_closed_ones():
+@needs_proc
+@pytest.mark.parametrize("unit,bound", [
     # helper-107: 20 MB of one-row tables took 8.4x the page, some 360 bytes a table kept by the scan
-    import tracemalloc
-
-    # (10,000 tables: traced, a scan of 40,000, 6.5 bytes a character before and 0.2 now, took 100 s
-    # of the suite; here the scan's start-up weighs more, 0.5 bytes a character)
-    html = "<!DOCTYPE html><html><body><h1>T</h1>" + "<table><tr><th>a</th></tr><tr><td>b</td></tr></table>\n" * 10_000
-    tracemalloc.start()
-    try:
-        parts = pieces(html, 20_000)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert len(parts) == 27
-    assert peak < len(html)  # (was 5.6 bytes a character of the page)
-    # (tables of a layout role without rows: a fact of their own each, forgotten as well)
-    html = "<!DOCTYPE html><html><body><h1>T</h1>" + '<table role="presentation"></table><p>x</p>\n' * 10_000
-    tracemalloc.start()
-    try:
-        pieces(html, 20_000)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < len(html)  # (was 1.9 bytes a character; 0.6 now)
+    ("<table><tr><th>a</th></tr><tr><td>b</td></tr></table>\n", 0.5),
+    # tables of a layout role without rows: a fact of their own each, forgotten as well
+    ('<table role="presentation"></table><p>x</p>\n', 0.5),
+], ids=["one-row tables", "layout tables"])
+def test_a_page_of_many_small_tables_forgets_the_closed_ones(unit, bound):
+    """The peak resident memory the scan of 40,000 small tables adds, per character of the page:
+    0.0 and 0.02 bytes; 6.5 and 1.8 when the scan forgot nothing (`FORGET_FROM` made huge). (Traced
+    until 0.1.32: 100 s of the suite for one page.)"""
+    measured = [peak_growth("""
+        import chunkctl.loaders.html.pieces as pieces_mod
+        pieces_mod.FORGET_FROM = int(sys.argv[2])
+        html = "<!DOCTYPE html><html><body><h1>T</h1>" + sys.argv[1] * 40_000
+        pieces_mod.pieces(html[:3000], 20_000)
+        """, """
+        result = {"parts": len(pieces_mod.pieces(html, 20_000)), "chars": len(html)}
+        """, unit, str(forget_from)) for forget_from in (FORGET_FROM, 1 << 60)]
+    (new, old) = measured
+    assert new["parts"] == old["parts"] == (108 if "th" in unit else 88)
+    assert new["growth"] < bound * new["chars"], new["growth"] / new["chars"]
+    assert old["growth"] > 3 * bound * old["chars"]  # (what forgetting saves: the measure tells)
 
 
 def test_the_loader_reads_a_large_page_in_pieces_from_its_bytes(monkeypatch):
