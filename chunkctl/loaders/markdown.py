@@ -1250,7 +1250,7 @@ def _quote_cut(text: str, line_starts: Sequence[int], first: int, ls: int, le: i
     fallback = 0
     for k in range(top, max(ls, (ls + le) // 2), -1):
         at = line_starts[first + k]
-        if k in nested_lines or not _QUOTE_TEXT.match(text, at):
+        if k in nested_lines or not _QUOTE_TEXT.match(text, at) or _table_alone(text, line_starts, first + k):
             continue
         if k in starts or _QUOTE_BLANK.fullmatch(text, line_starts[first + k - 1], at):
             return k
@@ -1309,6 +1309,18 @@ def _quote_table_cut(text: str, line_starts: Sequence[int], first: int, item: It
             b -= 1
         filled += columns - _row_cells(text, a, b)
     return (k, head_line, filled) if filled <= _TABLE_CAP[0] else (0, 0, 0)
+
+
+def _table_alone(text: str, line_starts: Sequence[int], line: int) -> bool:
+    """Whether quote line `line` (not the text's last), read as a piece's first line, may open a
+    pipe table with the line after it: it holds a pipe and the next line has no quote marker
+    (markdown-it's table rule comes before its quote rule; read whole, a line without a marker
+    goes on the quote lazily and ends a table in it: helper-110 found `> h|` over a lazy `-|`
+    read as a quote whole and as a table from a cut at the first)."""
+    at, end = line_starts[line], line_starts[line + 1]
+    if text.find("|", at, end) < 0:
+        return False
+    return _QUOTE_MARKER.match(text, end) is None
 
 
 # A quote line of markers and plain paragraph text: a letter first, no pipe (`_plain_quote_cut`).

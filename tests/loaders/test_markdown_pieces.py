@@ -631,6 +631,22 @@ def test_quotes_that_end_in_long_tables_read_on_in_pieces_give_the_blocks_of_one
 
 
 @pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("text", [
+    "> |x|\n> |-|\n> |y|\n>\n   > h|\n-|\n>|a|\n",  # helper-110
+    "> |x|\n> |-|\n> |y|\n>\n> h|\n-|\n>|a|\n",
+    "> |x|\n> |-|\n> |y|\n>\n> h|i|j\r-|-|-\r>|a|\n",
+])
+def test_a_quote_is_not_cut_at_a_line_that_opens_a_table_with_a_lazy_line_after_it(text, parser):
+    """Read whole, `> h|` over a lazy `-|` is paragraph text of the quote (a line without a marker
+    ends a table in a quote); read from a cut at `> h|`, the two lines were a table (its header
+    cell `> h`): no cut there (`_table_alone`)."""
+    whole, _ = markdown.build_markdown_blocks(text, 0, parser, piece=WHOLE)
+    got, _ = markdown.build_markdown_blocks(text, 0, parser, piece=48, quote_piece=30)
+    assert [b.kind.value for b in whole] == ["quote"]
+    assert list(got) == list(whole) and [b.meta for b in got] == [b.meta for b in whole]
+
+
+@pytest.mark.parametrize("parser", PARSERS)
 def test_a_table_a_quote_ends_in_is_read_on_in_pieces_and_stays_one_atom(parser, monkeypatch):
     """A quote of a 3,000-row table grew until it ended (no line of its own to cut at) and was read
     whole by markdown-it-py: 19.5x the file at 5 MB (`> |a|` rows), 16.6x traced at 1 MB. It is
