@@ -812,7 +812,10 @@ def _piece_items(text: str, start: int, line_starts: Sequence[int], base_line: i
     item, a quote, continues it). That cut is the one place where reading on is not shown to
     give the blocks of one parse: its lines are chosen so that it does on every case tried
     (tests/loaders/test_markdown_pieces.py generates quotes of the lines that broke first
-    versions: HTML, lazy and indented lines, setext underlines). And a top-level list whose
+    versions: HTML, lazy and indented lines, setext underlines). A quote that cannot be cut
+    so, and runs to the piece's end in a table of its own, is read on from the table's last
+    row as a top-level table is (`_quote_table_cut`: the next piece read after the table's
+    header and delimiter lines, quote markers and all). And a top-level list whose
     last item fills a piece has that item's content read in pieces of its own (`_long_item`).
     Line numbers of the items count from the piece's first line (yielded with them).
 
@@ -1032,7 +1035,10 @@ def _rest_items(head: str, src: str, fast: bool = False, filled: int | None = No
       which count toward markdown-it-py's cap): the table rule decides each body row by that line
       alone (blank, indented code, a block that ends a quote, or the cap reached), so the rows go
       on as in one parse of the table. The first item, when it is that table, has no header and
-      the rows in `src`."""
+      the rows in `src`.
+    - A quote's table (`head` its header and delimiter lines with their quote markers, `filled`
+      as for a table): the first item is the quote going on; the table's span in the nested
+      spans starts at a negative line (in `head`), which the caller maps to the header's line."""
     items = None
     if fast:
         from chunkctl.loaders import markdown_rs
@@ -1278,8 +1284,9 @@ def _quote_table_cut(text: str, line_starts: Sequence[int], first: int, item: It
     markdown-it-py's cap (`_TABLE_CAP`; counted on from `going_on[2]` for a table read on
     already). Read from a body row after the table's header and delimiter lines, the quote goes on
     as in one parse: each line goes on the quote by its own markers, and each body row goes on
-    the table by that line alone (see `_table_cut`). Found by a break run: 5 MB of a one-column
-    table in a quote was read whole by markdown-it-py, 19.5x the file."""
+    the table by that line alone (see `_table_cut`). Found by helper-105: 5 MB of a one-column
+    table in a quote was read whole by markdown-it-py, 19.5x the file (18.7x measured again;
+    7.9x read on)."""
     _name, (ls, le), _extra = item
     end_line = bisect.bisect_left(line_starts, piece_end, first) - first
     k = le - 1
