@@ -1074,11 +1074,13 @@ def _shifted(name: str, lines: LineRange, extra: dict, shift: int) -> Item:
 
 
 def _row_cells(text: str, s: int, e: int) -> int:
-    """Cells of the table body row `text[s:e]` (a line, without its line break) as markdown-it-py's
+    """Cells of the table body row `text[s:e]` (a line, its line break left out) as markdown-it-py's
     table rule counts them (its `mdTrim`, `escapedSplit`, a stand-in for a long row: `_table_line`)."""
     from markdown_it.common.utils import mdTrim
     from markdown_it.rules_block.table import escapedSplit
 
+    while e > s and text[e - 1] in "\r\n":
+        e -= 1
     while s < e and text[s] in " \t":
         s += 1
     line = _row_stand_in(text, s, e) if e - s >= LONG_ROW else mdTrim(text[s:e])
@@ -1112,11 +1114,7 @@ def _table_cut(text: str, line_starts: Sequence[int], first: int, item: Item, pi
     for r in rows:
         if r >= k:
             break
-        a = line_starts[first + r]
-        b = line_starts[first + r + 1]
-        while b > a and text[b - 1] in "\r\n":
-            b -= 1
-        filled += columns - _row_cells(text, a, b)
+        filled += columns - _row_cells(text, line_starts[first + r], line_starts[first + r + 1])
     return (k, filled) if filled <= _TABLE_CAP[0] else (0, 0)
 
 
@@ -1311,10 +1309,7 @@ def _quote_table_cut(text: str, line_starts: Sequence[int], first: int, item: It
         m = _QUOTE_MARKER.match(text, line_starts[first + r])
         if m is None:  # (a body row without its marker, a lazy line, ends the table: not expected)
             return 0, 0, 0
-        a, b = m.end(), line_starts[first + r + 1]
-        while b > a and text[b - 1] in "\r\n":
-            b -= 1
-        filled += columns - _row_cells(text, a, b)
+        filled += columns - _row_cells(text, m.end(), line_starts[first + r + 1])
     return (k, head_line, filled) if filled <= _TABLE_CAP[0] else (0, 0, 0)
 
 
