@@ -50,8 +50,6 @@ SLOW_TESTS = frozenset({
     "tests/test_memory_bounds.py::test_lazy_splitters_equal_the_list_splitters",
     "tests/chunking/test_heading_runs.py::test_a_million_empty_headings_are_not_held_at_once",
     "tests/chunking/test_semantic_memory.py::test_traced_memory_stays_flat_with_the_number_of_sentences",
-    "tests/loaders/test_markdown_pieces.py::test_traced_memory_of_one_word_paragraphs_grows_less_than_8x_the_text",
-    "tests/loaders/test_markdown_pieces.py::test_traced_memory_of_a_file_of_short_headings_is_bounded_by_lines_per_piece",
     "tests/loaders/test_markdown_pieces.py::"
     "test_traced_memory_of_one_list_item_of_one_word_paragraphs_grows_less_than_8x_the_text",
     "tests/loaders/test_markdown_parsers.py::test_traced_memory_of_one_big_code_block_grows_less_than_12x_the_text",

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from chunkctl.loaders import markdown, markdown_rs
 from chunkctl.model import Block, BlockKind
+from tests.conftest import needs_proc, peak_growth
 from tests.loaders.test_markdown_parsers import document
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -129,32 +130,49 @@ def _traced_load(text: str) -> tuple[Any, int]:
     return blocks, peak
 
 
-def _traced_peak(text: str) -> int:
-    blocks, peak = _traced_load(text)
-    assert len(blocks) == text.count("\n\n") + 1
-    return peak
+_LOAD = """
+        from chunkctl.loaders import markdown
+        markdown.build_markdown_blocks("# warm\\n\\nup\\n", 0)  # (imports and tables outside the measure)
+        """  # (indented as the tests' own setup, which follows it)
 
 
-def test_traced_memory_of_one_word_paragraphs_grows_less_than_8x_the_text():
-    """Python-traced peak of loading Markdown of one-word paragraphs, per character added (a
-    piece's parse costs a fixed few megabytes; the Rust parser's tree is not traced:
-    bench/memory.py measures the whole process). It grew about 120x before."""
-    rng = random.Random(3)
-    small, big = ("\n\n".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(n))
-                  for n in (30_000, 120_000))
-    growth = (_traced_peak(big) - _traced_peak(small)) / (len(big) - len(small))
+@needs_proc
+def test_memory_of_one_word_paragraphs_grows_less_than_8x_the_text():
+    """Peak memory of loading Markdown of one-word paragraphs, per character added (a piece's
+    parse costs a fixed few megabytes, which the difference of two sizes leaves out): 2.6 bytes a
+    character, measured untraced in a process of its own, the Rust parser's tree included. It
+    grew about 120x before 0.1.3 (traced)."""
+    small, big = (peak_growth(_LOAD + """
+        import random
+        rng = random.Random(3)
+        text = "\\n\\n".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(int(sys.argv[1])))
+        """, """
+        blocks, _ = markdown.build_markdown_blocks(text, 0)
+        result = {"blocks": len(blocks), "chars": len(text)}
+        """, str(n)) for n in (30_000, 120_000))
+    assert (small["blocks"], big["blocks"]) == (30_000, 120_000)
+    growth = (big["growth"] - small["growth"]) / (big["chars"] - small["chars"])
     assert growth < 8, growth
 
 
-def test_traced_memory_of_a_file_of_short_headings_is_bounded_by_lines_per_piece():
+@needs_proc
+def test_memory_of_a_file_of_short_headings_is_bounded_by_lines_per_piece():
     """A piece ends after `PIECE_LINE_CHARS` characters a line on average too: a parse costs some
     hundreds of bytes a line, and a piece of 64 K characters of 6-character headings held 11,000
-    lines (helper-74's 5 MB of "# h" lines took 16x its size). Traced peak: 43x the text before,
-    20x with the line bound."""
-    text = "".join(f"# h{i % 97}\n" for i in range(80_000))
-    blocks, peak = _traced_load(text)
-    assert len(blocks) == 80_000 and blocks[-1].headings == ("h71",)
-    assert peak < 30 * len(text), peak / len(text)
+    lines (helper-74's 5 MB of "# h" lines took 16x its size). Measured untraced in a process of
+    its own: 29x the text of 80,000 lines (a piece's parse is most of it), and 79x with the line
+    bound off, one line a character (traced until 0.1.32: 20x and 43x)."""
+    measured = [peak_growth(_LOAD + """
+        markdown.PIECE_LINE_CHARS = int(sys.argv[1])
+        text = "".join(f"# h{i % 97}\\n" for i in range(80_000))
+        """, """
+        blocks, _ = markdown.build_markdown_blocks(text, 0)
+        result = {"blocks": len(blocks), "last": blocks[-1].headings, "chars": len(text)}
+        """, str(line_chars)) for line_chars in (markdown.PIECE_LINE_CHARS, 1)]
+    (bounded, unbounded) = measured
+    assert bounded["blocks"] == unbounded["blocks"] == 80_000 and bounded["last"] == ["h71"]
+    assert bounded["growth"] < 40 * bounded["chars"], f"{bounded['growth'] / bounded['chars']:.0f}x"
+    assert unbounded["growth"] > 60 * unbounded["chars"]  # (what the line bound saves: the measure tells)
 
 
 DEFINITIONS = [
