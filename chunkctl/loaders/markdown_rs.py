@@ -90,12 +90,15 @@ _TAB_AFTER_MARK = re.compile(
 #   label holds no unescaped "[" (CommonMark; markdown-it's reference rule stops there) and
 #   its "[" opens a line's content, so follows no backslash: a run of "[" was tried up to 999
 #   characters a "[", 1 MB of them took 18 s.)
+#   Each branch opens with the "[" and looks behind it for a backslash after: a pattern that opens
+#   with a literal lets the regex engine skip to each "["; opened by the look-behind, it tried every
+#   position, 11x slower on the speed corpus's Markdown (0.24 s of its 9.6 MB against 0.02 s).
 # a character of a label on one line, an escaped one, or a backslash at the line's end
 _LABEL_CHAR = r"(?:[^\[\]\n\\]|\\[^\n]|\\(?![^\n]))"
 _LABEL_CHAR_NL = r"(?:[^\[\]\\]|\\[\s\S]|\\\Z)"  # the same, line breaks included
-_REF_DEF = re.compile(rf"(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])"
-                      rf"|(?<!\\)\[(?={_LABEL_CHAR}{{0,999}}+\n){_LABEL_CHAR_NL}{{0,999}}+\]:"
-                      rf"|(?<!\\)\[{_LABEL_CHAR}{{0,999}}+\]:[^\n]*+\n[ \t]*+[\"'(]")
+_REF_DEF = re.compile(rf"\[(?<!\\\[){_LABEL_CHAR}{{0,999}}+\]:[ \t]*+(?:\n|[^\n]*[\"'(\\])"
+                      rf"|\[(?<!\\\[)(?={_LABEL_CHAR}{{0,999}}+\n){_LABEL_CHAR_NL}{{0,999}}+\]:"
+                      rf"|\[(?<!\\\[){_LABEL_CHAR}{{0,999}}+\]:[^\n]*+\n[ \t]*+[\"'(]")
 # - the information separators U+001C-U+001F, which Python's `\s` matches and Rust's does not:
 #   "<b>" and U+001F on a line opens an HTML block for markdown-it-py only (helper-108)
 _SEPARATORS = re.compile("[\x1c-\x1f]")
