@@ -377,6 +377,24 @@ def _compact_table(rule):
     return table
 
 
+_DEFINITION_START = re.compile(r"\[[^\]\n]")
+_COMMENTS = re.compile(r"(?:\s*<!--(?:-?>|.*?-->))+\s*", re.S)
+
+
+_LEFT_OUT: dict = {}
+"""The `extra` of a paragraph block made of lines markdown-it left out (link reference
+definitions): empty, as a paragraph's, and told apart by identity."""
+
+
+def _renders_nothing(text: str, start: int, end: int) -> bool:
+    """True when `text[start:end]` (lines markdown-it left out, or an HTML block) renders to
+    nothing: link reference definitions (lines left out that open with "[" as
+    "[summary]: #summary" does), or HTML comments only."""
+    if _DEFINITION_START.match(text, start):
+        return "]:" in text[start:min(end, start + 1200)]
+    return text.startswith("<!--", start) and _COMMENTS.fullmatch(text, start, end) is not None
+
+
 def clean_heading(text: str) -> str:
     """Heading (or table cell) text as a reader sees it: the inline Markdown of `text` read by
     markdown-it-py (CommonMark and GFM strikethrough) and its text kept, white space collapsed.
@@ -1416,10 +1434,27 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
     pos = start
     path = HeadingPath()  # the heading path in force (one tuple shared by the blocks under a heading)
 
+    # A heading is appended when the next block is known: link reference definitions and HTML
+    # comments right under it, which render to nothing, are lines of the heading's block, so
+    # heading lines with only those between them still open one section and one chunk
+    # (helper-111: the rust-lang/rfcs template's "## Summary" over "[summary]: #summary" made a
+    # chunk of a heading and an invisible line before every "###").
+    heading: list[Any] = []  # [start, end, extra] of the heading not yet appended
+
+    def append_heading() -> None:
+        hs, he, hx = heading
+        heading.clear()
+        level = hx["level"]
+        blocks.append(Block(BlockKind.HEADING, hs, he, level=level, headings=path.enter(level, hx["title"])))
+
     def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
+        if heading:
+            if (extra is _LEFT_OUT or kind == BlockKind.HTML and not extra) and _renders_nothing(text, s, e):
+                heading[1] = e
+                return
+            append_heading()
         if kind == BlockKind.HEADING:
-            level = extra["level"]
-            blocks.append(Block(kind, s, e, level=level, headings=path.enter(level, extra["title"])))
+            heading.extend((s, e, extra))
         elif not extra:
             block = Block(kind, s, e, headings=path.titles)
             blocks.append(as_pipe_table(text, block) if kind == BlockKind.PARAGRAPH else block)
@@ -1500,12 +1535,14 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                     kind = BlockKind.PARAGRAPH
             gap = _NONSPACE.search(text, pos, s)
             if gap is not None:
-                add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:s].rstrip()), {})
+                add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:s].rstrip()), _LEFT_OUT)
             add(kind, s, e, extra)
             pos = e
     gap = _NONSPACE.search(text, pos, total)
     if gap is not None:
-        add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), {})
+        add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), _LEFT_OUT)
+    if heading:
+        append_heading()
     if nested:
         blocks = _with_nested_atoms(blocks, nested)
     blocks = mark_display_math(text, split_at_headings(text, blocks, wiki_headings(text, start)))

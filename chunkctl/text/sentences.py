@@ -23,7 +23,11 @@ ABBREVIATIONS = frozenset(
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])")
-_CJK_END = re.compile(r"[。！？!?]+[」』”’）)]*(?=[^\s」』”’）)。！？!?])")
+# CJK 。！？ end a sentence without a space after them; so do ASCII "!" and "?" right after a CJK
+# character ("你好!我是"), but not after another: "foo()?.bar()", "vec!()", "x!=y", "/?q=1" and
+# '"Stop!" and' hold no sentence end (helper-111: every ASCII "!" or "?" before a non-space was a cut).
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f"
+_CJK_END = re.compile(f"(?:[。！？]|(?<=[{_CJK}])[!?])[。！？!?]*[」』”’）)]*(?=[^\\s」』”’）)。！？!?])")
 # Sentence terminators of other scripts blingfire does not know (Unicode Sentence_Terminal: Armenian,
 # Arabic, Devanagari danda and double danda, Myanmar, Ethiopic, Khmer, Mongolian; ‼ ‽ ⁇ ⁈ ⁉), each
 # ending a sentence before white space.
@@ -121,7 +125,8 @@ class SentenceSplitter:
     accurate). Fix-ups on top, from the public bug-report cases the tests replay: a full stop followed
     by a lower-case word or a digit never ends a sentence ("a.m. on", "approx. 4.5");
     an end blingfire missed before a capital is added unless the word before it is a
-    known abbreviation or an initial; CJK 。！？ end sentences without a space; the
+    known abbreviation or an initial; CJK 。！？ (and ASCII ! ? right after a CJK character)
+    end sentences without a space; the
     terminators of other scripts (the Devanagari danda ।, the Ethiopic full stop ።, the
     Armenian ։ ...: `_SCRIPT_END`) before one.
 

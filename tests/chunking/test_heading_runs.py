@@ -4,6 +4,8 @@ are those of holding the run whole."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +97,38 @@ def test_a_heading_line_before_a_heading_cut_as_it_comes_opens_the_chunk_of_its_
     got = _records(text, chunk_size=16, overlap=2)
     assert got[0][:3] == (0, 72, "") and got[0][3] == ["Parent"] and got[0][4] == 16
     assert [r[2] for r in got[1:]] == ["Parent\n\n"] * (len(got) - 1)
+
+
+_INVISIBLE = ["[summary]: #summary", "[a b]: https://example.com/a?b=1 'title'", "<!-- a note -->",
+              "<!--\nover lines\n-->", "[x]: /u\n[y]: /v"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(parts=st.lists(st.tuples(HEADING, st.lists(st.sampled_from(_INVISIBLE), max_size=2),
+                                st.sampled_from(["", "", "A short paragraph.", "- one\n- two"])),
+                      min_size=1, max_size=8),
+       strategy=st.sampled_from(["recursive", "sentence", "section", "hierarchical"]))
+def test_lines_that_render_nothing_under_a_heading_do_not_end_its_run(parts, strategy):
+    """Link reference definitions and HTML comments right under a heading render to nothing, so
+    they neither open a body nor end a run of headings (helper-111: the rust-lang/rfcs template's
+    "## Summary" over "[summary]: #summary" made a chunk of a heading and that line before every
+    "###"): the records start where they start with those lines blanked out, under the same paths."""
+    text = "".join(f"{'#' * lv} {title}".rstrip() + "\n" + "".join(x + "\n" for x in invisible)
+                   + (f"\n{body}\n" if body else "") + "\n" for (lv, title), invisible, body in parts)
+    blanked = text
+    for x in sorted(_INVISIBLE, key=len, reverse=True):
+        blanked = blanked.replace(x + "\n", re.sub(r"[^\n]", " ", x) + "\n")
+    kw = dict(format="md", strategy=strategy, chunk_size=256, overlap=0)
+    got = [(r["start"], r["headings"]) for r in chunkctl.chunk_text(text, **kw) if r["parent_id"] is None]
+    want = [(r["start"], r["headings"]) for r in chunkctl.chunk_text(blanked, **kw) if r["parent_id"] is None]
+    assert got == want
+
+
+def test_a_heading_over_a_definition_opens_the_chunk_of_the_heading_under_it():
+    text = ("# RFC\n\n## Detailed design\n[design]: #detailed-design\n\n### A walk through the trait\n"
+            "[walk thru]: #a-walk-through-the-trait\n\nAn instance of an allocator has many methods.\n\n"
+            "## Drawbacks\n<!-- none yet -->\n\n## Alternatives\n\nNone.\n\n[unused]: /u\n")
+    recs = list(chunkctl.chunk_text(text, format="md", chunk_size=256, overlap=0))
+    assert [(r["start"], r["end"], r["headings"]) for r in recs] == [
+        (0, text.index("## Drawbacks") - 2, ["RFC", "Detailed design", "A walk through the trait"]),
+        (text.index("## Drawbacks"), len(text) - 1, ["RFC", "Alternatives"])]

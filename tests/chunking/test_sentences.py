@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chunkctl
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -21,6 +26,39 @@ def test_abbreviations_decimals_and_lower_case_continuations():
 
 def test_cjk_terminators_need_no_space():
     assert split("第一句话。第二句话！第三句？最后") == ["第一句话。", "第二句话！", "第三句？", "最后"]
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("你好!我是学生。你呢?我也是。", ["你好!", "我是学生。", "你呢?", "我也是。"]),  # ASCII ! ? after CJK
+    ("他说「好」!然后走了。真的吗?!是的。", ["他说「好」!", "然后走了。", "真的吗?!", "是的。"]),
+    ("Call foo()?.bar() to chain. Then stop.", ["Call foo()?.bar() to chain.", "Then stop."]),
+    ('He said "Stop!" and left.', ['He said "Stop!" and left.']),
+    ("x!=y holds. Use the vec!() macro.", ["x!=y holds.", "Use the vec!() macro."]),
+    ("Open https://play.rust-lang.org/?version=stable now.", ["Open https://play.rust-lang.org/?version=stable now."]),
+])
+def test_ascii_bang_and_question_mark_end_a_sentence_without_a_space_only_after_cjk(text, sentences):
+    """helper-111: every ASCII "!" or "?" before a non-space was a sentence end (a rule meant for
+    CJK text), so chunks were cut inside `foo()?.bar()`, `vec!()`, URL queries and quotes."""
+    assert split(text) == sentences
+
+
+_CODE_WORDS = ["foo()", "?", "!", "?.", "!(", ".bar()", "=y", "/?q=1", '"', "'", ")", "Stop", "The", "x", "a.b",
+               "vec!", "?;", "!=", "`", "[", "]", "#"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.lists(st.sampled_from(_CODE_WORDS), min_size=1, max_size=4).map(lambda p: "".join(p) + "x"),
+                         min_size=1, max_size=8).map(lambda words: "The " + " ".join(words) + " end."),
+                min_size=1, max_size=12).map(" ".join))
+def test_no_sentence_ends_at_a_bang_or_question_mark_glued_to_latin_text(text):
+    """Sentences of words glued from code, URL and quote pieces ("foo()?.barx", "vec!(x", "/?q=1x"):
+    the splitter finds exactly the sentences, and chunks of up to 128 tokens (where every sentence
+    fits) end where a sentence ends, for both strategies that cut at sentences."""
+    ends = [m.end() for m in re.finditer(r" end\.", text)]
+    assert [b for _a, b in SentenceSplitter().spans(text, 0, len(text))] == ends
+    for strategy in ("sentence", "recursive"):
+        recs = list(chunkctl.chunk_text(text, format="txt", strategy=strategy, chunk_size=128, overlap=0))
+        assert all(r["end"] in ends for r in recs), (strategy, [r["end"] for r in recs], ends)
 
 
 def test_list_markers_are_not_sentences():
