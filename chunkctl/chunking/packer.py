@@ -657,7 +657,7 @@ class Packer:
                 yield x
 
         src = source()
-        table: list[Atom] = []  # a big table met at the end of a run
+        table: list[tuple[Atom, bool]] = []  # a big table met at the end of a run, its header lines in the run or not
         gaps = self.skipped_starts
         while True:
             # Heading atoms before a big table go with it; otherwise they open a run of
@@ -691,7 +691,10 @@ class Packer:
                 prev_end = first.end
                 for x in src:
                     if x.kind == "bigtable":
-                        table.append(x)
+                        header = self._lone_header(x.block, path, budget)
+                        table.append((x, header is not None))
+                        if header is not None:
+                            yield header
                         return
                     if gaps and _crosses(gaps, prev_end, x.start):
                         back.append(x)  # no chunk may hold the skipped span: a new run
@@ -701,9 +704,9 @@ class Packer:
 
             yield from self._iter_run(run(), path, budget)
             if table:
-                block = table.pop().block
-                assert block is not None
-                yield from self._pack_table(block, [], path, budget)
+                big, placed = table.pop()
+                assert big.block is not None
+                yield from self._pack_table(big.block, [], path, budget, header_placed=placed)
 
     def _pack_lead_start(self, lead: list[Atom], path: tuple[str, ...], budget: int) -> tuple[list[Chunk], int]:
         """The first chunks of a run that opens with the heading atoms `lead`, whatever follows
@@ -1253,7 +1256,33 @@ class Packer:
                 return raw, c
         return None
 
-    def _pack_table(self, block: Block, lead: list[Atom], path: tuple[str, ...], budget: int) -> list[Chunk]:
+    def _lone_header(self, block: Block | None, path: tuple[str, ...], budget: int) -> Atom | None:
+        """The header lines of a table to split, as an atom for the run before it, when they would
+        make a chunk of their own (they fit `budget` tokens, but not with its first row; and when
+        that row is cut inside, the packing of its pieces after them, which `_pack_table` does,
+        leaves them alone); else None. A chunk of a table's header lines alone holds no data
+        (helper-111: "| Champion | # | Goals |" and its delimiter row, 21 tokens, stood alone
+        after a 12-token chunk of the paragraph introducing the table): packed with the text
+        before the table, they go with it when they fit."""
+        if block is None or not block.header or not block.rows:
+            return None
+        hs, he = block.header
+        row = next((x for x in block.rows if x[1] > x[0]), None)
+        if row is None or not self.fits(hs, he, budget):
+            return None
+        if self.count(self.snap_start(block.start), row[1], "") <= budget:
+            return None  # (they share a chunk)
+        head = Atom(hs, he, Level.BLOCK, "table", Level.LINE, True, block=block)
+        if not self.fits(row[0], row[1], budget):  # a row cut inside: alone unless its first piece joins them
+            pieces = self._refine_from(row[0], row[1], list(TABLE_LINE_LEVELS), 0, Level.BLOCK, "table", budget,
+                                       True, block)
+            first = next(iter(self._iter_run(itertools.chain([head], _unbarred(pieces)), path, budget)), None)
+            if first is None or first.end > he:
+                return None
+        return head
+
+    def _pack_table(self, block: Block, lead: list[Atom], path: tuple[str, ...], budget: int,
+                    header_placed: bool = False) -> list[Chunk]:
         """Split a table too big for one chunk between rows, repeating its header in the prefix.
 
         The first chunk holds the header lines in its body (after any heading lines that
@@ -1263,6 +1292,8 @@ class Packer:
         The repeated header ends with the line break that follows it in the source ("\\r\\n" in
         a CRLF file, whose header lines are joined by it too), "\\n" where none does. When the
         first row is cut inside, the header lines share a chunk with its first pieces.
+        `header_placed`: the header lines went with the run before the table (`_lone_header`),
+        so no chunk here holds them in its body.
         """
         text = self.text
         hs, he = block.header if block.header else (block.start, block.start)
@@ -1274,7 +1305,7 @@ class Packer:
         out: list[Chunk] = []
         rows = block.rows  # (a tuple, or Spans for a huge table: read in place)
         r = 0
-        first = True
+        first = not header_placed
         # Tokens of each prefix, counted once: a header longer than the budget was counted again for
         # every row group, quadratic in the table (helper-56: 450 KB, one long header cell, 64 tokens:
         # 58 s). A prefix over the budget by more than what a merge at its end can save is never tried.

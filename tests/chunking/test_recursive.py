@@ -156,3 +156,39 @@ def test_a_table_chunk_holds_every_row_that_fits(rows, size):
         nxt = next(e for e in line_ends if e > b["start"])
         longer = a["prefix"] + doc[a["start"]:nxt]
         assert tok.count(longer) > size, (a["text"], doc[b["start"]:nxt])
+
+
+def test_a_tables_header_that_cannot_share_a_chunk_with_a_row_goes_with_the_text_before_it():
+    """helper-111 (RFC 3849's goals table): the header and delimiter rows, 21 tokens, with a first
+    row too long for the two together, made a chunk of their own after the paragraph that
+    introduces the table (12 tokens), though the two fitted in one chunk of 40."""
+    text = ("### Goals by champion\n\nWho is championing which goals?\n\n| Champion | # | Goals |\n| :-- | :-- | :-- |\n"
+            "| Amanieu | 3 | MIR move elimination, SVE and SME on AArch64, build-std, and a long list of other goals "
+            "that makes this row big |\n| Tyler | 4 | Interop problem map, field projections, emit retags in "
+            "codegen, reborrow traits, and more goals in this row too |\n")
+    recs = chunkctl.chunk_text(text, format="md", chunk_size=40, overlap=0)
+    first_row = text.index("| Amanieu")
+    assert (recs[0]["start"], recs[0]["end"]) == (0, first_row - 1)
+    assert recs[1]["start"] == first_row and all(r["n_tokens"] <= 40 for r in recs)
+
+
+_WORDS = ["alpha", "beta", "gamma", "delta", "row", "cell", "text", "more"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intro=st.lists(st.sampled_from(_WORDS), min_size=0, max_size=12),
+       header=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=5),
+       rows=st.lists(st.lists(st.sampled_from(_WORDS), min_size=6, max_size=40), min_size=1, max_size=4),
+       size=st.integers(20, 64), strategy=st.sampled_from(["recursive", "sentence", "section"]))
+def test_no_chunk_is_a_tables_header_alone_where_the_text_before_it_had_room(intro, header, rows, size, strategy):
+    from chunkctl.tokenizers import get_tokenizer
+
+    tok = get_tokenizer()
+    head = "| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|\n"
+    body = "".join("| " + " | ".join([" ".join(r)] + ["x"] * (len(header) - 1)) + " |\n" for r in rows)
+    text = (" ".join(intro).capitalize() + ".\n\n" if intro else "") + head + body
+    hs = text.index(head)
+    recs = chunkctl.chunk_text(text, format="md", strategy=strategy, chunk_size=size, overlap=0)
+    for prev, rec in zip(recs, recs[1:]):
+        if (rec["start"], rec["end"]) == (hs, hs + len(head) - 1):  # the header lines alone
+            assert tok.count(prev["prefix"] + text[prev["start"]:hs + len(head) - 1]) > size, rec

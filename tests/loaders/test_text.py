@@ -64,13 +64,15 @@ def test_three_part_numbers_may_open_titles_with_digits_or_lower_case():
     # title-like title ("3.5 million people ..." is a quantity).
     text = ("3 Protocol Parameters\n\n3.2 Uniform Resource Identifiers\n\nURIs.\n\n3.2.1 General Syntax\n\nText.\n\n"
             "3.2.2 http URL\n\nThe http scheme.\n\n3.5 million people read it\n\n"
-            "10 Status Code Definitions\n\n10.4 Client Error 4xx\n\n10.4.5 404 Not Found\n\nNothing here.\n")
+            "10 Status Code Definitions\n\n10.4 Client Error 4xx\n\n10.4.5 404 Not Found\n\nNothing here.\n\n"
+            "10.4.6 405 (Unused)\n\nReserved.\n")  # (helper-111: a title word after a bracket)
     doc = load(text.encode())
     heads = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.HEADING]
     assert heads == ["3 Protocol Parameters", "3.2 Uniform Resource Identifiers", "3.2.1 General Syntax",
-                     "3.2.2 http URL", "10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found"]
+                     "3.2.2 http URL", "10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found",
+                     "10.4.6 405 (Unused)"]
     last = doc.blocks[-1]
-    assert last.headings == ("10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.5 404 Not Found")
+    assert last.headings == ("10 Status Code Definitions", "10.4 Client Error 4xx", "10.4.6 405 (Unused)")
     # rows of data and sentences that open with a version number are no headings (a helper's find)
     data = ("Notes\n\nWe upgraded the hosts last week, and this paragraph says how it went in detail.\n\n"
             "2.7.18 is the last release of Python 2.\n\nFine.\n\n1.0.0 12 ms 15 ms\n1.0.1 11 ms 14 ms\n\n"
