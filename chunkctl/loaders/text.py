@@ -72,9 +72,8 @@ def _title_like(title: str, continues: bool, deep: bool = False) -> bool:
 
     `deep`: the number has three parts or more ("10.4.5"), which no decimal or quantity
     has, so the title may also start with a digit or a lower-case letter when a later word
-    starts with a capital (after an opening bracket or quote) and it ends without a full stop
-    ("10.4.5 404 Not Found", "3.2.2 http URL", "10.3.7 306 (Unused)" in an RFC; not a row of
-    data such as "1.0.0 12 ms 15 ms", nor a sentence
+    starts with a capital and it ends without a full stop ("10.4.5 404 Not Found", "3.2.2
+    http URL" in an RFC; not a row of data such as "1.0.0 12 ms 15 ms", nor a sentence
     such as "2.7.18 is the last release of Python 2.").
     """
     t = title.strip().lstrip("-–—:. ").strip()
@@ -83,8 +82,7 @@ def _title_like(title: str, continues: bool, deep: bool = False) -> bool:
     words = t.split()
     first = t[0]
     if not (first.isalpha() and not first.islower()) and first not in "\"'“(" and not (
-            deep and first.isalnum() and any(w.lstrip("(\"'“[")[:1].isupper() for w in words[1:])
-            and t[-1] not in ".!?"):
+            deep and first.isalnum() and any(w[0].isupper() for w in words[1:]) and t[-1] not in ".!?"):
         return False
     if len(words) > 10 or t[-1] in ",;-–(":
         return False
