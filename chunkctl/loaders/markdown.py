@@ -381,6 +381,10 @@ _DEFINITION_START = re.compile(r"\[[^\]\n]")
 _COMMENTS = re.compile(r"(?:\s*<!--(?:-?>|.*?-->))+\s*", re.S)
 
 
+HEADING_QUIET_CHARS = 160
+"""Characters after a Markdown heading's line, to the end of the link reference definitions and
+HTML comments under it, that its block may take in (`build_markdown_blocks`)."""
+
 _LEFT_OUT: dict = {}
 """The `extra` of a paragraph block made of lines markdown-it left out (link reference
 definitions): empty, as a paragraph's, and told apart by identity."""
@@ -1439,22 +1443,27 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
     # heading lines with only those between them still open one section and one chunk
     # (helper-111: the rust-lang/rfcs template's "## Summary" over "[summary]: #summary" made a
     # chunk of a heading and an invisible line before every "###").
-    heading: list[Any] = []  # [start, end, extra] of the heading not yet appended
+    # Only a few such lines (HEADING_QUIET_CHARS): a long run of them, a list of links or a
+    # licence in a comment, is text of its own that a chunk's breadcrumb and a section keep apart
+    # from the next heading (helper-113: 8 definitions under "## Links" were folded, as heading
+    # lines, into the chunk of "## Next", without "Links" in the breadcrumbs before).
+    heading: list[Any] = []  # [start, end, extra, end of the heading line] of the heading not yet appended
 
     def append_heading() -> None:
-        hs, he, hx = heading
+        hs, he, hx, _line_end = heading
         heading.clear()
         level = hx["level"]
         blocks.append(Block(BlockKind.HEADING, hs, he, level=level, headings=path.enter(level, hx["title"])))
 
     def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
         if heading:
-            if (extra is _LEFT_OUT or kind == BlockKind.HTML and not extra) and _renders_nothing(text, s, e):
+            if ((extra is _LEFT_OUT or kind == BlockKind.HTML and not extra) and e - heading[3] <= HEADING_QUIET_CHARS
+                    and _renders_nothing(text, s, e)):
                 heading[1] = e
                 return
             append_heading()
         if kind == BlockKind.HEADING:
-            heading.extend((s, e, extra))
+            heading.extend((s, e, extra, e))
         elif not extra:
             block = Block(kind, s, e, headings=path.titles)
             blocks.append(as_pipe_table(text, block) if kind == BlockKind.PARAGRAPH else block)

@@ -23,11 +23,15 @@ ABBREVIATIONS = frozenset(
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])")
-# CJK 。！？ end a sentence without a space after them; so do ASCII "!" and "?" right after a CJK
-# character ("你好!我是"), but not after another: "foo()?.bar()", "vec!()", "x!=y", "/?q=1" and
-# '"Stop!" and' hold no sentence end (helper-111: every ASCII "!" or "?" before a non-space was a cut).
-_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f"
-_CJK_END = re.compile(f"(?:[。！？]|(?<=[{_CJK}])[!?])[。！？!?]*[」』”’）)]*(?=[^\\s」』”’）)。！？!?])")
+# CJK 。！？ end a sentence without a space after them; so do ASCII "!" and "?" (with the marks and
+# closing quotes after them) before a CJK character ("OK!次の章", "改用了Rust!它"), or after one and
+# before any other character but ASCII ("你好!「次」"), but not in Latin text or markup: "foo()?.bar()",
+# "vec!()", "x!=y", "/?q=1", '"Stop!" and' (helper-111: every ASCII "!" or "?" before a non-space was
+# a cut), nor "图片![alt](a.png)" or "/検索?q=1" after a CJK character (helper-113).
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f"
+_CLOSERS = "」』”’）)"
+_CJK_END = re.compile(f"(?:[。！？]|[!?](?=[!?]*[{_CLOSERS}]*[{_CJK}])|(?<=[{_CJK}])[!?](?=[!?]*[{_CLOSERS}]*[^\\x00-\\x7f]))"
+                      f"[。！？!?]*[{_CLOSERS}]*(?=[^\\s{_CLOSERS}。！？!?])")
 # Sentence terminators of other scripts blingfire does not know (Unicode Sentence_Terminal: Armenian,
 # Arabic, Devanagari danda and double danda, Myanmar, Ethiopic, Khmer, Mongolian; ‼ ‽ ⁇ ⁈ ⁉), each
 # ending a sentence before white space.
@@ -125,8 +129,8 @@ class SentenceSplitter:
     accurate). Fix-ups on top, from the public bug-report cases the tests replay: a full stop followed
     by a lower-case word or a digit never ends a sentence ("a.m. on", "approx. 4.5");
     an end blingfire missed before a capital is added unless the word before it is a
-    known abbreviation or an initial; CJK 。！？ (and ASCII ! ? right after a CJK character)
-    end sentences without a space; the
+    known abbreviation or an initial; CJK 。！？ (and ASCII ! ? before a CJK character, or after one
+    and before no ASCII one) end sentences without a space; the
     terminators of other scripts (the Devanagari danda ।, the Ethiopic full stop ።, the
     Armenian ։ ...: `_SCRIPT_END`) before one.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -132,3 +133,22 @@ def test_a_heading_over_a_definition_opens_the_chunk_of_the_heading_under_it():
     assert [(r["start"], r["end"], r["headings"]) for r in recs] == [
         (0, text.index("## Drawbacks") - 2, ["RFC", "Detailed design", "A walk through the trait"]),
         (text.index("## Drawbacks"), len(text) - 1, ["RFC", "Alternatives"])]
+
+
+@pytest.mark.parametrize("quiet", [
+    "".join(f"[link-{i}]: https://example.com/docs/page/{i}\n" for i in range(8)),
+    "<!--\n" + "".join(f"Licensed under the Apache License, Version 2.0; line {i}.\n" for i in range(12)) + "-->\n",
+])
+@pytest.mark.parametrize("strategy", ["recursive", "section"])
+def test_a_long_run_of_quiet_lines_under_a_heading_stays_its_body(quiet, strategy):
+    """helper-113: taken in by the heading's block, 8 definitions (or a licence comment) under
+    "## Links" were heading lines, split without "Links" in the breadcrumb and folded into the
+    chunk of "## Next". Past `HEADING_QUIET_CHARS` they are the section's body, as in 0.1.32."""
+    text = "# Project\n\nIntro.\n\n## Links\n" + quiet + "\n## Next\n\nBody of next section.\n"
+    recs = chunkctl.chunk_text(text, format="md", strategy=strategy, chunk_size=48, overlap=0)
+    quiet_start, nxt = text.index("## Links") + 9, text.index("## Next")
+    assert any(r["start"] == nxt and r["headings"] == ["Project", "Next"] for r in recs)
+    for r in recs:
+        if r["start"] < nxt and r["end"] > quiet_start:
+            assert r["end"] <= nxt and r["headings"] == ["Project", "Links"]
+            assert r["prefix"] == "Project > Links\n\n" or text[r["start"]:].startswith("## Links")

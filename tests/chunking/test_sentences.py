@@ -35,8 +35,17 @@ def test_cjk_terminators_need_no_space():
     ('He said "Stop!" and left.', ['He said "Stop!" and left.']),
     ("x!=y holds. Use the vec!() macro.", ["x!=y holds.", "Use the vec!() macro."]),
     ("Open https://play.rust-lang.org/?version=stable now.", ["Open https://play.rust-lang.org/?version=stable now."]),
+    # before a CJK character whatever stands before them (helper-113: missed in 0.1.33's first form)
+    ("このライブラリは速いOK!次の章で説明します。", ["このライブラリは速いOK!", "次の章で説明します。"]),
+    ("改用了Rust!它很快。", ["改用了Rust!", "它很快。"]),
+    ("すごい😀!次へ。", ["すごい😀!", "次へ。"]),
+    ("バージョン2.0!新しい。", ["バージョン2.0!", "新しい。"]),
+    ("GOAL!!!次だ。", ["GOAL!!!", "次だ。"]),
+    # after one, not before ASCII: an image or a URL query
+    ("图片![alt](a.png)很好。", ["图片![alt](a.png)很好。"]),
+    ("/検索?q=1 です。", ["/検索?q=1 です。"]),
 ])
-def test_ascii_bang_and_question_mark_end_a_sentence_without_a_space_only_after_cjk(text, sentences):
+def test_ascii_bang_and_question_mark_end_a_sentence_without_a_space_only_beside_cjk(text, sentences):
     """helper-111: every ASCII "!" or "?" before a non-space was a sentence end (a rule meant for
     CJK text), so chunks were cut inside `foo()?.bar()`, `vec!()`, URL queries and quotes."""
     assert split(text) == sentences
@@ -139,3 +148,20 @@ def test_a_hindi_sentence_that_fits_is_not_cut():
     text = "नमस्ते दुनिया। यह दूसरा वाक्य है।"
     records = chunkctl.chunk_text(text, format="txt", chunk_size=25)
     assert [r["text"] for r in records] == ["नमस्ते दुनिया।", "यह दूसरा वाक्य है।"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(["我们", "使用", "テスト", "です", "한국어", "Rust", "OK", "2.0", "😀",
+                                                    "（笑）", "「好」", "…"]), min_size=1, max_size=5).map("".join),
+                          st.sampled_from(["!", "?", "?!", "!!", "。", "！", "？"])),
+                min_size=2, max_size=6))
+def test_cjk_sentences_end_at_ascii_marks_before_cjk_text(parts):
+    """Sentences that open with a CJK character end at "!" or "?" whatever stands before the mark
+    (a Latin word, a digit, an emoji, a bracket): helper-113's mixed Chinese and Japanese."""
+    parts = [("我" + body if body[0] not in "我使テで한" else body, mark) for body, mark in parts]
+    text = "".join(body + mark for body, mark in parts)
+    ends, pos = [], 0
+    for body, mark in parts:
+        pos += len(body) + len(mark)
+        ends.append(pos)
+    assert [b for _a, b in SentenceSplitter().spans(text, 0, len(text))] == ends
