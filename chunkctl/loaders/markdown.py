@@ -395,7 +395,7 @@ def _renders_nothing(text: str, start: int, end: int) -> bool:
     nothing: link reference definitions (lines left out that open with "[" as
     "[summary]: #summary" does), or HTML comments only."""
     if _DEFINITION_START.match(text, start):
-        return "]:" in text[start:min(end, start + 1200)]
+        return text.find("]:", start, end) >= 0
     return text.startswith("<!--", start) and _COMMENTS.fullmatch(text, start, end) is not None
 
 
