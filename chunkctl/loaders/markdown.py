@@ -385,11 +385,6 @@ HEADING_QUIET_CHARS = 160
 """Characters after a Markdown heading's line, to the end of the link reference definitions and
 HTML comments under it, that its block may take in (`build_markdown_blocks`)."""
 
-_LEFT_OUT: dict = {}
-"""The `extra` of a paragraph block made of lines markdown-it left out (link reference
-definitions): empty, as a paragraph's, and told apart by identity."""
-
-
 def _renders_nothing(text: str, start: int, end: int) -> bool:
     """True when `text[start:end]` (lines markdown-it left out, or an HTML block) renders to
     nothing: link reference definitions (lines left out that open with "[" as
@@ -1455,9 +1450,10 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
         level = hx["level"]
         blocks.append(Block(BlockKind.HEADING, hs, he, level=level, headings=path.enter(level, hx["title"])))
 
-    def add(kind: BlockKind, s: int, e: int, extra: dict) -> None:
+    def add(kind: BlockKind, s: int, e: int, extra: dict, left_out: bool = False) -> None:
+        """Append a block; `left_out`: a paragraph of lines markdown-it left out (definitions)."""
         if heading:
-            if ((extra is _LEFT_OUT or kind == BlockKind.HTML and not extra) and e - heading[3] <= HEADING_QUIET_CHARS
+            if ((left_out or kind == BlockKind.HTML and not extra) and e - heading[3] <= HEADING_QUIET_CHARS
                     and _renders_nothing(text, s, e)):
                 heading[1] = e
                 return
@@ -1544,12 +1540,12 @@ def build_markdown_blocks(text: str, start: int = 0, parser: str = "auto",
                     kind = BlockKind.PARAGRAPH
             gap = _NONSPACE.search(text, pos, s)
             if gap is not None:
-                add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:s].rstrip()), _LEFT_OUT)
+                add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:s].rstrip()), {}, left_out=True)
             add(kind, s, e, extra)
             pos = e
     gap = _NONSPACE.search(text, pos, total)
     if gap is not None:
-        add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), _LEFT_OUT)
+        add(BlockKind.PARAGRAPH, gap.start(), pos + len(text[pos:].rstrip()), {}, left_out=True)
     if heading:
         append_heading()
     if nested:

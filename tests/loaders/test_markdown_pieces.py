@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import textwrap
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -130,10 +131,10 @@ def _traced_load(text: str) -> tuple[Any, int]:
     return blocks, peak
 
 
-_LOAD = """
-        from chunkctl.loaders import markdown
-        markdown.build_markdown_blocks("# warm\\n\\nup\\n", 0)  # (imports and tables outside the measure)
-        """  # (indented as the tests' own setup, which follows it)
+_LOAD = textwrap.dedent("""
+    from chunkctl.loaders import markdown
+    markdown.build_markdown_blocks("# warm\\n\\nup\\n", 0)  # (imports and tables outside the measure)
+    """)  # (at column 0: a test's own setup after it is dedented alone)
 
 
 @needs_proc
@@ -142,11 +143,11 @@ def test_memory_of_one_word_paragraphs_grows_less_than_8x_the_text():
     parse costs a fixed few megabytes, which the difference of two sizes leaves out): 2.6 bytes a
     character, measured untraced in a process of its own, the Rust parser's tree included. It
     grew about 120x before 0.1.3 (traced)."""
-    small, big = (peak_growth(_LOAD + """
+    small, big = (peak_growth(_LOAD + textwrap.dedent("""
         import random
         rng = random.Random(3)
         text = "\\n\\n".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(int(sys.argv[1])))
-        """, """
+        """), """
         blocks, _ = markdown.build_markdown_blocks(text, 0)
         result = {"blocks": len(blocks), "chars": len(text)}
         """, str(n)) for n in (30_000, 120_000))
@@ -162,10 +163,10 @@ def test_memory_of_a_file_of_short_headings_is_bounded_by_lines_per_piece():
     lines (helper-74's 5 MB of "# h" lines took 16x its size). Measured untraced in a process of
     its own: 29x the text of 80,000 lines (a piece's parse is most of it), and 79x with the line
     bound off, one line a character (traced until 0.1.32: 20x and 43x)."""
-    measured = [peak_growth(_LOAD + """
+    measured = [peak_growth(_LOAD + textwrap.dedent("""
         markdown.PIECE_LINE_CHARS = int(sys.argv[1])
         text = "".join(f"# h{i % 97}\\n" for i in range(80_000))
-        """, """
+        """), """
         blocks, _ = markdown.build_markdown_blocks(text, 0)
         result = {"blocks": len(blocks), "last": blocks[-1].headings, "chars": len(text)}
         """, str(line_chars)) for line_chars in (markdown.PIECE_LINE_CHARS, 1)]
