@@ -139,6 +139,16 @@ def _chunk_kind(kinds: set[str]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def continued_table(block: Block) -> bool:
+    """Whether `block` is the rest of a table whose header lines lie before it (a span of rows
+    cut out of the table, as `hierarchical` gives a child level): its chunks repeat the header
+    in their prefix, as the later row groups of a split table do, even when the rows fit one
+    chunk. Until 0.1.34 such rows were packed as text: a child chunk of a parent that starts
+    inside a table had no header row, unless the header lay inside its own span."""
+    header = block.header
+    return block.kind == BlockKind.TABLE and header is not None and header[0] < block.start and bool(block.rows)
+
+
 def _crosses(starts: list[int], a: int, b: int) -> bool:
     """Whether one of `starts` lies in `[a, b)` (a skipped span between two atoms)."""
     idx = bisect.bisect_left(starts, a)
@@ -317,6 +327,8 @@ class Packer:
         barrier = kind in BARRIER_KINDS
         if levels is None:
             levels = self.levels_for(block)
+        if split_to is None and continued_table(block):  # (its chunks repeat the header: `_pack_table`)
+            return iter([Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)])
         if split_to is None and ((estimate is not None and estimate <= body_budget - SLACK)
                                  or self.fits(block.start, block.end, body_budget)):
             return iter([Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)])
@@ -759,6 +771,8 @@ class Packer:
             kinds.add(_KIND_OF_BLOCK.get(b.kind, "text"))
         if not kinds:
             return None  # heading lines only: their own paths (`pack`)
+        if any(continued_table(b) for b in blocks):
+            return None  # (its chunks repeat the table's header: `pack`)
         cs = self.snap_start(start)
         pre, ptoks = self.breadcrumb(self.breadcrumb_parts(path, skip))
         if self.tokens_before(end) > self.tokens_before(cs) + budget - ptoks + SLACK:
@@ -1264,7 +1278,7 @@ class Packer:
         (helper-111: "| Champion | # | Goals |" and its delimiter row, 21 tokens, stood alone
         after a 12-token chunk of the paragraph introducing the table): packed with the text
         before the table, they go with it when they fit."""
-        if block is None or not block.header or not block.rows:
+        if block is None or not block.header or not block.rows or continued_table(block):
             return None
         hs, he = block.header
         row = next((x for x in block.rows if x[1] > x[0]), None)
@@ -1293,7 +1307,9 @@ class Packer:
         a CRLF file, whose header lines are joined by it too), "\\n" where none does. When the
         first row is cut inside, the header lines share a chunk with its first pieces.
         `header_placed`: the header lines went with the run before the table (`_lone_header`),
-        so no chunk here holds them in its body.
+        so no chunk here holds them in its body. A table whose header lies before `block`
+        (`continued_table`) is packed as later row groups are, every chunk with the header in its
+        prefix; heading atoms in `lead` then make chunks of their own.
         """
         text = self.text
         hs, he = block.header if block.header else (block.start, block.start)
@@ -1306,6 +1322,9 @@ class Packer:
         rows = block.rows  # (a tuple, or Spans for a huge table: read in place)
         r = 0
         first = not header_placed
+        if continued_table(block):
+            first = False
+            out.extend(self._iter_run(lead, path, budget) if lead else ())
         # Tokens of each prefix, counted once: a header longer than the budget was counted again for
         # every row group, quadratic in the table (helper-56: 450 KB, one long header cell, 64 tokens:
         # 58 s). A prefix over the budget by more than what a merge at its end can save is never tried.

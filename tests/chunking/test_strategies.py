@@ -121,6 +121,63 @@ def test_hierarchical_three_levels():
     assert {r["meta"]["chunk_size"] for r in recs if depth(r) == 2} == {30}
 
 
+def _table_doc(rows: int, words: str = "value number {i} with some words") -> tuple[str, str]:
+    header = "| Name | Value | Note |\n| --- | --- | --- |\n"
+    body = "".join(f"| item {i} | {words.format(i=i)} | note {i} |\n" for i in range(rows))
+    return "# Data\n\n" + header + body + "\nAfter the table, a paragraph of text.\n", header
+
+
+def test_hierarchical_children_of_a_parent_that_starts_inside_a_table_repeat_its_header():
+    """A parent chunk that starts inside a table carries the header in its prefix; its children
+    did not: the last parent's child ("| item 58 |", "| item 59 |": 36 tokens) was packed as text,
+    and the first child of the second parent dropped the header to take a seventh row. Each child
+    now repeats it, as the later row groups of a split table do (50 tokens: it fits 128)."""
+    text, header = _table_doc(60)
+    recs = run(text, strategy="hierarchical", chunk_size=128, parent_chunk_size=512)
+    assert all(r["n_tokens"] <= (128 if r["parent_id"] else 512) for r in recs)
+    rows = [r for r in recs if r["kind"] == "table" and r["start"] > text.index(header)]
+    assert len(rows) == 12 and all(r["prefix"] == "Data\n\n" + header for r in rows)
+    last_parent, last_child = rows[-2:]
+    assert last_child["parent_id"] == last_parent["id"]
+    assert (last_child["start"], last_child["end"]) == (text.index("| item 58"), text.index("\n\nAfter"))
+    assert last_child["n_tokens"] == 50
+    # the children of the second parent start where the first parent's children do: six rows each
+    starts = [text[r["start"]:r["start"] + 10] for r in rows if r["parent_id"] == rows[4]["id"]]
+    assert starts == ["| item 29 ", "| item 35 ", "| item 41 ", "| item 47 ", "| item 53 "]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(4, 60), words=st.sampled_from(["{i}", "value number {i} with some words",
+                                                       "a longer cell {i} " + " ".join(["with many words"] * 6)]),
+       size=st.integers(24, 160), ratio=st.integers(2, 5), fmt=st.sampled_from(["md", "html"]),
+       levels=st.booleans())
+def test_every_row_chunk_repeats_the_header_when_it_and_the_first_row_fit(rows, words, size, ratio, fmt, levels):
+    """Wherever a table is cut, each chunk that holds its rows but not its header lines has the header
+    in its prefix, unless the header with the chunk's first row is over the budget (the ruling's order
+    of dropping: breadcrumb first, then the header), at every level of `hierarchical`."""
+    from chunkctl.tokenizers import get_tokenizer
+
+    text, header = _table_doc(rows, words)
+    whole_rows = {line for line in text.splitlines() if line.startswith("| item")}
+    if fmt == "html":
+        cells = [line.strip("|").split(" | ") for line in text.splitlines() if line.startswith("| item")]
+        text = ("<h1>Data</h1><table><tr><th>Name</th><th>Value</th><th>Note</th></tr>"
+                + "".join("<tr>" + "".join(f"<td>{c.strip()}</td>" for c in row) + "</tr>" for row in cells)
+                + "</table><p>After the table, a paragraph of text.</p>")
+    kw = {"levels": (size * ratio * ratio, size * ratio, size)} if levels else {"parent_chunk_size": size * ratio}
+    recs = run(text, fmt=fmt, strategy="hierarchical", chunk_size=size, **kw)
+    doc = recs[0]["text"][len(recs[0]["prefix"]):]  # (the rendered text of an HTML page starts it)
+    tok = get_tokenizer()
+    for r in recs:
+        body = r["text"][len(r["prefix"]):]
+        if r["kind"] != "table" or "| Name |" in body or not body.startswith("| "):
+            continue
+        first_row = body.split("\n")[0]
+        if first_row in whole_rows and "| Name |" not in r["prefix"]:
+            assert tok.count(header + first_row) > r["meta"]["chunk_size"], (r["prefix"], body[:80])
+    assert doc
+
+
 SEM_TEXT = ("Volcanoes form where magma reaches the surface. Lava flows cool into basalt. "
             "Eruptions can blanket towns in ash. Magma chambers refill over centuries. "
             "Sourdough bread needs a starter of flour and water. The dough rises overnight. "
