@@ -251,6 +251,11 @@ _COPY_LIMIT = 1 << 16
 _COLUMNS = re.compile(r"\S(?:\s{3,}|\t| \| )\S")
 _QUOTE_MARKS = re.compile(r"(?:>[ \t]?)+")  # a block quote's marks at a line's start
 _LIST_MARK = re.compile(r"\s*(?:[-*+•▪◦‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s")
+# A line that opens with a bracketed label and a colon: a Markdown link reference definition
+# ("[guide]: https://..."), a numbered reference ("[1]: RFC 2119"). Each is a line of its own, as a
+# list item is: a run of them is not wrapped prose (0.1.34; before, the break before each read as
+# soft, so chunks of a long run of definitions ended between a label and its URL).
+_LABEL_MARK = re.compile(r"\[[^\]\r\n]{1,60}\]:[ \t]")
 
 
 def trimmed(text: str, a: int, b: int) -> tuple[int, int] | None:
@@ -320,7 +325,8 @@ def _soft_break(text: str, a: int, b: int, ps: int, pe: int, s: int, e: int, pre
     if quoted is not None and prev_ink is not None and text[prev_ink.start()] == ">":
         s = next_start = quoted.end()
     if (_SENT_END.search(text, max(ps, pe - 8), pe) or _COLUMNS.search(text, prev_start, pe)
-            or s >= e or _LIST_MARK.match(text, next_start, min(b, s + 8))):
+            or s >= e or _LIST_MARK.match(text, next_start, min(b, s + 8))
+            or (text[s] == "[" and _LABEL_MARK.match(text, s, min(b, s + 64)))):
         return False
     m = _NON_WS_RUN.match(text, s, e)
     first_word = (m.end() - s) if m else e - s
@@ -358,7 +364,7 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
     the next line would not have fitted on the line before it within the span's widest
     line (greedy wrapping, 30-200 columns), the line before it does not end a sentence
     or a clause and is not laid out in columns (" | ", tabs, runs of spaces), and the
-    next line does not open a list item. Wrapped prose then splits at sentences
+    next line does not open a list item or a labelled line ("[label]: ", `_LABEL_MARK`). Wrapped prose then splits at sentences
     instead of at line ends, while tables, logs and lists keep their lines.
     """
     lines = _split_by(_LINE_SEP, text, a, b)

@@ -739,3 +739,47 @@ def test_a_page_break_between_lines_or_paragraphs_is_still_a_break():
     assert [body(r) for r in recs] == ["Pump one is logged\fand checked daily.",
                                        "Valve two is logged.\f\nSheet three is kept."]
     assert [(r["page_start"], r["page_end"]) for r in recs] == [(1, 2), (3, 4)]
+
+
+# ---------------------------------------------------------------- labelled lines (link definitions)
+def test_a_run_of_link_definitions_is_cut_at_line_ends():
+    """helper-113: a run of Markdown link reference definitions longer than a chunk was read as
+    wrapped prose (each line as wide as the next, none ending a sentence), so at 40 tokens every
+    chunk ended between a label and its URL: "...page.html\\n[link-2]:" | "https://...". Each
+    definition is a line of its own, as a list item is."""
+    defs = "\n".join(f"[link-{i}]: https://example.com/docs/section/{i}/page-with-long-name.html" for i in range(12))
+    text = "# Links\n\nSome intro text here.\n\n## Refs\n\n" + defs + "\n\n## Next\n\nMore text.\n"
+    recs = chunkctl.chunk_text(text, "md", chunk_size=40, overlap=0)
+    run = [body(r) for r in recs if "[link-" in body(r) or "https:" in body(r)]
+    assert run == ["## Refs\n\n" + defs.split("\n")[0], *defs.split("\n")[1:]]
+    recs = chunkctl.chunk_text(text, "txt", chunk_size=40, overlap=0)  # (a shorter breadcrumb: two lines fit)
+    run = [body(r) for r in recs if "[link-" in body(r) or "https:" in body(r)]
+    assert len(run) == 6 and "\n".join(run) == defs
+
+
+@st.composite
+def labelled_doc(draw):
+    lines = []
+    for i in range(draw(st.integers(2, 16))):
+        label = draw(st.sampled_from([f"{i}", f"ref-{i}", f"Rust book {i}", f"^{i}"]))
+        path = "/".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8)))
+        title = draw(st.sampled_from(["", ' "The guide"', " (section)"]))
+        lines.append(f"[{label}]: https://example.org/{path}{title}")
+    intro = draw(prose())
+    return f"# Refs\n\n{intro}\n\n" + "\n".join(lines) + "\n", lines
+
+
+@PROPS
+@given(labelled_doc(), st.sampled_from(STRATEGIES), st.sampled_from([16, 24, 40, 64]), st.sampled_from(["md", "txt"]))
+def test_labelled_lines_are_never_cut_where_a_whole_line_fits(doc_lines, strategy, size, fmt):
+    """No chunk ends or starts inside a "[label]: ..." line when that line fits a chunk alone
+    with the chunk's prefix."""
+    text, lines = doc_lines
+    recs = chunkctl.chunk_text(text, fmt, strategy=strategy, chunk_size=size, overlap=0)
+    pos = text.index(lines[0])
+    for line in lines:
+        a, b = pos, pos + len(line)
+        pos = b + 1
+        for r in _touching(recs, a, b):
+            if a < r["start"] < b or a < r["end"] < b:
+                assert TOK.count(r["prefix"] + line) > size, (r["prefix"], line, body(r))

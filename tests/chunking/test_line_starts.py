@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from chunkctl.text.segment import hard_line_starts, split_lines
 from chunkctl.text.segment import line_wrap as quick_wrap  # string methods up to 64 K characters, else line by line
 
-WORDS = ["the", "pump", "valve", "is", "checked", "daily,", "before", "use.", "Note:", "1.", "-", "(a)", "a)",
+WORDS = ["the", "pump", "valve", "is", "checked", "daily,", "before", "use.", "Note:", "1.", "-", "(a)", "a)", "[ref]:", "[1]:",
          "x", "internationalisation", "|", "end;", "\u201cquoted.\u201d", "\u3002", "\u00e9t\u00e9"]
 INDENTS = ["", "", "", " ", "  ", "    ", "        ", "\t", "\u3000", "\u00a0"]
 BREAKS = ["\n", "\n", "\n", "\r\n", "\r", "\n\n", "\f", "\u2028", "\v", "\n  \n", "\x1c"]
