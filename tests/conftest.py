@@ -49,11 +49,9 @@ SLOW_TESTS = frozenset({
     "tests/loaders/test_html_pieces.py::test_a_page_of_many_small_tables_forgets_the_closed_ones",  # 4 processes
     "tests/test_memory_bounds.py::test_lazy_splitters_equal_the_list_splitters",
     "tests/chunking/test_heading_runs.py::test_a_million_empty_headings_are_not_held_at_once",
-    "tests/chunking/test_semantic_memory.py::test_traced_memory_stays_flat_with_the_number_of_sentences",
     "tests/loaders/test_markdown_pieces.py::"
     "test_traced_memory_of_one_list_item_of_one_word_paragraphs_grows_less_than_8x_the_text",
     "tests/loaders/test_markdown_parsers.py::test_traced_memory_of_one_big_code_block_grows_less_than_12x_the_text",
-    "tests/loaders/test_markdown_pieces.py::test_traced_memory_of_a_one_column_table_grows_less_than_8x_the_text",
     "tests/test_blocklist.py::test_heading_titles_are_kept_packed_in_strings",
     "tests/test_reliability.py::test_sigterm_at_any_moment_says_what_is_on_disk",
     "tests/loaders/test_html_pieces.py::"  # ~7 s: pages of 200-odd nested elements, read whole and in pieces
