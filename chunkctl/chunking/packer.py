@@ -42,8 +42,8 @@ LEAD_CAP = 4096
 
 PROSE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
 LIST_LEVELS = (Level.BLOCK, Level.PARAGRAPH, Level.LINE, Level.SENTENCE, Level.CLAUSE, Level.WORD)
-CODE_LEVELS = (Level.PARAGRAPH, Level.LINE, Level.WORD)
-PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.LINE, Level.WORD)
+CODE_LEVELS = (Level.PARAGRAPH, Level.OUTLINE, Level.LINE, Level.WORD)
+PYTHON_LEVELS = (Level.DEFINITION, Level.PARAGRAPH, Level.OUTLINE, Level.LINE, Level.WORD)
 ROW_LEVELS = (Level.SENTENCE, Level.CLAUSE, Level.WORD)
 REPLACEMENT = "\ufffd"
 """U+FFFD, what a decoder or a parser put for what it could not read: never in a prefix
@@ -373,7 +373,7 @@ class Packer:
         if kind == "table" and level == Level.CLAUSE:
             return self._split_cells(a, b)
         pieces = self.splitters.split(level, a, b, prose=(kind == "text"))
-        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE, Level.DEFINITION):
+        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.OUTLINE, Level.LINE, Level.DEFINITION):
             return self._with_indent(pieces, a)
         return pieces
 
@@ -530,7 +530,7 @@ class Packer:
             return self._item_pieces(a, b, block)
         if kind == "table" and level == Level.CLAUSE:
             return iter(self._split(level, a, b, block, kind))
-        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.LINE):
+        if kind in _INDENTED_KINDS and level in (Level.PARAGRAPH, Level.OUTLINE, Level.LINE):
             return self._with_indent_iter(self.splitters.iter(level, a, b, prose=False), a)
         return self.splitters.iter(level, a, b, prose=(kind == "text"))
 

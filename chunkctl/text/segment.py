@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from array import array
 from collections.abc import Iterator
@@ -20,8 +21,10 @@ class Level(IntEnum):
 
     Order (docs/records.md#recursive-levels): section > block > blank-line paragraph > line >
     sentence > clause > word > grapheme cluster. DEFINITION ranks top-level Python
-    `def`/`class` statements above blank lines inside a code block. GLUE marks a
-    boundary that should only be cut when nothing else fits (after a heading line).
+    `def`/`class` statements above blank lines inside a code block; OUTLINE, the lines of a
+    code block that open a statement at its outermost indentation, above its other lines
+    (`iter_outline`). GLUE marks a boundary that should only be cut when nothing else fits
+    (after a heading line).
     """
 
     GLUE = 0
@@ -30,10 +33,11 @@ class Level(IntEnum):
     CLAUSE = 3
     SENTENCE = 4
     LINE = 5
-    PARAGRAPH = 6
-    DEFINITION = 7
-    BLOCK = 8
-    SECTION = 9
+    OUTLINE = 6
+    PARAGRAPH = 7
+    DEFINITION = 8
+    BLOCK = 9
+    SECTION = 10
 
 
 
@@ -643,6 +647,71 @@ def _python_starts_long(text: str, lo: int, hi: int) -> list[int] | None:
     return out
 
 
+# A code line that goes on the statement before it rather than opening one: a closing bracket,
+# a clause keyword (`else`, `except`, `end`, `fi`, ...), a closing tag, or a fence line.
+_OUTLINE_CONT = re.compile(r"[}\])]|</|[`~]{3}|(?:else|elif|except|finally|catch|end|fi|done|esac|then|do|"
+                           r"until|rescue|ensure|when|case|default)\b")
+# A code line that belongs with the line after it: a comment or a decorator (`#`, `//`, `/*`, `*`,
+# `--`, `;`, `%`, `<!--`, `@`).
+_OUTLINE_LEAD = re.compile(r"#|//|/\*|\*|--|;|%|<!--|@")
+_INDENT = re.compile(r"[ \t]*")
+
+
+def _ink(text: str, s: int, b: int) -> int:
+    """The first character after the spaces and tabs that start the line at `s` (`b` at most)."""
+    m = _INDENT.match(text, s, b)
+    return m.end() if m is not None else s
+
+
+def iter_outline(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
+    """Pieces of the code `text[a:b]`, cut before each line that opens a statement at the code's
+    outermost indentation (trimmed, in order, covering all non-white-space; character offsets).
+
+    The outermost indentation is the least of its non-blank lines' (spaces and tabs, counted
+    as characters; fence lines left out). A line at it opens a statement unless it goes on the
+    one before (`_OUTLINE_CONT`: `}`, `)`, `else`, `except`, `end`, a closing tag, a fence) or
+    the line above it is a comment or decorator at that indentation, or the opening fence
+    (`_OUTLINE_LEAD`: they stay with what they introduce). So a function, a class or a top-level statement of any language
+    is cut from the next one before a line inside it is; a piece too big alone is cut between
+    lines next (`Level.LINE`). Two passes over the lines, no list of them: a 50 MB block is
+    read as it is taken. The idea of cutting code at its outermost constructs first is
+    LangChain's language-aware `RecursiveCharacterTextSplitter` separators ("\nclass ",
+    "\ndef ", "\nfunction ", ...), here found from the indentation for any language.
+    """
+    least = -1
+    starts = itertools.chain((a,), (m.end() for m in _PY_LINE.finditer(text, a, b)))
+    for s in starts:
+        ink = _ink(text, s, b)
+        if ink >= b or text[ink] in "\r\n" or text.startswith(("```", "~~~"), ink):
+            continue
+        if least < 0 or ink - s < least:
+            least = ink - s
+            if least == 0:
+                break
+    pos = a
+    lead = False  # the last non-blank line was a comment or decorator at the outermost indentation
+    for k, s in enumerate(itertools.chain((a,), (m.end() for m in _PY_LINE.finditer(text, a, b)))):
+        ink = _ink(text, s, b)
+        if ink >= b or text[ink] in "\r\n":
+            continue
+        if k == 0 and text.startswith(("```", "~~~"), ink):
+            lead = True  # (the opening fence line goes with the first statement)
+            continue
+        if ink - s != least:
+            lead = False
+            continue
+        opens = not _OUTLINE_CONT.match(text, ink)
+        if k and opens and not lead and s > pos:
+            t = trimmed(text, pos, s)
+            if t:
+                yield t
+            pos = s
+        lead = bool(_OUTLINE_LEAD.match(text, ink))
+    t = trimmed(text, pos, b)
+    if t:
+        yield t
+
+
 class Splitters:
     """The splitter of each level for one document; sentence segmentation is shared."""
 
@@ -665,6 +734,8 @@ class Splitters:
             return split_words(t, a, b)
         if level == Level.DEFINITION:
             return split_python(t, a, b)
+        if level == Level.OUTLINE:
+            return list(iter_outline(t, a, b))
         raise ValueError(f"no splitter for level {level!r}")
 
     def iter(self, level: Level, a: int, b: int, prose: bool = True) -> Iterator[tuple[int, int]]:
@@ -683,6 +754,8 @@ class Splitters:
             return _iter_split_by(_CLAUSE_SEP, t, a, b)
         if level == Level.WORD:
             return iter_words(t, a, b)
+        if level == Level.OUTLINE:
+            return iter_outline(t, a, b)
         raise ValueError(f"no splitter for level {level!r}")
 
 

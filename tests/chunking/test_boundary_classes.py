@@ -783,3 +783,81 @@ def test_labelled_lines_are_never_cut_where_a_whole_line_fits(doc_lines, strateg
         for r in _touching(recs, a, b):
             if a < r["start"] < b or a < r["end"] < b:
                 assert TOK.count(r["prefix"] + line) > size, (r["prefix"], line, body(r))
+
+
+# ---------------------------------------------------------------- code: statements at the outermost indentation
+def _js_functions(n: int) -> list[str]:
+    return [f"// Adds {i} to the value.\nfunction add{i}(x) {{\n  if (x > {i}) {{\n    return x + {i};\n  }}\n"
+            f"  return x;\n}}\n" for i in range(1, n + 1)]
+
+
+def test_code_without_blank_lines_is_cut_between_its_top_level_statements():
+    """A code block with no blank line between its functions was cut between any two lines
+    (`add3` | its `if` in one chunk, the rest of it in the next). Now the lines that open a
+    statement at the block's outermost indentation are cut first, a comment staying with the
+    function under it, a closing `}` with the function above it."""
+    functions = _js_functions(25)
+    text = "# API\n\n```js\n" + "".join(functions) + "```\n"
+    recs = chunkctl.chunk_text(text, "md", chunk_size=100, overlap=0)
+    assert all(r["n_tokens"] <= 100 for r in recs) and len(recs) == 13
+    assert body(recs[0]) == "# API\n\n```js\n" + "".join(functions[:2]).rstrip("\n")
+    assert [body(r) for r in recs[1:-1]] == ["".join(functions[k:k + 2]).rstrip("\n") for k in range(2, 24, 2)]
+    assert body(recs[-1]) == functions[24] + "```"
+
+
+def test_python_that_does_not_parse_is_cut_at_its_outermost_lines():
+    """Python that `ast` cannot parse (Python 2's print statement) gives no `def` boundaries: its
+    statements are still cut before `def` lines, never between a `def` line and its body (as
+    they were: "def f21(x):" | "    print x" in the next chunk)."""
+    code = "".join(f"def f{i}(x):\n    print x\n    return x + {i}\n" for i in range(1, 61))
+    recs = chunkctl.chunk_text("# Title\n\nIntro.\n\n```python\n" + code + "```\n", "md", chunk_size=128, overlap=0)
+    assert all(r["n_tokens"] <= 128 for r in recs)
+    assert all(body(r).startswith("def f") for r in recs[1:])
+    assert [body(r).split("\n", 1)[0] for r in recs[1:]] == [f"def f{i}(x):" for i in range(8, 58, 7)]
+
+
+@st.composite
+def code_doc(draw):
+    """A fenced block of top-level items with no blank line between them, each item (a comment or
+    decorator line, a header line, indented body lines, a closing line) at most `limit` tokens."""
+    style = draw(st.sampled_from(["brace", "colon", "end"]))
+    indent = draw(st.sampled_from(["", "  ", "\t"]))
+    items = []
+    for i in range(draw(st.integers(4, 30))):
+        lead = draw(st.sampled_from(["", f"{indent}// item {i}\n", f"{indent}# item {i}\n", f"{indent}@wrap\n"]))
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5))
+        opener, closer = {"brace": (f"fn item{i}() {{", "}"), "colon": (f"if item{i}:", f"else:\n{indent}    pass"),
+                          "end": (f"def item{i}", "end")}[style]
+        body_lines = "".join(f"{indent}    {w}({i});\n" for w in words)
+        items.append(f"{lead}{indent}{opener}\n{body_lines}{indent}{closer}\n")
+    return "# Code\n\n```text\n" + "".join(items) + "```\n", items
+
+
+@PROPS
+@given(code_doc(), st.sampled_from(STRATEGIES + ["hierarchical"]), st.sampled_from([0, 8]))
+def test_code_is_cut_only_between_its_top_level_items_when_each_fits_half_a_chunk(doc_items, strategy, overlap):
+    text, items = doc_items
+    size = 2 * max(TOK.count(item) for item in items) + 24
+    recs = chunkctl.chunk_text(text, "md", strategy=strategy, chunk_size=size, overlap=overlap)
+    starts, pos = set(), text.index(items[0])
+    for item in items:
+        starts.add(pos)
+        pos += len(item)
+    code_end = text.index("```\n", pos)
+    for r in recs:
+        if text.index(items[0]) < r["start"] < code_end:
+            assert r["start"] in starts, (size, body(r)[:60])
+
+
+@pytest.mark.parametrize("code, pieces", [
+    ("int a;\n// doc\nint f() {\n  return 1;\n}\nif (x) {\n  y();\n}\nelse {\n  z();\n}\nelse_count++;\n",
+     ["int a;", "// doc\nint f() {\n  return 1;\n}", "if (x) {\n  y();\n}\nelse {\n  z();\n}", "else_count++;"]),
+    ("```rb\n  @memo\n  def a\n    1\n  end\n  def b\n\n    2\n  end\n```", ["```rb\n  @memo\n  def a\n    1\n  end",
+                                                                          "def b\n\n    2\n  end\n```"]),
+    ("one line", ["one line"]),
+])
+def test_outline_pieces_start_at_statements_of_the_outermost_indentation(code, pieces):
+    from chunkctl.text.segment import iter_outline
+
+    text = "x\n" + code
+    assert [text[a:b] for a, b in iter_outline(text, 2, len(text))] == pieces
