@@ -866,15 +866,19 @@ class Packer:
                                                              and lead.headings else 0)
             return masks[i - masks_lo]
 
-        def prefix(i: int, k: int | None = None) -> tuple[str, int]:
-            """`_prefix` of a chunk of atoms i..k (k None: the run's last), run indices."""
+        def prefix_parts(i: int, k: int | None = None) -> list[str]:
+            """The breadcrumb entries of a chunk of atoms i..k (k None: the run's last), run indices."""
             stop = nhead if k is None else min(k + 1, nhead)
             if stop == nhead and base <= i < nhead:
                 mask = levels_from(i)
                 skip = [b for b in range(mask.bit_length()) if mask >> b & 1]
             else:
                 skip = [len(x.block.headings) - 1 for x in win[i - base:max(i, stop) - base] if x.block is not None]
-            return self.breadcrumb(self.breadcrumb_parts(path, skip))
+            return self.breadcrumb_parts(path, skip)
+
+        def prefix(i: int, k: int | None = None) -> tuple[str, int]:
+            """`_prefix` of a chunk of atoms i..k (k None: the run's last), run indices."""
+            return self.breadcrumb(prefix_parts(i, k))
 
         def lead_path(i: int) -> tuple[str, ...]:
             """Heading path of atom i, a heading of the run's lead (its own path)."""
@@ -1051,6 +1055,20 @@ class Packer:
                 if pieces:
                     splice(nhead - base, pieces)
                     continue
+                # A body atom kept whole (code, a table, a formula) that fits after the headings
+                # only with a shorter breadcrumb: the breadcrumb yields, outermost headings first,
+                # so that the headings open its chunk (helper-115: "### The CSS components",
+                # "#### In main.css" stood alone, 21 tokens, before their 76-token code block).
+                kb = nhead - base
+                body_cnt = self.count(cs, win[kb].end, "")
+                if body_cnt <= budget:
+                    parts = prefix_parts(i, nhead)
+                    short, _n = self.breadcrumb(parts, cap=min(budget // 4, budget - body_cnt)) if parts else ("", 0)
+                    short_cnt = self.count(cs, win[kb].end, short) if short else body_cnt
+                    if short_cnt > budget:
+                        short, short_cnt = "", body_cnt
+                    k, pre, cnt = kb, short, short_cnt
+                    prefix_text = short
             if k + base >= nhead and te[k] - tcs < self.min_fill * body_budget:
                 # No candidate fills the chunk to MIN_FILL (a short paragraph, then a long
                 # one cut only at lines): cut the first coarse atom after it that has

@@ -3,6 +3,7 @@ budgets and overlaps, plus one hand-made document per class with exact boundarie
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -187,6 +188,44 @@ def test_headings_open_the_chunk_of_their_body(titles, depth, data):
     size = data.draw(st.integers(need + 2, need + 60))
     recs = chunkctl.chunk_text(doc, "md", chunk_size=size, overlap=0)
     assert recs[0]["end"] > head_end, [body(r) for r in recs]
+
+
+def test_headings_open_the_chunk_of_a_code_block_that_fits_with_a_shorter_breadcrumb():
+    """helper-115 (w3c/wcag, technique C29): "### The CSS components" and "#### In main.css" made a
+    chunk of their own (21 tokens), then their code block (76): together they fit 80 only with
+    the breadcrumb shortened. The breadcrumb yields first (outermost headings, then words of the
+    innermost), so the headings open the code's chunk."""
+    code = "".join(f"#item{i} {{ padding: {i}em; margin: 0; }}\n" for i in range(4))
+    doc = ("# Using a style switcher to provide a conforming alternate version\n\n"
+           "## Using a JavaScript control to apply a different external CSS file\n\nSome intro text.\n\n"
+           "### The CSS components\n\n#### In main.css\n\n```css\n" + code + "```\n")
+    recs = chunkctl.chunk_text(doc, "md", chunk_size=80, overlap=0)
+    assert len(recs) == 2 and all(r["n_tokens"] <= 80 for r in recs)
+    assert body(recs[1]) == "### The CSS components\n\n#### In main.css\n\n```css\n" + code + "```"
+    assert recs[1]["prefix"] == "Using\n\n" and recs[1]["headings"] == [
+        "Using a style switcher to provide a conforming alternate version",
+        "Using a JavaScript control to apply a different external CSS file", "The CSS components", "In main.css"]
+
+
+@PROPS
+@given(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), st.integers(1, 3), st.integers(1, 12),
+       st.sampled_from(["```\n{}```", "| a | b |\n|---|---|\n{}", "$$\n{}$$"]), st.integers(0, 40),
+       st.sampled_from(STRATEGIES + ["hierarchical"]))
+def test_no_chunk_of_headings_alone_where_they_fit_with_their_atomic_body(words, depth, lines, form, slack, strategy):
+    """Heading lines never make a chunk of their own when they and the code block, table or
+    formula under them fit the budget without a breadcrumb."""
+    title = " ".join(words).capitalize()
+    heads = "# Outer title of the whole guide\n\n## Chapter\n\nIntro.\n\n" + "".join(
+        "#" * (3 + i) + f" {title} {i}\n\n" for i in range(depth))
+    rows = "".join((f"| {w} | {i} |\n" if form.startswith("|") else f"x_{i} = {w}({i})\n")
+                   for i, w in zip(range(lines), itertools.cycle(WORDS)))
+    atom = form.format(rows)
+    doc = heads + atom + "\n"
+    size = TOK.count(doc[doc.index("### "):]) + slack
+    recs = chunkctl.chunk_text(doc, "md", strategy=strategy, chunk_size=size, overlap=0)
+    for r in recs:
+        lines_of_body = [line for line in body(r).splitlines() if line.strip()]
+        assert not all(line.startswith("#") for line in lines_of_body) or r["start"] < doc.index("### "), body(r)
 
 
 def test_three_headings_open_the_sentence_chunk():
@@ -677,9 +716,9 @@ def test_a_run_of_headings_names_only_the_headings_above_each_chunk():
     recs = chunkctl.chunk_text(doc, "md", chunk_size=12, overlap=0)
     assert [(r["prefix"], body(r)) for r in recs] == [
         ("", "# Guide\n\n## Install\n\n### Linux\n\n### Mac"),
-        ("Guide\n\n", "## Use\n\n### Run\n\n#### Fast"),
-        ("Fast\n\n", "Text here."),
+        ("", "## Use\n\n### Run\n\n#### Fast\n\nText here."),  # (0.1.34: the breadcrumb yields, not the body)
     ]
+    assert recs[1]["headings"] == ["Guide", "Use", "Run", "Fast"] and recs[1]["n_tokens"] <= 12
     many = chunkctl.chunk_text("#\n" * 3000 + "\nEnd.\n", "md", chunk_size=64, overlap=0)
     assert many[-1]["text"].endswith("End.") and all(r["n_tokens"] <= 64 for r in many)
 
