@@ -20,6 +20,12 @@ ABBREVIATIONS = frozenset(
     u.s u.k a.m p.m viz""".split()
 )
 
+# Titles that stand before a name and never end a sentence: blingfire cuts after them when two
+# spaces follow ("bed.  Mr. Samsa": "Mr." | "Samsa ..."; helper-115, Gutenberg's Metamorphosis), and
+# its cut after one is dropped (`_after_title`). Not "St." or "Jr.", which may end one.
+TITLES = frozenset("mr mrs ms mx dr prof messrs mme mlle rev capt sgt lt col".split())
+_TITLE_BEFORE = re.compile(r"(?:^|[\s(\[\"'“‘])([A-Za-z]{1,6})\.\s*$")
+
 # Sentence-end candidates inside a blingfire sentence: terminator, closing quotes, spaces, then a capital.
 _MISSED_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[A-Z])")
 _LOWER_END = re.compile(r"([.!?]['\"”’)\]]*)(\s+)(?=['\"“‘(\[]*[^\W\d_])")
@@ -45,6 +51,12 @@ SPAN_WINDOW = 1 << 17
 """Characters segmented at a time in a longer range (a paragraph without line breaks)."""
 SPAN_MARGIN = 1 << 12
 """Characters at the end of a window whose sentence cuts are left to the next window."""
+
+
+def _after_title(chunk: str, a: int) -> bool:
+    """Whether the cut at `a` of `chunk` falls right after a title and its full stop ("Mr.", `TITLES`)."""
+    m = _TITLE_BEFORE.search(chunk, max(0, a - 12), a)
+    return m is not None and m.group(1).lower() in TITLES
 
 
 def _is_abbreviation(word: str) -> bool:
@@ -245,7 +257,7 @@ class SentenceSplitter:
         # (Only in text that capitalizes sentences somewhere: all-lower-case text, such as
         # normalized corpora, would lose every sentence end to this rule.)
         cuts = {a for a, _ in raw[1:]
-                if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit())}
+                if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit()) and not _after_title(chunk, a)}
         # Fix-up 2: an end before a capital that the segmenter missed, unless an
         # abbreviation or an initial precedes the full stop.
         for m in _MISSED_END.finditer(chunk):

@@ -24,6 +24,34 @@ def test_abbreviations_decimals_and_lower_case_continuations():
         "The room.", "Mrs. Lind agreed."]
 
 
+def test_a_title_before_two_spaces_does_not_end_a_sentence():
+    """helper-115 (Gutenberg's Metamorphosis, two spaces after every full stop): blingfire ended a
+    sentence after "Mr." when two spaces came before it: "...bed.  Mr." | "Samsa threw ...". The
+    chunk strategies then cut there."""
+    text = ("They hurried out of bed.  Mr. Samsa threw the blanket over his shoulders.  "
+            "Mrs. Samsa came out in her nightdress.  (Dr. Lee agreed.)  They met at St. Paul.  Then left.")
+    assert split(text) == ["They hurried out of bed.", "Mr. Samsa threw the blanket over his shoulders.",
+                           "Mrs. Samsa came out in her nightdress.", "(Dr. Lee agreed.)",
+                           "They met at St. Paul.", "Then left."]
+    recs = chunkctl.chunk_text(text, "txt", strategy="sentence", chunk_size=24, overlap=0)
+    assert not any(r["text"].endswith(("Mr.", "Mrs.", "Dr.")) for r in recs)
+
+
+_NAMES = ["Samsa", "Grete", "Lee", "Brown", "Anna"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Mr.", "Mrs.", "Dr.", "Prof.", "Ms.", ""]), st.sampled_from(_NAMES),
+                          st.lists(st.sampled_from(["went", "home", "and", "slept", "well"]), min_size=1, max_size=6)),
+                min_size=2, max_size=8),
+       st.sampled_from([" ", "  ", "   ", "\n"]))
+def test_no_sentence_ends_at_a_title(parts, gap):
+    text = gap.join(f"{title}{gap if title else ''}{name} {' '.join(words)}." for title, name, words in parts)
+    got = split(text)
+    assert not any(re.search(r"\b(?:Mr|Mrs|Dr|Prof|Ms)\.$", sentence) for sentence in got), got
+    assert len(got) == len(parts), got
+
+
 def test_cjk_terminators_need_no_space():
     assert split("第一句话。第二句话！第三句？最后") == ["第一句话。", "第二句话！", "第三句？", "最后"]
 
