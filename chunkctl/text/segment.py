@@ -12,7 +12,7 @@ from enum import IntEnum
 
 import regex
 
-from chunkctl.text.lines import LINE_END, Breaks, iter_paragraph_spans, paragraph_spans
+from chunkctl.text.lines import Breaks, iter_paragraph_spans, paragraph_spans
 from chunkctl.text.sentences import SentenceSplitter
 
 
@@ -235,6 +235,7 @@ class Graphemes:
 
 # (A form feed inside a sentence going on over a page break is not a line's end: `lines.Breaks`.)
 _LINE_SEP = Breaks(re.compile(r"\r\n|\r|\n|\f|\v|\u2028|\u2029"))
+_BREAKS = re.compile(r"\r\n|[\r\n\v\u2028\u2029]")  # (the breaks a line starts after: `_line_start`)
 # Clause ends: `,;:` before white space; the comma, semicolon and colon of CJK (with their small and
 # half-width forms), Arabic ، ؛, Armenian ՝, NKo ߸, Ethiopic ፣ ፤ ፥ ፦, Myanmar ၊, Mongolian ᠂ ᠈, Vai ꘍
 # and the Tibetan shad ། ༎ end a clause with or without white space after them (but not before a digit
@@ -403,7 +404,7 @@ def line_wrap(text: str, a: int, b: int) -> int | None:
         seg = text[a:b]
         if not _LINE_SEP.search(seg.strip()):
             return None
-        wrap = max(map(len, map(str.rstrip, LINE_END.split(seg))))
+        wrap = max(map(len, map(str.rstrip, _BREAKS.split(seg))))
         return wrap if 30 <= wrap <= 200 else None
     wrap = -1
     lines = 0
@@ -482,11 +483,16 @@ def hard_line_starts(text: str, a: int, b: int, lo: int, hi: int, prose: bool, w
     return out
 
 
-_LINE_BREAK_REV = regex.compile(r"[\r\n]", flags=regex.REVERSE)
+# The breaks `_LINE_SEP` splits lines at, less the form feed (a page break, which may fall inside a
+# sentence: `Breaks`): a line starts after any of them. Until 0.1.34 only after CR or LF, so in text whose lines end with "\v" (Word's soft returns in a plain-text export),
+# U+2028 or U+2029, every line's start was searched back to the start of the span: quadratic
+# (helper-114: 160 KB of "a\v" lines took 50 s, a few MB passed the time limit).
+_LINE_BREAK_REV = regex.compile(r"[\r\n\v\u2028\u2029]", flags=regex.REVERSE)
 
 
 def _line_start(text: str, lo: int, pos: int) -> int:
-    """Start of the line holding `pos` (not before `lo`), found scanning back from `pos`.
+    """Start of the line holding `pos` (not before `lo`), found scanning back from `pos`: after
+    the last line break (CR, LF, vertical tab, U+2028, U+2029; not a form feed).
 
     One backward scan: `str.rfind` for "\n" and then "\r" would each run back to `lo`
     in text that lacks one of them, which made long wrapped paragraphs quadratic.

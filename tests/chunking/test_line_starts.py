@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import chunkctl
 from chunkctl.text.segment import hard_line_starts, split_lines
 from chunkctl.text.segment import line_wrap as quick_wrap  # string methods up to 64 K characters, else line by line
 
@@ -36,9 +38,10 @@ def wrapped(draw) -> str:
 
 def line_wrap(text: str, a: int, b: int) -> int | None:
     """The wrap width by its definition: the widest of `split_lines`'s raw lines, measured
-    from the start of its line (after CR or LF, not before `a`), when there are two or more."""
+    from the start of its line (after a line break other than a form feed: CR, LF, vertical tab,
+    U+2028, U+2029; not before `a`), when there are two or more."""
     lines = split_lines(text, a, b, prose=False)
-    widths = [e - max(a, text.rfind("\n", a, s) + 1, text.rfind("\r", a, s) + 1) for s, e in lines]
+    widths = [e - max([a] + [text.rfind(br, a, s) + 1 for br in "\n\r\v\u2028\u2029"]) for s, e in lines]
     wrap = max(widths, default=-1)
     return wrap if len(lines) >= 2 and 30 <= wrap <= 200 else None
 
@@ -182,3 +185,28 @@ def test_overlaps_read_hard_lines_only_up_to_the_first_fitting_start(paragraphs,
     with mock.patch.object(Packer, "_overlap_start", _overlap_start_reading_the_whole_window):
         slow = chunkctl.chunk_text(text, chunk_size=chunk_size, overlap=overlap)
     assert [(r["start"], r["end"]) for r in fast] == [(r["start"], r["end"]) for r in slow]
+
+
+@pytest.mark.parametrize("sep", ["\v", "\u2028", "\u2029", "\n", "\r\n"])
+@pytest.mark.parametrize("fmt", ["txt", "md"])
+def test_finding_line_starts_reads_the_text_a_bounded_number_of_times(sep, fmt, monkeypatch):
+    """helper-114: lines ended by a vertical tab (Word's soft return in a plain-text export), U+2028
+    or U+2029 were split as lines, but their starts were searched back for CR or LF only, so each
+    line's search ran to the start of the span: 160 KB of "a\\v" lines took 50 s. The characters
+    the backward searches read are counted (no timing): linear in the text now."""
+    from chunkctl.text import segment
+
+    scanned = [0]
+    real = segment._LINE_BREAK_REV
+
+    class Counting:
+        def search(self, text, lo, pos):
+            m = real.search(text, lo, pos)
+            scanned[0] += pos - (m.end() if m is not None else lo)
+            return m
+
+    monkeypatch.setattr(segment, "_LINE_BREAK_REV", Counting())
+    text = "Intro.\n\n" + ("Some words of a soft-wrapped Word line" + sep) * 3000
+    recs = chunkctl.chunk_text(text, fmt, strategy="recursive", chunk_size=64, overlap=8)
+    assert recs and all(r["n_tokens"] <= 64 for r in recs)
+    assert scanned[0] < 20 * len(text), scanned[0] / len(text)
