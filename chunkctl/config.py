@@ -79,13 +79,12 @@ def parse_levels(value: str | tuple[int, ...] | list[int] | None) -> tuple[int, 
 def check_encoding(name: str) -> None:
     """Raise ConfigError unless `name` is a text encoding Python knows (bytes to str).
 
-    Transforms such as rot13, hex or base64 are codecs too, but not text encodings.
+    Transforms such as rot13, hex, base64 or zlib are codecs too, but not text encodings
+    (`chunkctl.loaders.decode.text_codec`).
     """
-    import codecs
+    from chunkctl.loaders.decode import text_codec
 
-    try:
-        codecs.lookup(name).decode(b"")[0].encode("utf-8")
-    except (LookupError, TypeError, AttributeError):
+    if text_codec(name) is None:
         raise ConfigError(f"--encoding {name!r} is not a text encoding Python knows") from None
 
 

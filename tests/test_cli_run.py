@@ -330,6 +330,8 @@ def test_error_lines_stay_one_line_and_bad_values_are_usage_errors(tmp_path):
     src = tmp_path / "a.txt"
     src.write_text("Hello.\n")
     for args, msg in [(["--encoding", "rot13"], "not a text encoding"), (["--encoding", "hex"], "not a text encoding"),
+                      (["--encoding", "zlib"], "not a text encoding"), (["--encoding", "uu"], "not a text encoding"),
+                      (["--encoding", "undefined"], "not a text encoding"),  # (helper-114: tracebacks, exit 1)
                       (["--chunk-size", "99999999999999999999"], "too large"),
                       (["--file-timeout", "1e308"], "--file-timeout"), (["--file-timeout", "nan"], "--file-timeout"),
                       (["--tokenizer-pattern", r"(?<=a+)b"], "--tokenizer-pattern")]:

@@ -88,6 +88,31 @@ _WHATWG_REFUSED = frozenset("csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext 
                             "x-user-defined".split())
 
 
+# Python codecs that take bytes to str but are no character set a file could be written in: the
+# escapes of Python string literals, and "undefined", which refuses everything.
+_NOT_CHARSETS = frozenset({"undefined", "unicode-escape", "raw-unicode-escape"})
+
+
+def text_codec(name: str) -> str | None:
+    """Python's canonical name of `name` when it is a text encoding (bytes to str) a file can be
+    written in, else None: not a codec, a transform (base64, hex, rot13, zlib, bz2, uu, quopri:
+    codecs whose decoder gives bytes or raises on its own input, e.g. zlib's error for b""), or
+    one of `_NOT_CHARSETS`. (helper-114: `--encoding zlib` and `<meta charset="base64">` ended in a
+    traceback and an "internal error".)"""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError, ValueError):
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    try:
+        if not isinstance(info.decode(b"")[0], str):
+            return None
+    except Exception:  # (a decoder that fails on empty input is no text encoding to read a file with)
+        return None
+    return info.name
+
+
 def codec_for_label(label: str) -> str | None:
     """Python codec for an encoding label as a browser reads it, or None when there is none.
 
@@ -106,10 +131,7 @@ def codec_for_label(label: str) -> str | None:
     if not key or key in _WHATWG_REFUSED:
         return None
     codec = WHATWG_LABELS.get(key)
-    try:
-        return canonical(codec or key)
-    except LookupError:
-        return None
+    return text_codec(codec or key)
 
 
 def canonical(name: str) -> str:
@@ -773,9 +795,8 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
     """
     enc: str | None
     if forced:
-        try:
-            enc = canonical(forced)
-        except LookupError:
+        enc = text_codec(forced)
+        if enc is None:
             raise LoaderError(source, f"unknown encoding {forced!r} given with --encoding") from None
         try:
             text = data.decode(enc)
@@ -822,7 +843,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
         if enc != "utf-8":  # (strict UTF-8 failed above)
             try:
                 return Decoded(data.decode(enc), enc, False)
-            except UnicodeDecodeError:
+            except (UnicodeError, LookupError):
                 pass
         refused = refused or enc
     guess, plausible = _detect(data)

@@ -558,6 +558,10 @@ def test_prescan_finds_declarations_in_order_and_skips_comments_and_scripts():
     ("GBK", "gb18030"), ("shift_jis", "cp932"), ("euc-kr", "cp949"), ("big5", "big5hkscs"),
     (" UTF-8 ", "utf-8"), ("windows-1251", "cp1251"), ("koi8-r", "koi8-r"), ("x-user-defined", None),
     ("no-such-thing", None),
+    # Python codecs that are no character set (helper-114: "base64" failed the file as an internal error,
+    # "unicode_escape" rewrote "\x41" as "A")
+    ("base64", None), ("hex", None), ("rot13", None), ("zlib", None), ("bz2", None), ("uu", None), ("quopri", None),
+    ("undefined", None), ("unicode_escape", None), ("raw_unicode_escape", None),
 ])
 def test_whatwg_label_mapping(label, codec):
     assert codec_for_label(label) == codec
@@ -574,6 +578,16 @@ def test_declared_charset_decodes_and_a_lying_one_loses_to_utf8():
     text, enc = decode('<meta charset=utf-8><meta charset=gb2312>话剧'.encode("gb2312"), "x",
                        declared=["utf-8", "gb2312"])
     assert enc == "gb18030" and text.endswith("话剧")
+
+
+@pytest.mark.parametrize("declaration", ['<meta charset="{}">',
+                                         '<meta http-equiv="Content-Type" content="text/html; charset={}">'])
+@pytest.mark.parametrize("label", ["base64", "hex", "rot13", "uu", "zlib", "bz2", "quopri", "undefined",
+                                   "unicode_escape"])
+def test_a_charset_that_is_no_text_encoding_is_ignored(declaration, label):
+    data = f"<html><head>{declaration.format(label)}</head><body><p>\\x41 caf\xe9 au lait.</p></body></html>"
+    doc = load(data.encode("cp1252"))
+    assert doc.text == "\\x41 café au lait." and doc.meta["encoding"] == "cp1252"
 
 
 def test_encoding_option_overrides_detection():
