@@ -518,6 +518,25 @@ def test_sigterm_at_any_moment_says_what_is_on_disk(tmp_path):
     assert len(outcomes) >= 2  # the signals did land at different moments
 
 
+def test_a_link_to_a_folder_above_the_tree_is_skipped_as_leading_out_not_failed_as_a_loop(tmp_path):
+    """helper-114: `in/root -> /` and `in/up -> ..` lead out of the folder, which without
+    --follow-links is skipped with a warning; they were failed as symbolic-link loops (exit 1)."""
+    repo = tmp_path / "in"
+    repo.mkdir()
+    (repo / "a.md").write_text("# A\n\nText.\n")
+    (repo / "root").symlink_to("/", target_is_directory=True)
+    (repo / "up").symlink_to("..", target_is_directory=True)
+    (repo / "home").symlink_to(tmp_path, target_is_directory=True)
+    errs = tmp_path / "e.jsonl"
+    p = _cli("chunk", repo, "--errors", errs, "-o", tmp_path / "o.jsonl")
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    assert [r["source"] for r in parse_jsonl((tmp_path / "o.jsonl").read_bytes())] == ["a.md"]
+    for name in ("home", "root", "up"):
+        assert f"chunkctl: warning: {name}: skipped, a symbolic link that leads out of the folder" in err
+    assert "loop" not in err and parse_jsonl(errs.read_bytes()) == []
+
+
 def test_a_link_loop_is_named_like_the_files_beside_it(tmp_path):
     repo = tmp_path / "repo"
     (repo / "d").mkdir(parents=True)

@@ -287,11 +287,14 @@ def discover(paths: Iterable[str], include: Iterable[str] = (), exclude: Iterabl
                         target = os.path.realpath(full)
                         rel = d if rel_dir == "." else f"{rel_dir}/{d}"
                         rel = source_name(prefix + rel.replace(os.sep, "/"))
+                        if not follow_links and not _inside(target, real_root):
+                            # (before the loop test: a link to a folder above the tree, "/" or
+                            # "..", leads out of it, and is skipped as such, not failed as a loop;
+                            # helper-114)
+                            outside.append(rel)
+                            continue
                         if _inside(real, target):
                             problems.append(InputProblem(rel, "LinkLoop", "symbolic-link loop; not followed"))
-                            continue
-                        if not follow_links and not _inside(target, real_root):
-                            outside.append(rel)
                             continue
                     keep.append(d)
                 dirnames[:] = keep
