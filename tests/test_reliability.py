@@ -164,6 +164,25 @@ def test_a_run_that_selects_nothing_keeps_the_old_output_and_fails(tmp_path):
         "(--allow-empty writes an empty output and exits 0)")
 
 
+def test_a_run_that_selects_nothing_keeps_the_errors_file_of_the_old_output(tmp_path):
+    """helper-114: the output was left as it was, but its --errors file was emptied, so the old
+    output no longer matched its list of failed files (with -o and with --output-dir)."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "a.txt").write_text("Good text.\n")
+    (src / "b.txt").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    for target in (["-o", tmp_path / "o.jsonl"], ["--output-dir", tmp_path / "od"]):
+        errs = tmp_path / f"errs{len(str(target[1]))}.jsonl"
+        assert _cli("chunk", src, *target, "--errors", errs).returncode == 1
+        old_errors, old_output = errs.read_bytes(), Path(target[1])
+        assert b"b.txt" in old_errors and old_output.exists()
+        p = _cli("chunk", src, *target, "--errors", errs, "--include", "*.rst")
+        assert p.returncode == 1 and errs.read_bytes() == old_errors
+        assert p.stderr.decode().strip().splitlines()[-1] == (
+            f"chunkctl: error: no input files selected; {target[1]} and {errs} were left as they were "
+            f"(--allow-empty writes an empty output and exits 0)")
+
+
 def test_a_run_whose_every_file_fails_keeps_the_old_output(tmp_path):
     # a helper's find: with every file failing (binary files, or workers that cannot see the files), a good
     # earlier -o output was replaced by an empty file

@@ -45,6 +45,7 @@ from chunkctl.cli.options import (
     with_options,
 )
 from chunkctl.errors import ChunkctlError, ConfigError, OutputError
+from chunkctl.pipeline.inputs import source_name
 from chunkctl.pipeline.summary import SKIP_LINK_OUT, SKIP_NO_LOADER, SKIP_TOO_LARGE, RunSummary
 
 
@@ -301,13 +302,21 @@ def _nothing_selected(found: Any, output: str | None, output_dir: str | None, er
         errlog.add(p.source, p.error_type, p.reason)
         summary.fail(p.error_type)
     where = output_dir if output_dir else (output if output not in (None, "-") else None)
-    kept = (f"; {where} was left as it was" if os.path.exists(where) else "; nothing was written") if where else ""
+    # An output left as it was keeps the --errors file that goes with it (helper-114: it was emptied,
+    # so the old output no longer matched its list of failed files); else the problems are written.
+    left = where is not None and os.path.exists(where)
+    errors_kept = left and errlog.path is not None and os.path.exists(errlog.path)
+    if where is not None and errors_kept:
+        kept = f"; {source_name(where)} and {source_name(errlog.path)} were left as they were"
+    else:
+        kept = (f"; {source_name(where)} was left as it was" if left else "; nothing was written") if where else ""
     if found.problems and not n:  # the inputs named are missing or unreadable: their lines said why
         if where:
             con.error(f"nothing to chunk{kept}")
     else:
         con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
-    _commit_errors(errlog, con)
+    if not errors_kept:
+        _commit_errors(errlog, con)
     raise report.exit(EXIT_FAILED, "nothing-selected")
 
 
