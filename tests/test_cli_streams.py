@@ -10,6 +10,7 @@ full standard output; it keeps its own line.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -62,18 +63,26 @@ def test_a_closed_standard_output_does_not_matter_when_the_records_go_to_a_file(
     assert out.read_text().count("\n") == 8
 
 
-def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
-    # `chunkctl chunk docs | head -n 1`: the closed pipe is the reader's choice, not a failure
+def test_a_reader_that_stops_early_ends_the_run_and_says_the_records_were_not_all_written(tmp_path):
+    # `chunkctl chunk docs | head -n 1`, or an embedding step that crashed: until 0.1.34 this exited 0
+    # quietly, with a --summary-json saying "ok" and no --errors file, so a CI job with `set -o pipefail`
+    # could not tell a crashed reader from a finished run (helper-114). Exit 1, one line, status "stopped".
     for i in range(40):  # (records well past a pipe's buffer, so that the write meets the closed pipe)
         (tmp_path / f"doc{i:02}.md").write_text(f"# Part {i}\n\n" + "A sentence of the guide. " * 2000)
-    p = subprocess.Popen([*CLI, "chunk", str(tmp_path), "-q", "--jobs", "1"], stdout=subprocess.PIPE,
+    (tmp_path / "bad.txt").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    summary, errors = tmp_path.parent / "summary.json", tmp_path.parent / "errors.jsonl"
+    p = subprocess.Popen([*CLI, "chunk", str(tmp_path), "-q", "--jobs", "1", "--summary-json", str(summary),
+                          "--errors", str(errors)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=ROOT)
     assert p.stdout is not None and p.stderr is not None
     assert p.stdout.readline().startswith(b'{"id":')
     p.stdout.close()
-    err = p.stderr.read()
-    assert p.wait(timeout=120) == 0
-    assert err == b""
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 1
+    assert err.splitlines()[-1] == ("chunkctl: error: standard output was closed by its reader before every record "
+                                    "was written; the run stopped")
+    assert json.loads(summary.read_text())["status"] == "stopped"
+    assert [e["source"] for e in map(json.loads, errors.read_text().splitlines())] == ["bad.txt"]
 
 
 @pytest.mark.parametrize("flag, value", [("--stdin-format", "md"), ("--stdin-name", "notes.md")])

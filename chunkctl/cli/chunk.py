@@ -261,10 +261,16 @@ def chunk(
         catch_stop_signals(False)
         raise report.exit(EXIT_FAILED) from None
     except BrokenPipeError:
+        # The reader of standard output went away before every record was written (`| head`, or an
+        # embedding step that crashed): the records are not all delivered, so the run failed and
+        # says so (helper-114: exit 0, a summary saying "ok" and no --errors file, which hid a
+        # crashed reader from a CI job with `set -o pipefail`).
         sink.abort()
         drop_stdout()
+        _commit_errors(errlog, con)
+        con.error("standard output was closed by its reader before every record was written; the run stopped")
         catch_stop_signals(False)
-        raise report.exit(EXIT_FAILED if summary.failed else EXIT_OK) from None
+        raise report.exit(EXIT_FAILED, "stopped") from None
     except BaseException:
         if sink is not None:
             sink.abort()
