@@ -180,6 +180,23 @@ def test_photo_captions_go_numbered_figures_stay():
     assert "Figure 2. Crossings per month" in doc.text
 
 
+@pytest.mark.parametrize("figures", [1, 2, 3, 5])
+def test_a_caption_that_is_prose_stays_however_many_figures_the_page_has(figures):
+    """helper-115 (w3c/wcag "Understanding Reflow"): with two figures or more, every caption was
+    left out as a photo's, though each was a worked example of a sentence or more; the page with
+    one figure kept its caption. A caption of CAPTION_WORDS words or more that ends a sentence is
+    prose, and stays; a short one ("Ferry at dawn (Photo: Agency)") still goes."""
+    body = "".join(
+        f"<p>Paragraph {k} explains the next example in enough words to be a real paragraph of prose for the reader.</p>"
+        f"<figure><img src='a{k}.png' alt='screenshot {k}'><figcaption><p>Pass: Example {k} presents panels of "
+        f"teaser content about homes for sale; when enlarged, each panel fits within the viewport.</p></figcaption>"
+        f"</figure><figure><img src='b{k}.jpg'><figcaption>Harbour at dawn {k} (Photo: Agency)</figcaption></figure>"
+        for k in range(figures))
+    doc = load(f"<html><body><h1>Reflow</h1><section><h2>Examples</h2>{body}</section></body></html>")
+    assert [f"Pass: Example {k} presents" in doc.text for k in range(figures)] == [True] * figures
+    assert "Harbour at dawn" not in doc.text
+
+
 def test_link_list_inside_the_post_stays():
     items = "".join(f"<li>Fixed <a href='/b{i}'>bug {i} in the tab strip when many windows are open</a></li>"
                     for i in range(5))
