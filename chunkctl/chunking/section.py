@@ -26,8 +26,12 @@ def merge_small(packer: Packer, secs: list[Section], min_tokens: int, budget: in
 
     A group keeps growing while its estimated size is below `min_tokens` and the next
     section shares at least the outermost heading with it (so a merge never crosses a
-    top-level heading) and the merged text still fits one chunk. The merged section's
-    path is the heading path its parts share; their heading lines stay in the body.
+    top-level heading), opens at the level of the group's first section or deeper (so a
+    group of `###` sections does not take the next `##` one: since 0.1.34; helper-115, a
+    parent holding two `###` sections of "Replacement operator" and "## Containment
+    operators" had only the document's title for breadcrumb) and the merged text still
+    fits one chunk. The merged section's path is the heading path its parts share; their
+    heading lines stay in the body.
     """
     if min_tokens <= 0 or not secs:
         return secs
@@ -36,10 +40,13 @@ def merge_small(packer: Packer, secs: list[Section], min_tokens: int, budget: in
     group: list[int] = []
     group_path: tuple[str, ...] = ()
     group_size = 0
+    group_level = 0
     for i, sec in enumerate(secs):
         if group:
             common = _common(group_path, sec.path)
+            level = _opening_level(sec)
             joinable = (group_size < min_tokens and (common or (not group_path and not sec.path))
+                        and (level == 0 or level >= group_level)
                         and group_size + sizes[i] + 8 <= budget - packer.breadcrumb(packer.breadcrumb_parts(common))[1])
             if joinable:
                 group.append(i)
@@ -47,7 +54,7 @@ def merge_small(packer: Packer, secs: list[Section], min_tokens: int, budget: in
                 group_size += sizes[i]
                 continue
             out.append(_merged(secs, group, group_path))
-        group, group_path, group_size = [i], sec.path, sizes[i]
+        group, group_path, group_size, group_level = [i], sec.path, sizes[i], _opening_level(sec)
     if group:
         out.append(_merged(secs, group, group_path))
     return out

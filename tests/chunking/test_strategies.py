@@ -178,6 +178,38 @@ def test_every_row_chunk_repeats_the_header_when_it_and_the_first_row_fit(rows, 
     assert doc
 
 
+def _sentences(word: str, n: int) -> str:
+    return " ".join(f"{word} sentence number {i} explains a detail of the topic." for i in range(n))
+
+
+def test_a_hierarchical_parent_of_merged_sections_does_not_cross_into_a_shallower_heading():
+    """helper-115 (PowerShell's about_Comparison_Operators): a parent merged the two "###"
+    sections of "## Replacement operator" with "## Containment operators", so its breadcrumb was
+    the document's title alone. A merged group now stops at a heading shallower than its first."""
+    text = (f"# Doc\n\n## Replacement operator\n\n{_sentences('Replace', 9)}\n\n"
+            f"### Substituting in a collection\n\n{_sentences('Collection', 3)}\n\n"
+            f"### Replacement with a scriptblock\n\n{_sentences('Scriptblock', 3)}\n\n"
+            f"## Containment operators\n\n{_sentences('Contain', 1)}\n\n"
+            f"### -contains and -notcontains\n\n{_sentences('Contains', 9)}\n")
+    recs = run(text, strategy="hierarchical", chunk_size=64, parent_chunk_size=160)
+    parents = [(r["headings"], bodies([r])[0].split("\n", 1)[0]) for r in recs if r["parent_id"] is None]
+    assert parents == [(["Doc", "Replacement operator"], "# Doc"),
+                       (["Doc", "Replacement operator"], "### Substituting in a collection"),
+                       (["Doc", "Containment operators"], "## Containment operators")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(2, 4), st.integers(0, 6)), min_size=2, max_size=14), st.integers(48, 200))
+def test_merged_hierarchical_parents_open_at_their_shallowest_heading(sections, parent):
+    text = "# Doc\n\n" + "".join(f"{'#' * level} Part {i}\n\n{_sentences(f'Part{i}', n) or 'Short.'}\n\n"
+                                  for i, (level, n) in enumerate(sections))
+    recs = run(text, strategy="hierarchical", chunk_size=max(16, parent // 4), parent_chunk_size=parent)
+    for body in bodies([r for r in recs if r["parent_id"] is None]):
+        levels = [len(line) - len(line.lstrip("#")) for line in body.split("\n") if line.startswith("#")]
+        if levels and body.startswith("#"):
+            assert min(levels) >= levels[0] or levels[0] == 1, body[:80]
+
+
 SEM_TEXT = ("Volcanoes form where magma reaches the surface. Lava flows cool into basalt. "
             "Eruptions can blanket towns in ash. Magma chambers refill over centuries. "
             "Sourdough bread needs a starter of flour and water. The dough rises overnight. "
