@@ -12,6 +12,8 @@ from chunkctl.text.segment import Level
 
 # Blocks kept whole when they fit (split only when they do not, between rows or lines).
 ATOMIC_BLOCKS = (BlockKind.CODE, BlockKind.TABLE, BlockKind.MATH)
+LEAD_IN_MARKS = ":："
+"""Last characters of a block that introduces the next one (a lead-in: "For example:")."""
 
 
 def section_atoms(packer: Packer, sec: Section, budget: int | None = None, split_to: Level | None = None,
@@ -35,15 +37,22 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
     _, ptoks = packer.breadcrumb(packer.breadcrumb_parts(sec.path))
     body_budget = max(1, budget - ptoks)
     prev_heading = False
+    prev_lead_in = False
+    text = packer.text
     blocks = sec.blocks
     for lo in range(0, len(blocks), 4096):  # table estimates a batch of blocks at a time
         batch = list(blocks[lo:lo + 4096])  # (made once: a compact BlockList makes a Block per read)
         estimates = packer.estimate_many([(b.start, b.end) for b in batch])
         for b, est in zip(batch, estimates):
-            strength = Level.GLUE if prev_heading else Level.BLOCK
+            # A block after one that ends with a colon ("Examples:", "- List the contents:") is what
+            # that one introduces: the boundary between them is weaker than between blocks (a line's),
+            # so the lead-in goes with it when the two fit a chunk (helper-115: at 512 tokens all ten
+            # chunks of a PowerShell page that ended in ":" had their block in the next one).
+            strength = Level.GLUE if prev_heading else Level.LINE if prev_lead_in else Level.BLOCK
             if b.kind == BlockKind.HEADING:
                 yield from packer.iter_heading_atoms(b, strength, budget)
                 prev_heading = True
+                prev_lead_in = False
                 continue
             text_block = b.kind not in ATOMIC_BLOCKS
             if split_to is not None and text_block:
@@ -55,6 +64,7 @@ def iter_section_atoms(packer: Packer, sec: Section, budget: int | None = None, 
                 # stays whole: the breadcrumb yields first (issue 17, item 6).
                 yield from packer.iter_block_atoms(b, strength, budget, estimate=est)
             prev_heading = False
+            prev_lead_in = b.end > b.start and text[b.end - 1] in LEAD_IN_MARKS
 
 
 def pack_sections(packer: Packer, secs: Iterable[Section], budget: int | None = None, *, compact: bool = False,

@@ -900,3 +900,40 @@ def test_outline_pieces_start_at_statements_of_the_outermost_indentation(code, p
 
     text = "x\n" + code
     assert [text[a:b] for a, b in iter_outline(text, 2, len(text))] == pieces
+
+
+# ---------------------------------------------------------------- a lead-in and the block it introduces
+def test_a_lead_in_that_ends_with_a_colon_goes_with_the_block_it_introduces():
+    """helper-115 (tldr-pages): each description ending in ":" closed a chunk and its command
+    opened the next, though the two fitted together."""
+    text = ("# tool\n\n> A small tool that does things.\n\n- Create an archive from a list of files:\n\n"
+            "`tool create --output {{archive.tar}} {{file1 file2}}`\n\n- Extract an archive into a directory:\n\n"
+            "`tool extract --input {{archive.tar}} --dir {{path}}`\n\n- List the contents of an archive:\n\n"
+            "`tool list --input {{archive.tar}}`\n")
+    recs = chunkctl.chunk_text(text, "md", chunk_size=40, overlap=0)
+    assert [body(r) for r in recs][1:] == [
+        "- Extract an archive into a directory:\n\n`tool extract --input {{archive.tar}} --dir {{path}}`",
+        "- List the contents of an archive:\n\n`tool list --input {{archive.tar}}`"]
+
+
+@st.composite
+def lead_in_doc(draw):
+    parts, pairs = ["# Guide\n"], []
+    for i in range(draw(st.integers(2, 6))):
+        parts.append(" ".join(sentence(draw, 8, 14) for _ in range(draw(st.integers(2, 4)))))
+        lead = f"Example {i} shows the {draw(st.sampled_from(WORDS))}:"
+        code = "```\n" + "".join(f"run {draw(st.sampled_from(WORDS))} --step {k}\n" for k in range(draw(st.integers(1, 5)))) + "```"
+        parts += [lead, code]
+        pairs.append((lead, code))
+    return "\n\n".join(parts) + "\n", pairs
+
+
+@PROPS
+@given(lead_in_doc(), st.sampled_from(STRATEGIES), st.integers(64, 160))
+def test_no_chunk_ends_with_a_lead_in_whose_block_fits_with_it(doc_pairs, strategy, size):
+    text, pairs = doc_pairs
+    recs = chunkctl.chunk_text(text, "md", strategy=strategy, chunk_size=size, overlap=0)
+    for r, nxt in zip(recs, recs[1:]):
+        for lead, code in pairs:
+            if body(r).endswith(lead):
+                assert TOK.count(nxt["prefix"] + lead + "\n\n" + code) > size, (lead, body(nxt)[:40])
