@@ -65,6 +65,23 @@ def test_names_that_are_not_utf8_are_chunked_and_named_by_one_rule(tmp_path):
                                                     "new\nline.md.jsonl"]
 
 
+def test_patterns_given_with_bytes_that_are_not_utf8_match_those_names(tmp_path):
+    """helper-114: `--exclude $'d\\xff/'` still chunked d\\xff/a.txt (and warned the pattern matched
+    nothing), and `--include $'caf\\xe9.md'` selected nothing: the pattern's bytes were matched
+    against the sources' `\\xNN` form. The escaped form keeps working."""
+    t = tmp_path / "t"
+    (t / os.fsdecode(b"d\xff")).mkdir(parents=True)
+    (t / os.fsdecode(b"d\xff") / "a.txt").write_text("In the odd folder.\n")
+    (t / "b.txt").write_text("Good.\n")
+    (t / os.fsdecode(b"caf\xe9.md")).write_text("# Menu\n")
+    for args, sources in [(["--exclude", os.fsdecode(b"d\xff/")], ["b.txt", "caf\\xe9.md"]),
+                          (["--include", os.fsdecode(b"caf\xe9.md")], ["caf\\xe9.md"]),
+                          (["--include", "caf\\\\xe9.md"], ["caf\\xe9.md"])]:
+        p = _cli("chunk", t, "-q", *args)
+        assert p.returncode == 0 and p.stderr == b"", (args, p.stderr)
+        assert sorted({r["source"] for r in parse_jsonl(p.stdout)}) == sources, args
+
+
 def test_two_names_written_alike_fail_one_file_in_one_readable_line(tmp_path):
     # a helper's find: the Latin-1 name caf<E9>.md and the literal name caf\xe9.md are both written
     # `caf\xe9.md`; the line showed the internal `caf\udce9.md` and advised a common parent folder.

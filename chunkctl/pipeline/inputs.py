@@ -85,6 +85,16 @@ class Discovery:
     """(source, why) of the files `--include`/`--exclude` left out."""
 
 
+def _pattern_of_bytes(pattern: str) -> str:
+    """A pattern given with bytes that are not UTF-8 (a shell's `$'caf\\xe9.md'`, which Python
+    holds as lone surrogates) in the form `source_name` gives such bytes in a `source`: each byte
+    as `\\xNN`, its backslash escaped for the pattern (helper-114: such a pattern matched
+    nothing, so `--exclude $'d\\xff/'` left the folder in). A UTF-8 pattern is returned as it is."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in pattern):
+        return pattern
+    return "".join(f"\\\\x{ord(ch) - 0xdc00:02x}" if "\udc80" <= ch <= "\udcff" else ch for ch in pattern)
+
+
 class Selection:
     """Which files a run takes: `--include` and `--exclude` as gitignore-style patterns, matched against `source`.
 
@@ -106,7 +116,8 @@ class Selection:
 
     def __init__(self, include: Iterable[str] = (), exclude: Iterable[str] = ()):
         self._lists: list[tuple[str, Any, list[tuple[str, Any]]]] = []
-        for flag, patterns in (("--include", list(include)), ("--exclude", list(exclude))):
+        for flag, patterns in (("--include", [_pattern_of_bytes(p) for p in include]),
+                               ("--exclude", [_pattern_of_bytes(p) for p in exclude])):
             if not patterns:
                 continue
             import pathspec  # (only when there are patterns: 15 ms of start-up otherwise)
