@@ -82,6 +82,17 @@ def test_patterns_given_with_bytes_that_are_not_utf8_match_those_names(tmp_path)
         assert sorted({r["source"] for r in parse_jsonl(p.stdout)}) == sources, args
 
 
+@pytest.mark.parametrize("flag", ["-o", "--errors", "--summary-json", "--output-dir"])
+def test_paths_in_messages_write_bytes_that_are_not_utf8_by_the_rule(tmp_path, flag):
+    """helper-114: an output path's undecodable byte showed as `\\udcff` in the error line; every
+    message writes it as `\\xff`, as sources are written."""
+    (tmp_path / "a.txt").write_text("Some text.\n")
+    bad = os.fsdecode(b"a.txt/out\xff.jsonl")  # (under a file: cannot be written)
+    p = _cli("chunk", "a.txt", flag, bad, cwd=tmp_path)
+    err = p.stderr.decode("utf-8")
+    assert p.returncode == 2 and "a.txt/out\\xff.jsonl" in err and "udc" not in err, err
+
+
 def test_two_names_written_alike_fail_one_file_in_one_readable_line(tmp_path):
     # a helper's find: the Latin-1 name caf<E9>.md and the literal name caf\xe9.md are both written
     # `caf\xe9.md`; the line showed the internal `caf\udce9.md` and advised a common parent folder.

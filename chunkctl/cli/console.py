@@ -171,7 +171,11 @@ _TEXT_ESCAPES = _CONTROL_ESCAPES | {0x0a: "\n", 0x09: "\t", 0x0c: "\u240c\n"}
 def one_line(msg: str) -> str:
     """`msg` with control characters escaped (\\n, \\t, \\x00; a C1 control as \\u0085, apart from an
     undecodable byte's \\x85): a file name with a line break stays on one line, and one with an escape
-    sequence cannot drive the terminal."""
+    sequence cannot drive the terminal. A path's bytes that are not UTF-8 (lone surrogates, as Python
+    holds them) are written as `\\xNN`, the rule of `source` (helper-114: `-o`, `--errors` and other
+    paths in messages showed `\\udcff`)."""
+    if any("\udc80" <= ch <= "\udcff" for ch in msg):
+        msg = msg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return msg.translate(_CONTROL_ESCAPES)
 
 
