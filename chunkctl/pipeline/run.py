@@ -104,8 +104,9 @@ class RunOptions:
             from chunkctl.pipeline.engines.dask import check, check_scheduler
 
             check()
-            if self.scheduler:
+            if self.scheduler is not None:
                 check_scheduler(self.scheduler)  # a malformed address is bad usage, found before any work
+                # (an empty one too: it started a local cluster without a word; helper-114)
 
     @property
     def workers(self) -> int:

@@ -50,6 +50,11 @@ def check() -> None:
         raise MissingExtraError("--engine dask", "dask", "dask[bag] distributed") from None
 
 
+NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss")
+"""Schemes of a scheduler address chunkctl connects to (helper-114: inproc:// and ucx:// ended in the
+library's own errors, "not enough values to unpack" and an abstract class)."""
+
+
 def check_scheduler(address: str) -> None:
     """Check the form of a scheduler address ("tcp://host:8786", "host:8786", "tls://..."), without connecting.
 
@@ -70,6 +75,9 @@ def check_scheduler(address: str) -> None:
     scheme, location = parse_address(address) if address.strip() else ("tcp", "")
     if scheme not in backends:
         raise bad(f"unknown scheme {scheme}://; known: {', '.join(s + '://' for s in sorted(backends))}")
+    if scheme not in NETWORK_SCHEMES:  # (inproc:// is one process's own; ucx:// needs UCX, which the extra lacks)
+        raise bad(f"{scheme}:// does not reach a scheduler of another process here; "
+                  f"use {', '.join(s + '://' for s in NETWORK_SCHEMES)}")
     if scheme in ("tcp", "tls", "ws", "wss"):
         host, sep, port = location.rpartition(":")
         if not sep or not host.strip("[]"):
@@ -92,7 +100,7 @@ def probe_scheduler(address: str, timeout: float = PROBE_TIMEOUT) -> None:
     distributed's client waits for those bytes without a limit, so an HTTP server (the
     dashboard's port 8787 given for the scheduler's 8786) kept the run waiting without a
     word, and a server that answers other bytes made it allocate what they claimed.
-    Other schemes (tls, ws, ucx, inproc) are left to distributed.
+    Other schemes (tls, ws, wss) are left to distributed.
 
     Raises:
         ConfigError: one line naming `--scheduler` and what was wrong.
