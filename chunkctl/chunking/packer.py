@@ -131,6 +131,12 @@ def _unbarred(atoms: Iterable[Atom]) -> Iterator[Atom]:
         yield x
 
 
+def _whole_kind(block: Block, kind: str) -> str:
+    """The kind of an atom that is a whole block: "mixed" for text that holds a nested code block,
+    table or formula (a list item's or quote's `meta["atomic"]`), else `kind`."""
+    return "mixed" if kind == "text" and block.meta and block.meta.get("atomic") else kind
+
+
 def _chunk_kind(kinds: set[str]) -> str:
     """A chunk's `kind` from the kinds of its body atoms (math reads as text): the one kind, "mixed", or "text"."""
     kinds = {"text" if k == "math" else k for k in kinds}
@@ -331,7 +337,8 @@ class Packer:
             return iter([Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)])
         if split_to is None and ((estimate is not None and estimate <= body_budget - SLACK)
                                  or self.fits(block.start, block.end, body_budget)):
-            return iter([Atom(block.start, block.end, strength, kind, Level.BLOCK, barrier, block=block)])
+            return iter([Atom(block.start, block.end, strength, _whole_kind(block, kind), Level.BLOCK, barrier,
+                              block=block)])
         if block.kind == BlockKind.TABLE and block.rows and split_to is None:
             return iter([Atom(block.start, block.end, strength, "bigtable", Level.BLOCK, True, block=block)])
         if block.end - block.start > ITER_SPAN:
@@ -452,10 +459,41 @@ class Packer:
             st = strength if idx == 0 else atom_level
             # (a nested code block or table that fits stays whole, even when text is cut finer)
             if (not deeper or (s, e) in atomic) and self.fits(s, e, budget):
-                out.append(Atom(s, e, st, kind, atom_level, barrier, block=block))
+                out.append(Atom(s, e, st, self._piece_kind(s, e, kind, block), atom_level, barrier, block=block))
             else:
                 self._refine(s, e, levels, li + 1, st, kind, budget, barrier, block, out,
                              split_to if deeper else None)
+
+    def _piece_kind(self, s: int, e: int, kind: str, block: Block | None) -> str:
+        """The kind of an atom `[s, e)` of a text block with nested atomic spans (`meta["atomic"]`):
+        the span's own (`_nested_kind`) when the atom lies inside one (the span whole, or a piece of
+        one too big for a chunk), "mixed" when it holds one beside text, else `kind`."""
+        if kind != "text" or block is None or not block.meta:
+            return kind
+        spans = block.meta.get("atomic")
+        if not spans:
+            return kind
+        for a, b in spans:
+            if a <= s and e <= b:
+                return self._nested_kind(a, kind)
+            if s <= a and b <= e:
+                return "mixed"
+        return kind
+
+    def _nested_kind(self, s: int, kind: str) -> str:
+        """The kind of a nested atomic span of a list item or quote starting at character `s`
+        (`Block.meta["atomic"]`): "code" after a fence, "table" at a pipe, "math" at display
+        math, else `kind`. Chunks of a list item's code block said "text" (helper-115:
+        about_Arithmetic_Operators.md, a chunk of one fenced block); now "code", or "mixed" with
+        the item's text."""
+        head = self.text[s:s + 16].lstrip(" \t>")
+        if head.startswith(("```", "~~~")):
+            return "code"
+        if head.startswith("|"):
+            return "table"
+        if head.startswith(("$$", "\\[", "\\begin")):
+            return "math"
+        return kind
 
     def _atomic_in(self, block: Block | None, a: int, b: int, budget: int) -> list[tuple[int, int]]:
         """The block's nested atomic spans (code, tables, display math in a list item or
@@ -506,7 +544,7 @@ class Packer:
                 st = strength if idx == 0 else atom_level
                 if (not deeper or (s, e) in whole) and (est <= budget - SLACK or (
                         est <= budget + 2 * SLACK + 8 and self.count(s, e) <= budget)):
-                    yield Atom(s, e, st, kind, atom_level, barrier, block=block)
+                    yield Atom(s, e, st, self._piece_kind(s, e, kind, block), atom_level, barrier, block=block)
                     continue
                 yield from self._refine_from(s, e, levels, li + 1, st, kind, budget, barrier, block,
                                              split_to if deeper else None)
@@ -768,7 +806,7 @@ class Packer:
                 if not kinds:  # the heading lines that open the chunk are not repeated in its breadcrumb
                     skip.append(len(b.headings) - 1)
                 continue
-            kinds.add(_KIND_OF_BLOCK.get(b.kind, "text"))
+            kinds.add(_whole_kind(b, _KIND_OF_BLOCK.get(b.kind, "text")))
         if not kinds:
             return None  # heading lines only: their own paths (`pack`)
         if any(continued_table(b) for b in blocks):

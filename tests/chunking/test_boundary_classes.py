@@ -937,3 +937,34 @@ def test_no_chunk_ends_with_a_lead_in_whose_block_fits_with_it(doc_pairs, strate
         for lead, code in pairs:
             if body(r).endswith(lead):
                 assert TOK.count(nxt["prefix"] + lead + "\n\n" + code) > size, (lead, body(nxt)[:40])
+
+
+def test_a_chunk_of_a_list_items_code_block_says_code():
+    """helper-115 (PowerShell docs): a chunk holding only a list item's fenced code block, or an
+    item's text and its code block, said `kind: "text"`."""
+    text = ("# Steps\n\n1. Install the package with the command below and check that the version is printed "
+            "afterwards.\n\n   ```bash\n   pip install example-package\n   example --version\n   ```\n\n"
+            "2. Configure the service by editing the file shown here, then restart it so the settings apply.\n\n"
+            "   ```yaml\n   service:\n     port: 8080\n     workers: 4\n   ```\n\n"
+            "3. Run the checks and read the report that the tool writes to the terminal when it is done.\n")
+    recs = chunkctl.chunk_text(text, "md", chunk_size=40, overlap=0)
+    assert [(r["kind"], body(r).split("\n")[0][:12]) for r in recs] == [
+        ("mixed", "# Steps"), ("text", "2. Configure"), ("code", "```yaml"), ("text", "3. Run the c")]
+    assert chunkctl.chunk_text(text, "md", chunk_size=400)[0]["kind"] == "mixed"
+
+
+@PROPS
+@given(st.lists(st.tuples(st.integers(4, 30), st.integers(1, 6), st.booleans()), min_size=1, max_size=5),
+       st.sampled_from(STRATEGIES), st.sampled_from([24, 40, 64, 256]))
+def test_a_chunk_that_holds_a_fence_is_never_text(items, strategy, size):
+    parts = []
+    for k, (words, lines, quote) in enumerate(items):
+        mark = "> " if quote else "   "
+        code = "".join(f"{mark}x_{i} = step({i})\n" for i in range(lines))
+        intro = " ".join(WORDS[(k + i) % len(WORDS)] for i in range(words))
+        parts.append(f"{k + 1}. {intro}.\n\n{mark}```\n{code}{mark}```\n" if not quote else
+                     f"> {intro}.\n>\n> ```\n{code}> ```\n")
+    text = "# Doc\n\n" + "\n".join(parts)
+    for r in chunkctl.chunk_text(text, "md", strategy=strategy, chunk_size=size, overlap=0):
+        if "```" in body(r):
+            assert r["kind"] in ("code", "mixed"), body(r)
