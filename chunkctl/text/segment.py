@@ -369,8 +369,9 @@ def split_lines(text: str, a: int, b: int, prose: bool = True) -> list[tuple[int
     the next line would not have fitted on the line before it within the span's widest
     line (greedy wrapping, 30-200 columns), the line before it does not end a sentence
     or a clause and is not laid out in columns (" | ", tabs, runs of spaces), and the
-    next line does not open a list item or a labelled line ("[label]: ", `_LABEL_MARK`). Wrapped prose then splits at sentences
-    instead of at line ends, while tables, logs and lists keep their lines.
+    next line does not open a list item or a labelled line ("[label]: ", `_LABEL_MARK`).
+    Wrapped prose then splits at sentences instead of at line ends, while tables, logs and
+    lists keep their lines.
     """
     lines = _split_by(_LINE_SEP, text, a, b)
     if not prose or len(lines) < 2:
@@ -484,9 +485,10 @@ def hard_line_starts(text: str, a: int, b: int, lo: int, hi: int, prose: bool, w
 
 
 # The breaks `_LINE_SEP` splits lines at, less the form feed (a page break, which may fall inside a
-# sentence: `Breaks`): a line starts after any of them. Until 0.1.34 only after CR or LF, so in text whose lines end with "\v" (Word's soft returns in a plain-text export),
-# U+2028 or U+2029, every line's start was searched back to the start of the span: quadratic
-# (helper-114: 160 KB of "a\v" lines took 50 s, a few MB passed the time limit).
+# sentence: `Breaks`): a line starts after any of them. Until 0.1.34 only after CR or LF, so in
+# text whose lines end with "\v" (Word's soft returns in a plain-text export), U+2028 or U+2029,
+# every line's start was searched back to the start of the span: quadratic (helper-114: 160 KB
+# of "a\v" lines took 50 s, a few MB passed the time limit).
 _LINE_BREAK_REV = regex.compile(r"[\r\n\v\u2028\u2029]", flags=regex.REVERSE)
 
 
@@ -677,9 +679,9 @@ def iter_outline(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
     as characters; fence lines left out). A line at it opens a statement unless it goes on the
     one before (`_OUTLINE_CONT`: `}`, `)`, `else`, `except`, `end`, a closing tag, a fence) or
     the line above it is a comment or decorator at that indentation, or the opening fence
-    (`_OUTLINE_LEAD`: they stay with what they introduce). So a function, a class or a top-level statement of any language
-    is cut from the next one before a line inside it is; a piece too big alone is cut between
-    lines next (`Level.LINE`). Two passes over the lines, no list of them: a 50 MB block is
+    (`_OUTLINE_LEAD`: they stay with what they introduce). So a function, a class or a
+    top-level statement of any language is cut from the next one before a line inside it is;
+    a piece too big alone is cut between lines next (`Level.LINE`). Two passes over the lines, no list of them: a 50 MB block is
     read as it is taken. The idea of cutting code at its outermost constructs first is
     LangChain's language-aware `RecursiveCharacterTextSplitter` separators ("\nclass ",
     "\ndef ", "\nfunction ", ...), here found from the indentation for any language.

@@ -257,7 +257,8 @@ class SentenceSplitter:
         # (Only in text that capitalizes sentences somewhere: all-lower-case text, such as
         # normalized corpora, would lose every sentence end to this rule.)
         cuts = {a for a, _ in raw[1:]
-                if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit()) and not _after_title(chunk, a)}
+                if 0 < a < n and not (cased and chunk[a].islower() or chunk[a].isdigit())
+                and not _after_title(chunk, a)}
         # Fix-up 2: an end before a capital that the segmenter missed, unless an
         # abbreviation or an initial precedes the full stop.
         for m in _MISSED_END.finditer(chunk):
