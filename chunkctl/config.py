@@ -76,14 +76,39 @@ def parse_levels(value: str | tuple[int, ...] | list[int] | None) -> tuple[int, 
         raise ConfigError(f"--levels {value!r}: give budgets in tokens separated by commas, e.g. 2048,512,128") from None
 
 
+# Python codecs that take bytes to str but are no character set a file could be written in: the
+# escapes of Python string literals, and "undefined", which refuses everything.
+_NOT_CHARSETS = frozenset({"undefined", "unicode-escape", "raw-unicode-escape"})
+
+
+def text_codec(name: str) -> str | None:
+    """Python's canonical name of `name` when it is a text encoding (bytes to str) a file can be
+    written in, else None: not a codec, a transform (base64, hex, rot13, zlib, bz2, uu, quopri:
+    codecs whose decoder gives bytes or raises on its own input, e.g. zlib's error for b""), or
+    one of `_NOT_CHARSETS`. (helper-114: `--encoding zlib` and `<meta charset="base64">` ended in a
+    traceback and an "internal error".)"""
+    import codecs
+
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError, ValueError):
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    try:
+        if not isinstance(info.decode(b"")[0], str):
+            return None
+    except Exception:  # (a decoder that fails on empty input is no text encoding to read a file with)
+        return None
+    return info.name
+
+
 def check_encoding(name: str) -> None:
     """Raise ConfigError unless `name` is a text encoding Python knows (bytes to str).
 
     Transforms such as rot13, hex, base64 or zlib are codecs too, but not text encodings
-    (`chunkctl.loaders.decode.text_codec`).
+    (`text_codec`).
     """
-    from chunkctl.loaders.decode import text_codec
-
     if text_codec(name) is None:
         raise ConfigError(f"--encoding {name!r} is not a text encoding Python knows") from None
 

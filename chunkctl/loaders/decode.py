@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from chunkctl.config import text_codec
 from chunkctl.errors import LoaderError
 
 _BOMS = (
@@ -86,31 +87,6 @@ WHATWG_LABELS: dict[str, str] = {label: codec for codec, labels in _WHATWG_GROUP
 # Labels the standard maps to "replacement" (never decode with them) and x-user-defined.
 _WHATWG_REFUSED = frozenset("csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext iso-2022-kr replacement "
                             "x-user-defined".split())
-
-
-# Python codecs that take bytes to str but are no character set a file could be written in: the
-# escapes of Python string literals, and "undefined", which refuses everything.
-_NOT_CHARSETS = frozenset({"undefined", "unicode-escape", "raw-unicode-escape"})
-
-
-def text_codec(name: str) -> str | None:
-    """Python's canonical name of `name` when it is a text encoding (bytes to str) a file can be
-    written in, else None: not a codec, a transform (base64, hex, rot13, zlib, bz2, uu, quopri:
-    codecs whose decoder gives bytes or raises on its own input, e.g. zlib's error for b""), or
-    one of `_NOT_CHARSETS`. (helper-114: `--encoding zlib` and `<meta charset="base64">` ended in a
-    traceback and an "internal error".)"""
-    try:
-        info = codecs.lookup(name)
-    except (LookupError, TypeError, ValueError):
-        return None
-    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
-        return None
-    try:
-        if not isinstance(info.decode(b"")[0], str):
-            return None
-    except Exception:  # (a decoder that fails on empty input is no text encoding to read a file with)
-        return None
-    return info.name
 
 
 def codec_for_label(label: str) -> str | None:
