@@ -175,7 +175,9 @@ def one_line(msg: str) -> str:
     holds them) are written as `\\xNN`, the rule of `source` (helper-114: `-o`, `--errors` and other
     paths in messages showed `\\udcff`)."""
     if any("\udc80" <= ch <= "\udcff" for ch in msg):
-        msg = msg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        from chunkctl.pipeline.inputs import source_name  # (the rule's one place; loaded only when needed)
+
+        msg = source_name(msg)
     return msg.translate(_CONTROL_ESCAPES)
 
 

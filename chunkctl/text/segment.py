@@ -686,9 +686,11 @@ def iter_outline(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
     LangChain's language-aware `RecursiveCharacterTextSplitter` separators ("\nclass ",
     "\ndef ", "\nfunction ", ...), here found from the indentation for any language.
     """
+    def line_starts() -> Iterator[int]:
+        return itertools.chain((a,), (m.end() for m in _PY_LINE.finditer(text, a, b)))
+
     least = -1
-    starts = itertools.chain((a,), (m.end() for m in _PY_LINE.finditer(text, a, b)))
-    for s in starts:
+    for s in line_starts():
         ink = _ink(text, s, b)
         if ink >= b or text[ink] in "\r\n" or text.startswith(("```", "~~~"), ink):
             continue
@@ -698,7 +700,7 @@ def iter_outline(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
                 break
     pos = a
     lead = False  # the last non-blank line was a comment or decorator at the outermost indentation
-    for k, s in enumerate(itertools.chain((a,), (m.end() for m in _PY_LINE.finditer(text, a, b)))):
+    for k, s in enumerate(line_starts()):
         ink = _ink(text, s, b)
         if ink >= b or text[ink] in "\r\n":
             continue
