@@ -5,4 +5,4 @@ input and options, and add a CHANGELOG.md entry; a change that keeps every recor
 does not bump it. tests/test_guard_version.py checks this against tests/golden/records.json.
 """
 
-__version__ = "0.1.34"
+__version__ = "0.1.35"

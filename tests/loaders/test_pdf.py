@@ -194,6 +194,28 @@ def test_a_number_like_the_page_number_nearer_the_text_is_kept(n, top, data):
     assert all(not any(ln.text == str(p.index + 1) and ln.x0 == 295 for ln in p.lines) for p in pages)
 
 
+_ROMANS = "i ii iii iv v vi vii viii ix x xi xii".split()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12), st.booleans(), st.booleans())
+def test_the_number_alone_is_the_page_number_of_a_page_of_a_line_ending_in_it(n, roman, number_at_foot):
+    # helper-115 (w3c's page-numbers example): "This is intro page iv" at the top of page 4, "iv" at its
+    # foot. Both ran with the page, both went, the page was left empty, so both stayed. (Here each
+    # page's line has a word of its own: a line that repeats but for its digits is a running title;
+    # on a page of more lines, a line ending in the number is one too: `_book`'s headers.)
+    pages = []
+    for i in range(n):
+        printed = _ROMANS[i] if roman else str(i + 1)
+        text = _line(f"The {_WORDS[i]} intro page {printed}", 60, 760 if not number_at_foot else 20, 300)
+        pages.append(_page(i, [text, _line(printed, 295, 770 if number_at_foot else 10, 305)]))
+    drop_furniture(pages)
+    for i, p in enumerate(pages):
+        printed = _ROMANS[i] if roman else str(i + 1)
+        assert p.lines[0].text == f"The {_WORDS[i]} intro page {printed}"
+        assert printed not in [ln.text for ln in p.lines]
+
+
 def test_content_that_repeats_on_every_page_is_kept_where_it_is_most_of_the_page():
     # helper-59 (pdf.js standard_fonts.pdf, TCPDF's font specimen): every page prints the same
     # character table under its own "FONT: ..." title; the table repeats at the same height on

@@ -119,7 +119,8 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     number at the same end of 3 pages within 6 in a row, or of 2 pages in a row in a
     document of up to SHORT_PDF pages (the printed page number, alone or beside a running
     title; a line in the margin only as one of the two outer lines of its page must be a
-    number alone; of several such lines at one end of a page, the outermost), or (d) sit in the margin and read as the page's label from /PageLabels.
+    number alone; of several such lines at one end of a page, the outermost; on a page they
+    would leave empty, only the number alone), or (d) sit in the margin and read as the page's label from /PageLabels.
     Lines that only repeat (a) off the margin are kept on a page where they hold more than
     BODY_SHARE of its characters (the same content on every page: a font specimen, a
     form's boxes). A page whose every line would go keeps them (what repeats is then the content), unless
@@ -152,7 +153,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
     # the outermost line of a page that reads as its number, per end: a page prints one number there
     # (the "4" of a slide's "4th Gen", set apart by pdfium on page 4 above the real "4", is text)
-    outermost: dict[tuple[int, tuple[int, bool]], tuple[float, int]] = {}
+    outermost: dict[tuple[int, tuple[int, bool]], tuple[float, int, bool]] = {}
     facts = []  # lines in a margin: all rules apply; a line off the margins is read again for rule (a)
     for p in pages:
         h = p.frame.height or 1.0
@@ -183,7 +184,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 edge = cy if off[1] else h - cy  # distance from its end of the page
                 key = (p.index, off)
                 if key not in outermost or edge < outermost[key][0]:
-                    outermost[key] = (edge, li)
+                    outermost[key] = (edge, li, bool(_BARE_NUMBER.match(text)))  # (a number alone?)
             norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
             _add(zone_keyed, _key(norm, bucket), p.index)
             is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
@@ -206,12 +207,16 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     drop: dict[int, set[int]] = defaultdict(set)
     body: dict[int, set[int]] = defaultdict(set)  # of those, lines off the margin that only repeat (rule a)
     in_zone: dict[int, set[int]] = defaultdict(set)
+    # of the lines dropped only as the page's number, those that say more than the number: {page: {line}}
+    worded: dict[int, set[int]] = defaultdict(set)
     for index, li, exact, norm, bucket, off, is_label in facts:
         in_zone[index].add(li)
-        if (n >= 3 and running(_seen(zone_keyed, norm, bucket))) \
-                or (off is not None and off in good_offsets and outermost[(index, off)][1] == li) \
-                or is_label:
+        numbered = off is not None and off in good_offsets and outermost[(index, off)][1] == li
+        repeats = n >= 3 and running(_seen(zone_keyed, norm, bucket))
+        if repeats or numbered or is_label:
             drop[index].add(li)
+            if off is not None and numbered and not (repeats or is_label or outermost[(index, off)][2]):
+                worded[index].add(li)
         elif n >= 3 and len(_seen(keyed, exact, bucket)) >= repeat_min:
             drop[index].add(li)
     del facts
@@ -235,6 +240,12 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
         if not gone:
             continue
         with unpacked(p):
+            worded_here = worded.get(p.index)
+            if worded_here and len(gone) == len(p.lines) and len(worded_here) < len(gone):
+                # A page prints its number once: a page left empty by its number alone at one end and a
+                # line ending in it at the other keeps that line ("This is intro page iv" above a foot of
+                # "iv", w3c's page-numbers example, lost both, then kept both, "iv" read as text)
+                gone = gone - worded_here
             dropped += _drop(p, gone, body.get(p.index, set()))
     return dropped
 
