@@ -114,7 +114,8 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     or is one of the two top-most or bottom-most lines of a page of six lines or
     more. Dropped are lines that (a) repeat with the same text at the same height
     on at least 40% of the pages (3 or more), (b) sit in the margin and repeat there
-    (digits ignored in lines of up to 60 characters) on 3 pages within 6 pages in a row,
+    (digits ignored in lines of up to 60 characters) on 3 pages within 6 pages in a row
+    (in a document of 2 pages: in the top or bottom 12% of both, with the same text),
     (c) sit in the margin and carry a number that runs with the physical page
     number at the same end of 3 pages within 6 in a row, or of 2 pages in a row in a
     document of up to SHORT_PDF pages (the printed page number, alone or beside a running
@@ -150,6 +151,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     # took some 100 bytes a line, 81 MB for the 780,000 lines of an 8,000-page book.
     line_keys, line_texts, line_pages = array("q"), array("q"), array("i")
     zone_keyed: dict[int, int | set[int]] = {}
+    pair_keyed: dict[int, int | set[int]] = {}  # (2 pages: the exact texts in the top and bottom 12%)
     offsets: dict[tuple[int, bool], set[int]] = defaultdict(set)
     # the outermost line of a page that reads as its number, per end: a page prints one number there
     # (the "4" of a slide's "4th Gen", set apart by pdfium on page 4 above the real "4", is text)
@@ -188,7 +190,9 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
             _add(zone_keyed, _key(norm, bucket), p.index)
             is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
-            facts.append((p.index, li, exact, norm, bucket, off, is_label))
+            if n == 2 and band:
+                _add(pair_keyed, _key(exact, bucket), p.index)
+            facts.append((p.index, li, exact, norm, bucket, off, is_label, band))
 
     def running(pages_seen: set[int]) -> bool:
         """3 of the pages within 6 pages in a row: running headers and page numbers are on
@@ -209,10 +213,11 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
     in_zone: dict[int, set[int]] = defaultdict(set)
     # of the lines dropped only as the page's number, those that say more than the number: {page: {line}}
     worded: dict[int, set[int]] = defaultdict(set)
-    for index, li, exact, norm, bucket, off, is_label in facts:
+    for index, li, exact, norm, bucket, off, is_label, band in facts:
         in_zone[index].add(li)
         numbered = off is not None and off in good_offsets and outermost[(index, off)][1] == li
-        repeats = n >= 3 and running(_seen(zone_keyed, norm, bucket))
+        repeats = running(_seen(zone_keyed, norm, bucket)) if n >= 3 else \
+            band and len(_seen(pair_keyed, exact, bucket)) == 2
         if repeats or numbered or is_label:
             drop[index].add(li)
             if off is not None and numbered and not (repeats or is_label or outermost[(index, off)][2]):

@@ -62,7 +62,8 @@ def reading_order(page: PageData) -> list[Placed]:
 
     Vertical CJK pages read right to left. Pages with two (or more) columns read
     column by column inside each band between full-width elements (titles, wide
-    figures); other pages keep pdfium's content order, each table placed after the
+    figures); other pages keep pdfium's content order, but for a footer drawn before
+    the body (last: `_margins_in_place`), each table placed after the
     last line that starts above it. Lines in other directions (margin stamps) come
     last.
 
@@ -82,7 +83,7 @@ def reading_order(page: PageData) -> list[Placed]:
     elems: list[Element] = list(lines) + list(tables)
     split = _columns(elems, 0)
     if split is None:
-        out = [Placed(ln) for ln in lines]
+        out = [Placed(ln) for ln in _margins_in_place(lines, page.frame.height)]
         for t in sorted(tables, key=lambda t: t.top):
             # After the last line (in content order) that starts above the table.
             at = 0
@@ -95,6 +96,34 @@ def reading_order(page: PageData) -> list[Placed]:
     start_band = (max((p.band for p in out), default=0) + 1)
     out.extend(Placed(ln, col=0, band=start_band + i) for i, ln in enumerate(page.stray))
     return out
+
+
+MARGIN = 0.12
+"""Share of the page's height at its top and at its foot taken for its margins (as the furniture rules'
+band: `furniture.drop_furniture`)."""
+
+
+def _margins_in_place(lines: list[Line], height: float) -> list[Line]:
+    """`lines` (a page's, in content order) with the lines of its foot that it draws before any
+    other line moved to the end: Word draws a page's header and footer before its body, so a
+    footer left on the page (a short document's, where nothing repeats enough to be dropped) came
+    between the title and the first paragraph (helper-115). Such a line is in the bottom MARGIN
+    of the page's height, wholly below every line of the body (those between the margins), and
+    before the first of them in content order; the lines moved keep their order. Margin lines
+    drawn elsewhere (a footnote, a figure at the top of a column) stay where they are drawn.
+    """
+    if height <= 0 or len(lines) < 2:
+        return lines
+    top, foot = MARGIN * height, (1 - MARGIN) * height
+    first = next((i for i, ln in enumerate(lines) if top <= (ln.top + ln.bottom) / 2 <= foot), None)
+    if not first:  # (none, or a page that opens with its body)
+        return lines
+    body_bottom = max(ln.bottom for ln in lines[first:] if top <= (ln.top + ln.bottom) / 2 <= foot)
+    foots = [ln for ln in lines[:first] if (ln.top + ln.bottom) / 2 > foot and ln.top >= body_bottom]
+    if not foots:
+        return lines
+    ids = {id(ln) for ln in foots}
+    return [ln for ln in lines if id(ln) not in ids] + foots
 
 
 def _columns(elems: list[Element], depth: int) -> float | None:
