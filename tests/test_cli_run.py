@@ -257,6 +257,36 @@ def test_summary_line_when_stderr_is_not_a_terminal():
     assert line.startswith("chunkctl: 4 files (html 1, md 1, pdf 1, txt 1), ") and " chunks, " in line and line.endswith(" MB/s")
 
 
+def test_the_live_display_counts_files_skipped_unread_apart_from_its_first_frame(tmp_path):
+    # helper-114: over a folder of files without a loader, the first frames said "0/6 files", the count
+    # falling as their results came; they are known before the run and shown apart from the start.
+    import pty
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for i in range(5):
+        (d / f"f{i}.bin").write_text("x\n")
+    (d / "a.md").write_text("# T\n\nhello world.\n")
+    leader, follower = pty.openpty()
+    p = subprocess.Popen([*CLI, "chunk", str(d), "-o", str(tmp_path / "out.jsonl")], stderr=follower,
+                         stdout=subprocess.DEVNULL, cwd=ROOT, env={**os.environ, "TERM": "xterm", "COLUMNS": "160"})
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            got = os.read(leader, 65536)
+        except OSError:  # (the other end closed)
+            break
+        if not got:
+            break
+        shown += got
+    os.close(leader)
+    assert p.wait(timeout=120) == 0
+    frames = [f for f in shown.decode(errors="replace").split("\r") if " files " in f]
+    assert frames and "0/1 files" in frames[0] and "5 skipped" in frames[0]
+    assert not any("/6 files" in f for f in frames)
+
+
 def test_python_api_does_the_same_job(tmp_path):
     import chunkctl
 

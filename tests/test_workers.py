@@ -241,6 +241,24 @@ def test_the_progress_display_counts_files_as_they_finish_and_skipped_ones_apart
         assert "4/5 files" in console.file.getvalue()
 
 
+def test_the_progress_display_counts_skips_known_before_the_run_once():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from chunkctl.cli.render import RunProgress
+
+    console = Console(file=StringIO(), force_terminal=True, width=160)
+    bar = RunProgress(console, files=6, total_bytes=10_000_000, clock=lambda: 100.0, skipped=2, skipped_bytes=3_000_000)
+    with bar:
+        assert bar.text() == ("0/4 files", "0 bytes/7.0 MB  0 chunks  2 skipped")  # from the first frame
+        bar.done(_result(1_000_000, skipped=True))
+        bar.done(_result(2_000_000, skipped=True))
+        assert bar.text() == ("0/4 files", "0 bytes/7.0 MB  0 chunks  2 skipped")  # not counted again
+        bar.done(_result(1_000_000, skipped=True))  # one more than was known
+        assert bar.text() == ("0/3 files", "0 bytes/6.0 MB  0 chunks  3 skipped")
+
+
 def _workers_env(_item):
     from chunkctl.pipeline.engines.local import WORKERS_ENV
 

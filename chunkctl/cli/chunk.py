@@ -205,7 +205,9 @@ def chunk(
         if live_display:
             from chunkctl.cli.render import RunProgress
 
-            progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs))
+            skips = [i.size for i in inputs if pipeline.is_skipped(i, run.max_file_size)]
+            progress = RunProgress(con.rich, len(inputs), sum(i.size for i in inputs), skipped=len(skips),
+                                   skipped_bytes=sum(skips))
         return_freed_memory()  # this process's allocator (see chunkctl.allocator)
         results = pipeline.run(inputs, config, run.workers, run.max_file_size, run.file_timeout, cache, known,
                                run.engine, run.scheduler, progress=progress.done if live_display else None, spill=True)

@@ -32,10 +32,19 @@ from chunkctl.pipeline.inputs import (
     read_list,
     stdin_input,
 )
-from chunkctl.pipeline.run import DEFAULT_FILE_TIMEOUT, ENGINES, FileResult, RunOptions, plan, process_file, run
+from chunkctl.pipeline.run import (
+    DEFAULT_FILE_TIMEOUT,
+    ENGINES,
+    FileResult,
+    RunOptions,
+    is_skipped,
+    plan,
+    process_file,
+    run,
+)
 
 __all__ = [
     "DEFAULT_FILE_TIMEOUT", "Discovery", "ENGINES", "Gathered", "RunOptions", "chunk_records", "gather", "DocumentRecords", "FileResult", "InputFile", "InputProblem", "discover",
-    "duplicate_sources", "load", "model_assisted", "plan", "prepare", "process_document", "process_file",
+    "duplicate_sources", "is_skipped", "load", "model_assisted", "plan", "prepare", "process_document", "process_file",
     "read_list", "run", "serialize", "stdin_input",
 ]

@@ -449,6 +449,12 @@ def _in_finalizer(frame: Any) -> bool:
     return False
 
 
+def is_skipped(item: InputFile, max_file_size: int | None) -> bool:
+    """True when `run` will skip `item` without reading it (no loader for its extension, or over
+    `max_file_size` bytes): known before the run, so a progress display counts it apart from the start."""
+    return _precheck(item, max_file_size) is not None
+
+
 def _precheck(item: InputFile, max_file_size: int | None) -> FileResult | None:
     """The result of an input that needs no processing (unsupported, over the size limit), else None."""
     if item.format is None:
