@@ -166,8 +166,8 @@ def test_summary_json_counts_failures_by_reason_and_skips_by_extension(tmp_path)
     s = json.loads(summary.read_text())
     assert list(s) == ["summary_version", "status", "exit_code", "files", "files_by_format", "chunks", "tokens",
                        "bytes", "failed", "failures_by_reason", "skipped", "skipped_by_extension",
-                       "skipped_by_reason", "empty", "cached", "incomplete", "seconds"]
-    assert (s["status"], s["exit_code"]) == ("failed", 1)
+                       "skipped_by_reason", "empty", "cached", "incomplete", "seconds", "error"]
+    assert (s["status"], s["exit_code"], s["error"]) == ("failed", 1, None)  # (files failed: counted, no error)
     assert s["files"] == 5 and s["files_by_format"] == {"html": 1, "md": 3, "txt": 1}
     assert s["chunks"] == len(parse_jsonl((tmp_path / "o.jsonl").read_bytes())) and s["tokens"] > 0
     assert s["failed"] == 2 and s["failures_by_reason"] == {"LoaderError": 1, "NotFound": 1}
@@ -199,14 +199,24 @@ def test_summary_json_ends_every_started_run(tmp_path):
     (docs / "binary.txt").write_bytes(b"\x00\x01\x02 binary")
     stopped = cli("chunk", docs, "--fail-fast", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
     assert stopped.returncode == 1
-    assert json.loads(summary.read_text())["status"] == "stopped"
+    s = json.loads(summary.read_text())
+    assert s["status"] == "stopped" and s["error"].startswith("stopped at the first failure (--fail-fast)")
     none = cli("chunk", docs, "--include", "*.zzz", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
     assert none.returncode == 1
     s = json.loads(summary.read_text())
     assert (s["status"], s["files"], s["exit_code"]) == ("nothing-selected", 0, 1)
+    assert s["error"] == "no input files selected (--allow-empty writes an empty output and exits 0)"
     ok = cli("chunk", docs / "index.md", "--summary-json", summary, "--no-config", "-q", cwd=tmp_path)
     assert ok.returncode == 0 and ok.stderr == b""
-    assert json.loads(summary.read_text())["status"] == "ok"
+    s = json.loads(summary.read_text())
+    assert (s["status"], s["error"]) == ("ok", None)
+    if os.path.exists("/dev/full"):  # a full disk: the files were read, none of their records landed
+        full = cli("chunk", docs / "index.md", "-o", "/dev/full", "--summary-json", summary, "--no-config", "-q",
+                   cwd=tmp_path)
+        s = json.loads(summary.read_text())
+        assert full.returncode == 1 and (s["status"], s["failed"], s["files"]) == ("failed", 0, 1)
+        assert s["error"] == full.stderr.decode().strip().removeprefix("chunkctl: error: ")
+        assert "No space left on device" in s["error"], s  # (helper-114: "failed": 0 and no reason)
 
 
 def test_summary_json_refuses_bad_paths_before_any_work(tmp_path):

@@ -182,14 +182,14 @@ def chunk(
         summary.fail(p.error_type)
     if found.problems and fail_fast:
         _commit_errors(errlog, con)
-        raise report.exit(EXIT_FAILED, "stopped")
+        raise report.exit(EXIT_FAILED, "stopped", error=f"stopped at the first failure (--fail-fast): {found.problems[0]}")
     catch_stop_signals(True)
     show = con.tty and not values["quiet"]
     # No live display when the records go to the terminal or down a pipe: its frames would
     # be mixed into them, or into what the reader of the pipe (`| jq`) prints there.
     live_display = show and bool(output_dir or output not in (None, "-") or not _stdout_is_shared())
     sink: Any = None
-    errors_ok = True
+    said: str | None = None  # what ended the run besides its files' results (`--summary-json`'s "error")
     try:
         try:
             # --prune removes files of documents that no longer exist: a file --include/--exclude left out or
@@ -219,49 +219,55 @@ def chunk(
         defer_stop_signals()
         if stopped:
             sink.abort()
-            con.error(f"stopped at the first failure (--fail-fast); {sink.state()}")
+            said = f"stopped at the first failure (--fail-fast); {sink.state()}"
+            con.error(said)
         elif config.extras.get("llm_dry_run"):
             sink.abort()
         elif summary.failed and not summary.files and output not in (None, "-") and not output_dir \
                 and not allow_empty:
             sink.abort()  # no document made it: an empty file would replace a good output for nothing
-            con.error(f"every file failed; {sink.state()} (--allow-empty writes an empty one)")
+            said = f"every file failed; {sink.state()} (--allow-empty writes an empty one)"
+            con.error(said)
         else:
             sink.commit()
             for rel in getattr(sink, "pruned", ()):
                 con.warn(f"--prune: removed {os.path.join(output_dir or '', rel)} (no such input any more)")
-        errors_ok = _commit_errors(errlog, con)
+        said = _commit_errors(errlog, con) or said
     except KeyboardInterrupt as exc:
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error(f"interrupted; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        said = f"interrupted; {sink.state() if sink is not None else 'no output file was written or replaced'}"
+        con.error(said)
         stop_reported()
         catch_stop_signals(False)
-        raise report.exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED) from None
+        raise report.exit(128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED, error=said) from None
     except OutputError as exc:  # a full disk, a device that refuses writes: what was written is dropped
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        said = f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}"
+        con.error(said)
         catch_stop_signals(False)
-        raise report.exit(EXIT_FAILED) from None
+        raise report.exit(EXIT_FAILED, error=said) from None
     except ConfigError as exc:  # the engine found bad usage late (a Dask scheduler with no worker, an LLM option)
         con.live = None
         if sink is not None:
             sink.abort()
-        con.error(f"{naming_origin(str(exc), origins)}; "
-                  f"{sink.state() if sink is not None else 'no output file was written or replaced'}")
+        said = (f"{naming_origin(str(exc), origins)}; "
+                f"{sink.state() if sink is not None else 'no output file was written or replaced'}")
+        con.error(said)
         catch_stop_signals(False)
-        raise report.exit(EXIT_USAGE) from None
+        raise report.exit(EXIT_USAGE, error=said) from None
     except ChunkctlError as exc:  # the engine stopped the run (a cluster without workers, workers blind to the files)
         con.live = None
         if sink is not None:
             sink.abort()
         _commit_errors(errlog, con)
-        con.error(f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}")
+        said = f"{exc}; {sink.state() if sink is not None else 'no output file was written or replaced'}"
+        con.error(said)
         catch_stop_signals(False)
-        raise report.exit(EXIT_FAILED) from None
+        raise report.exit(EXIT_FAILED, error=said) from None
     except BrokenPipeError:
         # The reader of standard output went away before every record was written (`| head`, or an
         # embedding step that crashed): the records are not all delivered, so the run failed and
@@ -270,9 +276,10 @@ def chunk(
         sink.abort()
         drop_stdout()
         _commit_errors(errlog, con)
-        con.error("standard output was closed by its reader before every record was written; the run stopped")
+        said = "standard output was closed by its reader before every record was written; the run stopped"
+        con.error(said)
         catch_stop_signals(False)
-        raise report.exit(EXIT_FAILED, "stopped") from None
+        raise report.exit(EXIT_FAILED, "stopped", error=said) from None
     except BaseException:
         if sink is not None:
             sink.abort()
@@ -282,10 +289,11 @@ def chunk(
     signum = deferred_stop_signal()
     end_stop_signals()
     if signum is not None:
-        con.error(f"signal {signum} came while the run was being finished; it was finished: {sink.state()}")
-        raise report.exit(128 + signum, "failed" if summary.failed or summary.incomplete else "ok")
-    raise report.exit(EXIT_FAILED if summary.failed or summary.incomplete or not errors_ok else EXIT_OK,
-                      "stopped" if stopped else None)
+        said = f"signal {signum} came while the run was being finished; it was finished: {sink.state()}"
+        con.error(said)
+        raise report.exit(128 + signum, "failed" if summary.failed or summary.incomplete else "ok", error=said)
+    raise report.exit(EXIT_FAILED if summary.failed or summary.incomplete or said else EXIT_OK,
+                      "stopped" if stopped else None, error=said)
 
 
 def _nothing_selected(found: Any, output: str | None, output_dir: str | None, errlog: Any, con: Console,
@@ -319,13 +327,15 @@ def _nothing_selected(found: Any, output: str | None, output_dir: str | None, er
     else:
         kept = (f"; {source_name(where)} was left as it was" if left else "; nothing was written") if where else ""
     if found.problems and not n:  # the inputs named are missing or unreadable: their lines said why
+        said = f"nothing to chunk{kept}"
         if where:
-            con.error(f"nothing to chunk{kept}")
+            con.error(said)
     else:
-        con.error(f"{why}{kept} (--allow-empty writes an empty output and exits 0)")
+        said = f"{why}{kept} (--allow-empty writes an empty output and exits 0)"
+        con.error(said)
     if not errors_kept:
         _commit_errors(errlog, con)
-    raise report.exit(EXIT_FAILED, "nothing-selected")
+    raise report.exit(EXIT_FAILED, "nothing-selected", error=said)
 
 
 class SummaryReport:
@@ -371,13 +381,15 @@ class SummaryReport:
             raise ConfigError(f"--summary-json {path} is also an input: it would be overwritten")
         check_file_writable("--summary-json", path)
 
-    def exit(self, code: int, status: str | None = None) -> typer.Exit:
+    def exit(self, code: int, status: str | None = None, error: str | None = None) -> typer.Exit:
         """Write the summary (when asked for and the run started) and return the exit to raise.
 
         Args:
             code: the run's exit code.
             status: how it ended; by default from `code`: 0 "ok", 1 "failed", 2
                 "error", 128 and above "interrupted".
+            error: the line that said what ended or failed the run besides its files' results (an
+                output that could not be written, a stop signal, --fail-fast, ...), or None.
 
         Returns:
             typer.Exit(code), or exit 1 for a run that was all good but whose summary
@@ -391,7 +403,7 @@ class SummaryReport:
 
         if status is None:
             status = {EXIT_OK: "ok", EXIT_FAILED: "failed", EXIT_USAGE: "error"}.get(code, "interrupted")
-        data = orjson.dumps(self.summary.to_dict(status, code), option=orjson.OPT_INDENT_2) + b"\n"
+        data = orjson.dumps(self.summary.to_dict(status, code, error), option=orjson.OPT_INDENT_2) + b"\n"
         try:
             replace_atomically(self.path, data, public=True)
         except OSError as exc:
@@ -452,14 +464,15 @@ def _closing_lines(summary: Any, config: Any, con: Console, show: bool, quiet: b
             print(summary.line(), file=sys.stderr, flush=True)
 
 
-def _commit_errors(errlog: Any, con: Console) -> bool:
-    """Write the --errors file; on failure say so in one line and return False."""
+def _commit_errors(errlog: Any, con: Console) -> str | None:
+    """Write the --errors file; on failure say so in one line and return that line (None when written)."""
     try:
         errlog.commit()
     except OutputError as exc:
-        con.error(f"--errors: {exc}")
-        return False
-    return True
+        said = f"--errors: {exc}"
+        con.error(said)
+        return said
+    return None
 
 
 chunk = with_options(CHUNK_OPTIONS, RUN_OPTIONS, LLM_OPTIONS, CONFIG_OPTIONS)(chunk)

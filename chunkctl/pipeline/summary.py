@@ -135,7 +135,7 @@ class RunSummary:
             text += f", {self.incomplete} written without some model output"
         return text
 
-    def to_dict(self, status: str, exit_code: int) -> dict[str, Any]:
+    def to_dict(self, status: str, exit_code: int, error: str | None = None) -> dict[str, Any]:
         """The summary as a JSON-ready dict (`--summary-json`); keys in a fixed order.
 
         Args:
@@ -143,13 +143,17 @@ class RunSummary:
                 failed, or model calls did), "nothing-selected", "stopped" (--fail-fast)
                 or "interrupted" (a stop signal).
             exit_code: the command's exit code.
+            error: the line that said what ended or failed the run besides its files'
+                results (the output could not be written, a stop signal...), or None. The
+                counts are of the files read: with an output that could not be written,
+                none of their records landed (helper-114: "failed": 0 beside exit 1).
 
         Returns:
             {"summary_version", "status", "exit_code", "files", "files_by_format",
             "chunks", "tokens", "bytes", "failed", "failures_by_reason", "skipped",
             "skipped_by_extension", "skipped_by_reason", "empty", "cached",
-            "incomplete", "seconds"}: counts are integers, maps sorted by key,
-            `seconds` the wall time (float, rounded to milliseconds).
+            "incomplete", "seconds", "error"}: counts are integers, maps sorted by key,
+            `seconds` the wall time (float, rounded to milliseconds), `error` a string or None.
         """
         return {
             "summary_version": SUMMARY_VERSION, "status": status, "exit_code": exit_code,
@@ -159,5 +163,5 @@ class RunSummary:
             "skipped": self.skipped, "skipped_by_extension": dict(sorted(self.skipped_by_extension.items())),
             "skipped_by_reason": dict(sorted(self.skipped_by_reason.items())),
             "empty": self.empty, "cached": self.cached, "incomplete": self.incomplete,
-            "seconds": round(self.seconds, 3),
+            "seconds": round(self.seconds, 3), "error": error,
         }
