@@ -127,7 +127,7 @@ def test_workers_that_cannot_see_the_files_stop_the_run_in_one_line(tmp_path, mo
         (tmp_path / f"d{i}.md").write_text(f"# Doc {i}\n")
     items = discover([str(tmp_path)]).inputs
 
-    def blind(fn, items, scheduler, jobs):  # what workers without the folder return
+    def blind(fn, items, scheduler, jobs, group=True):  # what workers without the folder return
         for it in items:
             yield run_mod.FileResult(it.source, it.format, error_type="LoaderError",
                                      error=f"{it.source}: cannot read file ([Errno 2] No such file or directory)")

@@ -21,7 +21,7 @@ from chunkctl.allocator import release_heap
 from chunkctl.config import ChunkConfig
 from chunkctl.errors import ChunkctlError, LoaderError
 from chunkctl.pipeline.capture import library_messages, tidy
-from chunkctl.pipeline.document import load, process_document, serialize, warm
+from chunkctl.pipeline.document import load, model_assisted, process_document, serialize, warm
 from chunkctl.pipeline.inputs import InputFile
 from chunkctl.spill import Lines, make_spill_folder, remove_spill_folder
 
@@ -525,7 +525,9 @@ def _compute(items: list[InputFile], config: ChunkConfig, jobs: int, file_timeou
         # what the records say, is a field of its own and stays as given).
         items = [dataclasses.replace(it, path=os.path.abspath(it.path)) if it.path else it for it in items]
         # (no spill folder: the workers may be other machines)
-        answers = dask_engine.map_ordered(functools.partial(process_file, config=config), items, scheduler, jobs)
+        # (a run that calls a model takes seconds a file whatever its size: one task a file)
+        answers = dask_engine.map_ordered(functools.partial(process_file, config=config), items, scheduler, jobs,
+                                          group=not model_assisted(config))
         unseen = 0  # files the workers could not read (while none was read): 3 in a row stop the run
         try:
             for item, res in zip(items, answers):

@@ -1,4 +1,4 @@
-"""The Dask engine: a function it is given mapped over Dask futures (one per item), answers in input order; needs the `dask` extra."""
+"""The Dask engine: a function it is given mapped over Dask futures (one per item, or per group of small items), answers in input order; needs the `dask` extra."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ R = TypeVar("R")
 # flight at a time: the client and the workers hold a bounded amount of results.
 BATCH_BYTES = 64_000_000
 BATCH_FILES = 256
+GROUP_FILES = 32
+GROUP_BYTES = 1_000_000
+GROUPS_A_THREAD = 4
+"""Consecutive items of up to GROUP_BYTES of `weight` in all, at most GROUP_FILES of them, run as one
+Dask task: each future costs the scheduler and the client some milliseconds, so 2,000 files of a few
+lines took 12.4 s on a local cluster against 1.5 s with the local engine (helper-114: 29 s against 2 s).
+A group holds fewer items when the run has fewer than GROUPS_A_THREAD groups of GROUP_FILES for each
+worker thread (every thread keeps work: 64 small files on 16 threads are 64 tasks). A group that fails
+or whose worker dies is run again item by item, each alone."""
 
 WORKER_WAIT = 60.0
 """Seconds to wait for a first worker, or for any worker while none is left, before giving up."""
@@ -218,6 +227,10 @@ class _Runner:
         # retries=0: a result or an exception, never a silent second run.
         return self.client.submit(self.fn, item, pure=False, retries=0)
 
+    def submit_group(self, items: Sequence[Any]) -> Any:
+        """One future for `fn` over several items (`_each`): a list of their results."""
+        return self.client.submit(_each, self.fn, list(items), pure=False, retries=0)
+
     def settle(self, futures: Sequence[Any]) -> None:
         """Wait until `futures` are finished, erred or cancelled.
 
@@ -330,43 +343,78 @@ def _deaths(exc: BaseException) -> int:
     return int(getattr(exc, "allowed_failures", 0)) + 1
 
 
-def _map(runner: _Runner, items: Sequence[T], weight: Callable[[T], float]) -> Iterator[Any]:
-    """Yield one outcome per item, in order: results, or TaskFailures (see map_ordered)."""
-    pending: deque[tuple[int, Any, float]] = deque()  # (index, future, weight), in input order
+def _each(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    """`fn` over `items`, in order (the task of a group of items: GROUP_FILES)."""
+    return [fn(item) for item in items]
+
+
+def _groups(items: Sequence[T], weight: Callable[[T], float], most: int = GROUP_FILES
+            ) -> list[tuple[int, int, float]]:
+    """`items` as runs of consecutive items for one task each: (start, end, weight), at most
+    `most` items and GROUP_BYTES of weight a run (an item heavier than that alone)."""
+    out: list[tuple[int, int, float]] = []
+    start, load = 0, 0.0
+    for i, item in enumerate(items):
+        w = max(0.0, float(weight(item) or 0))
+        if i > start and (i - start >= most or load + w > GROUP_BYTES):
+            out.append((start, i, load))
+            start, load = i, 0.0
+        load += w
+    if items:
+        out.append((start, len(items), load))
+    return out
+
+
+def _map(runner: _Runner, items: Sequence[T], weight: Callable[[T], float], threads: int = 1,
+         group: bool = True) -> Iterator[Any]:
+    """Yield one outcome per item, in order: results, or TaskFailures (see map_ordered); with
+    `group`, small items in groups (GROUP_FILES) sized for `threads` worker threads."""
+    most = max(1, min(GROUP_FILES, len(items) // (GROUPS_A_THREAD * max(1, threads)))) if group else 1
+    groups = _groups(items, weight, most)
+    pending: deque[tuple[int, Any, float]] = deque()  # (group, future, weight), in input order
     load = 0.0
+    files = 0
     nxt = 0
-    while pending or nxt < len(items):
-        while nxt < len(items) and (not pending or (len(pending) < BATCH_FILES and load < BATCH_BYTES)):
-            w = max(0.0, float(weight(items[nxt]) or 0))
-            pending.append((nxt, runner.submit(items[nxt]), w))
+    while pending or nxt < len(groups):
+        while nxt < len(groups) and (not pending or (files < BATCH_FILES and load < BATCH_BYTES)):
+            a, b, w = groups[nxt]
+            pending.append((nxt, runner.submit(items[a]) if b - a == 1 else runner.submit_group(items[a:b]), w))
             load += w
+            files += b - a
             nxt += 1
-        i, future, w = pending[0]
+        g, future, w = pending[0]
+        a, b, _w = groups[g]
         runner.settle([future])
         kind, value = runner.outcome(future)
-        if kind in ("lost", "killed"):
+        if kind == "ok" and b - a > 1:
+            yield from value
+        elif kind == "ok" or (b - a == 1 and kind == "failed"):
+            yield value
+        else:
             # A worker that dies fails every item it held (at once with allowed-failures
             # 0; after that many + 1 deaths under a scheduler's own setting, which an
-            # item beside a killer can reach too). Run this one again alone, nothing else
+            # item beside a killer can reach too). Run each item again alone, nothing else
             # running, so that only an item that itself kills workers fails; the same
-            # for a result that was lost.
+            # for a result that was lost, or a group in which `fn` raised.
             runner.settle([f for _, f, _ in list(pending)[1:]])
             deaths = _deaths(value) if kind == "killed" else 0
-            retry = runner.submit(items[i])
-            runner.settle([retry])
-            kind, value = runner.outcome(retry)
-            if kind == "killed":
-                value = _crashed(value, deaths + _deaths(value), runner.remote)
-            elif kind == "lost":
-                value = TaskFailure("error", f"its result could not be fetched from the Dask workers "
-                                             f"({value.__class__.__name__}: {value})")
+            for i in range(a, b):
+                retry = runner.submit(items[i])
+                runner.settle([retry])
+                kind, one = runner.outcome(retry)
+                if kind == "killed":
+                    one = _crashed(one, deaths + _deaths(one), runner.remote)
+                elif kind == "lost":
+                    one = TaskFailure("error", f"its result could not be fetched from the Dask workers "
+                                               f"({one.__class__.__name__}: {one})")
+                yield one
         pending.popleft()
         load -= w
-        yield value
+        files -= b - a
 
 
 def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None = None, workers: int = 2,
-                weight: Callable[[T], float] | None = None, wait: float | None = None
+                weight: Callable[[T], float] | None = None, wait: float | None = None, group: bool = True
                 ) -> Generator[R | TaskFailure, None, None]:
     """Map `fn` over `items` on a Dask cluster and yield one answer per item, in input order.
 
@@ -376,13 +424,15 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None 
     Workers run `fn` on the items as they are: paths in them are opened on the workers
     (give absolute paths, on a file system every worker sees at the same place).
 
-    Each item is one future (`retries=0`). When a worker dies (killed, out of memory, a
+    Each item is one future (`retries=0`), or a group of small consecutive items is
+    (GROUP_FILES, GROUP_BYTES). When a worker dies (killed, out of memory, a
     crash in a native library), the scheduler runs the items it held elsewhere, up to
-    its `allowed-failures` setting (ALLOWED_FAILURES on the local cluster); an item it
-    gives up on after a single death is run again alone, nothing else running. An item
-    that still kills its worker gets `TaskFailure("crashed", "the worker process died
-    (...)")` and the run goes on. An item whose `fn` raises gets `TaskFailure("error",
-    ...)`. At most BATCH_FILES items, about BATCH_BYTES of `weight` in all, are in
+    its `allowed-failures` setting (ALLOWED_FAILURES on the local cluster); an item (or
+    each item of a group) it gives up on after a single death is run again alone,
+    nothing else running. An item that still kills its worker gets
+    `TaskFailure("crashed", "the worker process died (...)")` and the run goes on. An
+    item whose `fn` raises gets `TaskFailure("error", ...)` (in a group, once run again
+    alone). At most BATCH_FILES items, about BATCH_BYTES of `weight` in all, are in
     flight at a time; results are fetched in input order and released at once.
 
     Args:
@@ -396,6 +446,8 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None 
             `size` attribute (0 without one).
         wait: seconds to wait for a first worker, and for a worker while the cluster has
             none left; None: `worker_wait()` (CHUNKCTL_DASK_WORKER_WAIT, else 60).
+        group: run small consecutive items in groups (GROUP_FILES); False for items that
+            take long whatever their weight (a model called for each).
 
     Yields:
         `fn(item)`, or a TaskFailure, for each item in input order.
@@ -455,7 +507,8 @@ def map_ordered(fn: Callable[[T], R], items: Sequence[T], scheduler: str | None 
                               f"(`dask worker {scheduler}`), or set {WORKER_WAIT_ENV} to wait longer") from None
         if scheduler:
             check_worker_versions(client, scheduler)
-        yield from _map(_Runner(client, fn, scheduler, wait), items, weigh)
+        threads = sum(client.nthreads().values()) or 1  # (the workers there now)
+        yield from _map(_Runner(client, fn, scheduler, wait), items, weigh, threads, group)
     except (KeyboardInterrupt, SystemExit):
         _quiet()  # Ctrl-C or SIGTERM: stop without the event loop's tracebacks
         raise
