@@ -264,6 +264,30 @@ def test_a_two_page_document_loses_the_header_and_footer_both_pages_print(which,
         assert len(texts) == 8 - (different == "Chapter one")
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 14), st.integers(-4, 2), st.booleans(), st.floats(1.2, 2.0))
+def test_section_headings_that_open_pages_and_run_with_them_are_kept(n, offset, foot_number, scale):
+    # helper-116 (a LaTeX article, each section on a new page): "1 Introduction" opened page 3,
+    # "2 Background" page 4, ...: the numbers ran with the page, and the headings went as
+    # page numbers. A line that opens with its number in a font larger than the text is kept;
+    # the page number alone at the foot still goes.
+    titles = "Introduction Background Methodology Results Discussion Conclusion Outlook".split()
+    pages = []
+    for i in range(n):
+        number = i + 1 + offset
+        lines = [_line(f"{number} {titles[i % len(titles)]} of part {_WORDS[i]}", 60, 40, 300, size=10 * scale, bold=True)]
+        lines += [_line(f"Body line of {_WORDS[(7 * i + k) % len(_WORDS)]} and more", 60, 150 + 20 * k, 540)
+                  for k in range(6)]
+        if foot_number:
+            lines.append(_line(str(i + 1), 295, 770, 305))
+        pages.append(_page(i, lines))
+    drop_furniture(pages)
+    for i, p in enumerate(pages):
+        texts = [ln.text for ln in p.lines]
+        assert texts[0] == f"{i + 1 + offset} {titles[i % len(titles)]} of part {_WORDS[i]}"
+        assert len(texts) == 7
+
+
 def test_content_that_repeats_on_every_page_is_kept_where_it_is_most_of_the_page():
     # helper-59 (pdf.js standard_fonts.pdf, TCPDF's font specimen): every page prints the same
     # character table under its own "FONT: ..." title; the table repeats at the same height on

@@ -20,6 +20,7 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _BARE_NUMBER = re.compile(_BARE, re.I)
+_NUMBER_FIRST = re.compile(r"^\W{0,3}(?:\d{1,4}|[ivxlcdm]{1,7})\.?\s+\w", re.I)
 _PAGE_WORD = re.compile(r"^(?:page|p\.|seite|página|pagina)\s*", re.I)
 _SPACES = re.compile(r"\s+")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
@@ -55,6 +56,23 @@ SHORT_PDF = 10
 """Pages up to which a number that runs with the page on 2 pages in a row is taken for a
 page number (an excerpt, a scan of a few pages); in longer documents that is chance (an
 index whose pages open with "..., 10" and "..., 11")."""
+
+
+HEADING_SIZE = 1.15
+"""Font size, relative to the page's text (`_body_size`), above which a line that opens with a number
+and says more is not taken for the page's number (a section heading that opens the page)."""
+
+
+def _body_size(lines: list) -> float:
+    """The font size of most of the page's characters (the median over characters; 0 without lines)."""
+    sizes = sorted((ln.size, len(ln.text)) for ln in lines)
+    half = sum(n for _, n in sizes) / 2
+    seen = 0
+    for size, n in sizes:
+        seen += n
+        if seen >= half:
+            return size
+    return 0.0
 
 
 def _key(text: str, bucket: int) -> int:
@@ -163,6 +181,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
         by_height = sorted(lines, key=lambda ln: ln.top)
         edge_ids = {id(ln) for ln in by_height[:2] + by_height[-2:]} if len(by_height) >= 6 else set()
         label = labels[p.index].strip().lower() if labels and p.index < len(labels) else ""
+        body_size = _body_size(lines)
         for li, ln in enumerate(lines):
             text = ln.text.strip()
             if len(text) > 120:
@@ -178,7 +197,14 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 continue
             # (a line in the zone only as one of a page's two outer lines counts as a page number
             # when it is a number alone: a table of contents' first entry, "1 Topology 2", is not)
-            value = _page_number_value(text) if (band and len(text) <= 80) or _BARE_NUMBER.match(text) else None
+            bare = _BARE_NUMBER.match(text)
+            # (nor is a line that opens with its number, then words, in a larger font than the page's
+            # text: a section heading "3 Methodology" opening page 5 of an article whose sections each
+            # open a page runs with the page too, helper-116; a book's running title "12 Chapter One"
+            # is set no larger than its text, and a reference card's "OpenMP API 5.2 Page 1" in a
+            # larger font ends with its number)
+            heading = not bare and ln.size > HEADING_SIZE * body_size and _NUMBER_FIRST.match(text)
+            value = _page_number_value(text) if ((band and len(text) <= 80) or bare) and not heading else None
             # A page number runs with the page at the same end of every page.
             off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
@@ -186,7 +212,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
                 edge = cy if off[1] else h - cy  # distance from its end of the page
                 key = (p.index, off)
                 if key not in outermost or edge < outermost[key][0]:
-                    outermost[key] = (edge, li, bool(_BARE_NUMBER.match(text)))  # (a number alone?)
+                    outermost[key] = (edge, li, bool(bare))  # (a number alone?)
             norm = _DIGITS.sub("#", exact) if len(exact) <= 60 else exact
             _add(zone_keyed, _key(norm, bucket), p.index)
             is_label = bool(label) and _PAGE_WORD.sub("", exact).strip(" -\u2013\u2014.") == label
