@@ -778,3 +778,34 @@ def test_a_display_formula_in_a_pdf_leaves_the_section_path_alone(tmp_path):
     heads = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == BlockKind.HEADING]
     assert heads == ["Results"]
     assert {b.headings for b in doc.blocks if b.kind != BlockKind.HEADING} == {("Results",)}
+
+
+def _grid(xs: list[float], ys: list[float]) -> list[bytes]:
+    """Ruling lines of a grid: a vertical line at each x, a horizontal one at each y (PDF points)."""
+    ops = [b"%g %g m %g %g l S" % (x, ys[0], x, ys[-1]) for x in xs]
+    ops += [b"%g %g m %g %g l S" % (xs[0], y, xs[-1], y) for y in ys]
+    return [b"0.5 w", *ops]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(["Specifies how a set of variables is allocated.", "Figure 4: Logarithmic Scale"]),
+       st.integers(0, 2))
+def test_a_table_never_takes_the_words_of_a_line_it_holds_only_in_part(tmp_path_factory, lead, extra_rows):
+    # helper-116: a grid drawn across a chart took its caption into cells that held the ends of the
+    # line only; OpenMP's reference card had a sentence run into its first cell by pdfium ("...is
+    # allocated. C/C++ #pragma omp allocate"). The lines went for the table, the words between
+    # were in no chunk. A table that would lose them is read as lines.
+    ys = [700 - 20 * i for i in range(3 + extra_rows)]
+    page = _grid([200, 300, 520], ys)
+    page.append(b"BT /F1 10 Tf 40 684 Td (%s C/C++ #pragma omp allocate) Tj ET" % lead.encode())
+    rows = [("Fortran", "!$omp allocate (list)")] + [(f"Row{i}", f"value {i}") for i in range(extra_rows)]
+    for i, (a, b) in enumerate(rows):
+        y = 664 - 20 * i
+        page.append(b"BT /F1 10 Tf 205 %d Td (%s) Tj ET" % (y, a.encode()))
+        page.append(b"BT /F1 10 Tf 305 %d Td (%s) Tj ET" % (y, b.encode()))
+    page.append(b"BT /F1 10 Tf 60 560 Td (Body text after the table, a sentence of its own.) Tj ET")
+    path = tmp_path_factory.mktemp("t") / "grid.pdf"
+    path.write_bytes(pdf_bytes([page]))
+    text = " ".join(load(path, ChunkConfig()).text.split())
+    for word in [*lead.split(), "#pragma", "Fortran", "!$omp", *[w for a, b in rows for w in (a + " " + b).split()]]:
+        assert word in text, (word, text)

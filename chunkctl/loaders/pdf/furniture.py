@@ -7,6 +7,7 @@ import re
 from array import array
 from collections import defaultdict
 
+from chunkctl.loaders.pdf.headings import text_size
 from chunkctl.loaders.pdf.packed import lines_of, unpacked
 from chunkctl.loaders.pdf.page import PageData
 
@@ -59,20 +60,8 @@ index whose pages open with "..., 10" and "..., 11")."""
 
 
 HEADING_SIZE = 1.15
-"""Font size, relative to the page's text (`_body_size`), above which a line that opens with a number
+"""Font size, relative to the page's text (`headings.text_size`), above which a line that opens with a number
 and says more is not taken for the page's number (a section heading that opens the page)."""
-
-
-def _body_size(lines: list) -> float:
-    """The font size of most of the page's characters (the median over characters; 0 without lines)."""
-    sizes = sorted((ln.size, len(ln.text)) for ln in lines)
-    half = sum(n for _, n in sizes) / 2
-    seen = 0
-    for size, n in sizes:
-        seen += n
-        if seen >= half:
-            return size
-    return 0.0
 
 
 def _key(text: str, bucket: int) -> int:
@@ -181,7 +170,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
         by_height = sorted(lines, key=lambda ln: ln.top)
         edge_ids = {id(ln) for ln in by_height[:2] + by_height[-2:]} if len(by_height) >= 6 else set()
         label = labels[p.index].strip().lower() if labels and p.index < len(labels) else ""
-        body_size = _body_size(lines)
+        body_size = text_size(lines)
         for li, ln in enumerate(lines):
             text = ln.text.strip()
             if len(text) > 120:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from chunkctl.loaders.pdf.groups import LEADER, LETTER, NUMBERED_HEADING, Group
 from chunkctl.loaders.pdf.packed import PageGroups, read, reading
-from chunkctl.loaders.pdf.page import PageData
+from chunkctl.loaders.pdf.page import Line, PageData
 
 _NUMBERING = re.compile(
     r"^\s*(?:(?:chapter|section|part|appendix|kapitel|abschnitt)\s+)?"
@@ -17,10 +17,15 @@ _NUMBERING = re.compile(
 
 def body_size(groups: Iterable[Group]) -> float:
     """The body text's font size: the most common size in points, weighted by characters (10 when empty)."""
+    return text_size(ln for g in groups for ln in g.lines)
+
+
+def text_size(lines: Iterable[Line]) -> float:
+    """The most common font size of `lines` in points, to half a point, weighted by
+    characters (10 when empty)."""
     c: Counter = Counter()
-    for g in groups:
-        for ln in g.lines:
-            c[round(ln.size * 2) / 2] += len(ln.text)
+    for ln in lines:
+        c[round(ln.size * 2) / 2] += len(ln.text)
     return c.most_common(1)[0][0] if c else 10.0
 
 

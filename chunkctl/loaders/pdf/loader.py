@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -213,6 +214,7 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
                 pdata.tables = find_tables(pdata, tp, pdata.text)
             pdata.tables += find_text_tables(pdata, tp, pdata.text)  # tables without ruling lines
             if pdata.tables:
+                pdata.tables = [t for t in pdata.tables if _holds_its_text(t, pdata.lines)]
                 _drop_table_lines(pdata)
         finally:
             tp.close()
@@ -243,6 +245,30 @@ def _ocr_page(page, pdata: PageData, mode: str, conf: list[float | None] | None,
         return
     if c is not None and conf is not None:
         conf[pdata.index] = c
+
+
+TABLE_LOSS = 0.02
+"""Share of the characters of the lines a table covers (3 at least) that its cells may miss: above
+it, the table is no table and its lines stay text (`_holds_its_text`)."""
+
+
+def _holds_its_text(table: Table, lines: list[Line]) -> bool:
+    """True when `table`'s cells, captions and notes hold the characters (white space aside) of the
+    page's lines whose centre lies in it, all but TABLE_LOSS of them: those lines are dropped for the
+    table (`_drop_table_lines`). A grid drawn across a chart and its caption took the caption
+    ("Figure 4: Logarithmic Scale Performance Comparison Across All Operations") into cells that held
+    its ends only, and the words between were in no chunk (helper-116)."""
+    covered: Counter[str] = Counter()
+    for ln in lines:
+        if table.contains((ln.x0 + ln.x1) / 2, (ln.top + ln.bottom) / 2):
+            covered.update(ch for ch in ln.text if not ch.isspace())
+    if not covered:
+        return True
+    held: Counter[str] = Counter()
+    for cell in [*table.header, *(c for row in table.rows for c in row), *table.captions, *table.notes]:
+        held.update(ch for ch in cell.replace("\\|", "|") if not ch.isspace())
+    missing = sum((covered - held).values())
+    return missing <= max(3, TABLE_LOSS * sum(covered.values()))
 
 
 def _drop_table_lines(pdata: PageData) -> None:
