@@ -288,6 +288,27 @@ def test_section_headings_that_open_pages_and_run_with_them_are_kept(n, offset, 
         assert len(texts) == 7
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 10), st.booleans())
+def test_a_running_title_pdfium_set_against_its_number_goes_with_it(n, title_page):
+    # helper-116 (a 4-page LNCS paper): LaTeX's even head "2Optimized ZK verification of ECDSA
+    # signature with partially outsourced computations" (no space after the number, 84 characters)
+    # and odd head "Scooby-Doo 3" stayed, glued into the sentences around the page breaks.
+    title = "Optimized ZK verification of ECDSA signature with partially outsourced computations"
+    pages = []
+    for i in range(n):
+        lines = [] if title_page and i == 0 else \
+            [_line(f"{i + 1}{title}" if i % 2 else f"Scooby-Doo {i + 1}", 60, 40, 500)]
+        lines += [_line(f"Body line of {_WORDS[(7 * i + k) % len(_WORDS)]} and more", 60, 150 + 20 * k, 540)
+                  for k in range(6)]
+        if i == 2:
+            lines.append(_line("3D graphics and more of the body", 60, 300, 540))  # (off the margins: text)
+        pages.append(_page(i, lines))
+    drop_furniture(pages)
+    for i, p in enumerate(pages):
+        assert [ln.text[:9] for ln in p.lines] == ["Body line"] * 6 + (["3D graphi"] if i == 2 else [])
+
+
 def test_content_that_repeats_on_every_page_is_kept_where_it_is_most_of_the_page():
     # helper-59 (pdf.js standard_fonts.pdf, TCPDF's font specimen): every page prints the same
     # character table under its own "FONT: ..." title; the table repeats at the same height on

@@ -16,6 +16,9 @@ _BARE = r"^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?
 _PAGE_NUMBER = re.compile(
     _BARE +
     r"|^\W{0,3}(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})\s.{0,80}$"
+    # (a running title set apart from its number by a wide gap pdfium gave no space: "2Optimized ZK...",
+    # LaTeX's \thepage\hfil\leftmark, helper-116)
+    r"|^(\d{1,4})(?-i:[A-Z])\D{2,116}$"
     r"|^.{0,80}\b(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:/|of)\s*\d{1,4})?\W{0,3}$",
     re.I,
 )
@@ -193,7 +196,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             # is set no larger than its text, and a reference card's "OpenMP API 5.2 Page 1" in a
             # larger font ends with its number)
             heading = not bare and ln.size > HEADING_SIZE * body_size and _NUMBER_FIRST.match(text)
-            value = _page_number_value(text) if ((band and len(text) <= 80) or bare) and not heading else None
+            value = _page_number_value(text) if ((band and len(text) <= 120) or bare) and not heading else None
             # A page number runs with the page at the same end of every page.
             off = (value - (p.index + 1), cy < h / 2) if value is not None else None
             if off is not None:
