@@ -787,6 +787,25 @@ def test_a_formula_set_large_by_its_sum_sign_is_no_heading(text, title):
     assert got == (["Results", text] if title else ["Results"])
 
 
+@pytest.mark.parametrize("text, title", [
+    ("1 What is Monad?", True), ("What is CUDA?", True), ("Why Bother with Threads?", True),
+    ("1.3 Why Use OpenMP?", True), ("\u4ec0\u4e48\u662f\u5206\u5757\uff1f", True),
+    ("Did you know that the first chunk of every document is read more often than any other?", False),
+    ("Stop!", False), ("Wait, there is more,", False),
+])
+def test_a_short_or_numbered_question_set_large_is_a_heading(text, title):
+    # helper-116: Microsoft's Monad Manifesto lost "1 What is Monad?" (14 pt bold, as "2 Problem"), a
+    # question read as a sentence; a long question or an exclamation still is one
+    def para(t, size=10.0):
+        return Group("para", [_line(t, 60, 200, 540, size=size, bold=size > 10)])
+
+    groups = [[para("Results", 14.0), para("Body text of the first section, which runs on for a while."),
+               para(text, 14.0), para("More body text after it, in the body size, a sentence.")]]
+    font_headings(groups, 10.0)
+    got = [g.title for gs in groups for g in gs if g.kind == "heading"]
+    assert got == (["Results", text] if title else ["Results"])
+
+
 def test_a_display_formula_in_a_pdf_leaves_the_section_path_alone(tmp_path):
     body = "BT /F1 10 Tf 60 {} Td (Body text of the section, a sentence that the formula follows.) Tj ET"
     page = [b"BT /F1 16 Tf 60 760 Td (Results) Tj ET", body.format(730).encode(),

@@ -58,6 +58,12 @@ def title_like(text: str) -> bool:
     return len(long) >= 2 and sum(map(len, long)) * 4 >= letters * 3
 
 
+QUESTION_WORDS = 10
+"""Words up to which a group ending in a question mark may be a heading ("What is Monad?", "Why
+chunk at all?"; helper-116: Microsoft's Monad Manifesto lost its first section heading); a
+numbered one may be longer."""
+
+
 def _heading_like(g: Group, body: float) -> str | None:
     """"size" or "bold" when a group looks like a heading by its font, else None."""
     if g.kind not in ("para", "item") or not g.lines or len(g.lines) > 3:
@@ -66,9 +72,10 @@ def _heading_like(g: Group, body: float) -> str | None:
     if len(text) > 200 or len(LETTER.findall(text)) < 2 or text.endswith("-") or g.lines[-1].hyphen \
             or not title_like(text):
         return None
-    if text.endswith(("\u3002", "\uff0e", "!", "?", "\uff01", "\uff1f", ",", ";", "\uff0c")) \
+    question = text.endswith(("?", "\uff1f")) and (len(text.split()) <= QUESTION_WORDS or NUMBERED_HEADING.match(text))
+    if (text.endswith(("\u3002", "\uff0e", "!", "?", "\uff01", "\uff1f", ",", ";", "\uff0c")) and not question) \
             or (text.endswith(".") and not text.endswith("..") and len(text.split()) > 3):
-        return None  # a sentence, not a title
+        return None  # a sentence, not a title (but a short or numbered question: "1 What is Monad?")
     if g.kind == "item" and not NUMBERED_HEADING.match(text):
         return None
     size = g.size
