@@ -582,6 +582,29 @@ def test_a_pattern_that_matches_nothing_is_named(tmp_path):
         Selection(exclude=["!"])
 
 
+@pytest.mark.parametrize("args, message", [
+    (("--include", "[z-a]"), "--include '[z-a]': not a valid pattern (bad character range z-a"),
+    (("--exclude", "docs/[9-0]*"), "--exclude 'docs/[9-0]*': not a valid pattern"),
+    (("--errors", ""), "--errors needs a file name: it is empty"),
+    (("--output-dir", ""), "--output-dir needs a folder name: it is empty"),
+    (("--summary-json", ""), "--summary-json needs a file name: it is empty"),
+    (("--summaries", "--summary-min-tokens", "99999999999999999999", "--llm-base-url", "http://127.0.0.1:9/v1",
+      "--llm-model", "x"), "--summary-min-tokens 99999999999999999999 is too large: at most 2,147,483,647"),
+    (("--contextualize", "--llm-concurrency", "99999999999999999999", "--llm-base-url", "http://127.0.0.1:9/v1",
+      "--llm-model", "x"), "--llm-concurrency 99999999999999999999 is too large"),
+])
+def test_bad_patterns_empty_paths_and_huge_counts_are_usage_errors_before_any_work(tmp_path, args, message):
+    # helper-117: a backward bracket range printed a traceback (exit 1); `--errors ''` ran the whole
+    # job then failed it; `--summary-json ''` and `--output-dir ''` were taken for "not given"; a
+    # summary threshold past 64 bits failed every file as an internal error
+    docs = _tree(tmp_path)
+    p = cli("chunk", docs, *args, "--no-config", "-o", tmp_path / "o.jsonl", cwd=tmp_path) if "--output-dir" not in args \
+        else cli("chunk", docs, *args, "--no-config", cwd=tmp_path)
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "o.jsonl").exists() and p.stdout == b""
+
+
 def test_every_output_file_gets_the_umask_mode_like_a_new_file(tmp_path):
     # --summary-json was written 0600 (a temporary file renamed), so a CI step running as another
     # user could not read it, while -o gave 0644 (a helper's find); every file the user asked for alike

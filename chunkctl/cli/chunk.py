@@ -351,13 +351,15 @@ class SummaryReport:
         self.summary: RunSummary | None = None
 
     def check_flag(self) -> None:
-        """Refuse `-` (standard output carries the records), before standard input is read.
+        """Refuse `-` (standard output carries the records) and an empty name, before standard input is read.
 
         Raises:
             ConfigError: one line naming --summary-json.
         """
         if self.path == "-":
             raise ConfigError("--summary-json needs a file name: standard output carries the records")
+        if self.path == "":
+            raise ConfigError("--summary-json needs a file name: it is empty")
 
     def check(self, inputs: list[Any], output: str | None, errors: str | None) -> None:
         """Refuse, before any work, a summary file that is a folder, an input or another output, or that

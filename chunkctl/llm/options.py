@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chunkctl.config import RUN_ONLY_EXTRAS
+from chunkctl.config import MAX_BUDGET, RUN_ONLY_EXTRAS
 from chunkctl.errors import ConfigError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -139,6 +139,10 @@ class LLMOptions:
             raise ConfigError(f"{_flag('backoff')} must not be negative")
         if self.summary_min_tokens is not None and self.summary_min_tokens < 0:
             raise ConfigError(f"{_flag('summary_min_tokens')} must not be negative")
+        for name in ("concurrency", "max_input_tokens", "retries", "context_tokens", "summary_min_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, int) and value > MAX_BUDGET:  # (a larger one failed each file: helper-117)
+                raise ConfigError(f"{_flag(name)} {value} is too large: at most {MAX_BUDGET:,}")
 
     @property
     def active(self) -> bool:

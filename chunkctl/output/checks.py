@@ -21,12 +21,18 @@ def check_output_flags(output: str | None, output_dir: str | None, errors: str |
     """Refuse output options that cannot go together, before any input is read.
 
     Raises:
-        ConfigError: `-o` with `--output-dir`, `--errors` on standard output, or a
+        ConfigError: `-o` with `--output-dir`, an empty `--output-dir` or `--errors`, `--errors` on standard output, or a
             Parquet `-o` (`.parquet`) without pyarrow installed (the message names the
             extra to install).
     """
     if output and output_dir:
         raise ConfigError("give -o FILE or --output-dir DIR, not both")
+    # An empty name is a mistake (an unset shell variable: `--errors "$ERRORS"`), never "not given":
+    # `--errors ''` ran the whole job, then failed it for its errors file (helper-117)
+    if output_dir == "":
+        raise ConfigError("--output-dir needs a folder name: it is empty")
+    if errors == "":
+        raise ConfigError("--errors needs a file name: it is empty")
     if errors == "-":
         raise ConfigError("--errors needs a file name: standard output carries the records")
     from chunkctl.errors import MissingExtraError

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +127,8 @@ class Selection:
             for p in patterns:
                 try:
                     singles.append((p, pathspec.GitIgnoreSpec.from_lines([p]).patterns))
-                except (ValueError, TypeError) as exc:  # GitIgnorePatternError is a ValueError
+                except (ValueError, TypeError, re.error) as exc:  # GitIgnorePatternError is a ValueError;
+                    # a bracket range backwards, `[z-a]`, fails as the pattern's regular expression is made
                     raise ConfigError(f"{flag} {p!r}: not a valid pattern ({exc})") from None
             self._lists.append((flag, pathspec.GitIgnoreSpec.from_lines(patterns), singles))
         self._hit: set[tuple[str, str]] = set()
