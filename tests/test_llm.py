@@ -7,6 +7,8 @@ import socket
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkctl.chunking import STRATEGIES, chunk_document
 from chunkctl.chunking.sections import sections
@@ -519,6 +521,24 @@ def test_locate_finds_quotes_through_markup_and_rejects_nonsense():
     assert locate("topic WATER is next", text, 0, len(text), 0) == text.index("Topic water")
     assert locate("words that are nowhere in it", text, 0, len(text), 0) is None
     assert locate("the", text, 0, len(text), 0) is None  # too short to trust
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(40, 20_000), st.booleans())
+def test_a_quote_of_many_words_is_looked_for_by_its_start_in_a_bounded_number_of_patterns(n, present):
+    # helper-117: a model that echoed 200,000 words on one line made one pattern for every shorter
+    # start of the line (300 s and more a window, and the cached answer hung every rerun)
+    from chunkctl.llm import boundaries
+
+    made: list[int] = []
+    real = boundaries._words_pattern
+    words = [f"w{i}x" for i in range(n)]
+    text = "Intro line.\n\n" + (" ".join(words) if present else "nothing of it here at all") + "\n\nEnd."
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(boundaries, "_words_pattern", lambda words: made.append(len(words)) or real(words))
+        got = locate(" ".join(words), text, 0, len(text), 0)
+    assert got == (text.index("w0x") if present else None)
+    assert len(made) <= boundaries.MAX_QUOTE_WORDS and max(made) <= boundaries.MAX_QUOTE_WORDS
 
 
 def test_validate_snaps_to_block_starts_and_drops_impossible_answers(tmp_path):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MIN_QUOTE_WORDS = 3    # a quote shorter than this (in words) must match exactly and be 12+ characters
 MIN_PREFIX_WORDS = 4   # the shortest start of a quote tried when the whole quote is not found
+MAX_QUOTE_WORDS = 32   # words of a quote looked for (its start): the prompt asks for 6 to 12
 
 _LIST_KEYS = ("sections", "section_starts", "starts", "boundaries", "breaks", "topics")
 _OFFSET_KEYS = ("offset", "start_offset", "char", "character", "position", "index", "start")
@@ -184,7 +185,8 @@ def locate(quote: str, text: str, lo: int, hi: int, after: int) -> int | None:
 
     A match at or after `after` (the previous section start) is preferred. When the
     whole quote is not found, shorter starts of it (down to MIN_PREFIX_WORDS words)
-    are tried, but only a start found exactly once in the window counts.
+    are tried, but only a start found exactly once in the window counts. A quote of
+    more than MAX_QUOTE_WORDS words is looked for by that many of its first words.
 
     Returns:
         the character offset of the quote's first word, or None.
@@ -194,10 +196,16 @@ def locate(quote: str, text: str, lo: int, hi: int, after: int) -> int | None:
     words = _WORD.findall(q)
     if len(words) < MIN_QUOTE_WORDS and len(q) < 12:
         return None
-    for start in (after, lo):
-        i = text.find(q, max(lo, start), hi)
-        if i >= 0:
-            return i
+    if len(words) > MAX_QUOTE_WORDS:
+        # A quote is the start of a section: a longer one is looked for by its first words. Each
+        # shorter start below is a pattern of its own: a model that echoed 200,000 words on one
+        # line took one window 300 s and more (helper-117), so a rerun met the same cached answer.
+        words = words[:MAX_QUOTE_WORDS]
+    else:
+        for start in (after, lo):
+            i = text.find(q, max(lo, start), hi)
+            if i >= 0:
+                return i
     if not words:
         return None
     pat = _words_pattern(words)
