@@ -654,6 +654,9 @@ class Document:
         protected: the file could be read only with a password (an encrypted PDF):
             its text must not be kept where a run without the password could read it
             (the record cache does not store it).
+        lost: parts of the file that could not be read and are left out (a damaged PDF's
+            pages), one line each: the records are written without them, and the run
+            counts the document incomplete and fails (exit 1).
     """
 
     source: str
@@ -663,6 +666,7 @@ class Document:
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     protected: bool = False
+    lost: list[str] = field(default_factory=list)
 
     @property
     def title(self) -> str:

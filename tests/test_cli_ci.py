@@ -619,3 +619,69 @@ def test_every_output_file_gets_the_umask_mode_like_a_new_file(tmp_path):
                    cwd=ROOT, timeout=120)
     for path in (out, summary, errors, od / "a.md.jsonl"):
         assert path.stat().st_mode & 0o777 == 0o640, path
+
+
+def _pdf_with_a_page_that_cannot_load() -> bytes:
+    """Three pages of text, and a page-tree entry between the first two that points at no object:
+    pdfium counts four pages and cannot load the second (as pages past the end of a cut file)."""
+    from tests.conftest import pdf_file
+
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for i in range(3):
+        stream = f"BT /F1 10 Tf 72 700 Td (Page {i} text, a sentence of its own.) Tj ET".encode()
+        objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        objs.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                    b"/Contents %d 0 R >>" % len(objs))
+        kids.append(len(objs))
+    kids.insert(1, 99)
+    objs[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), len(kids))
+    return pdf_file(objs)
+
+
+def test_a_pdf_with_pages_that_cannot_be_read_is_written_without_them_and_fails_the_run(tmp_path):
+    # helper-117: the first half of a real PDF was chunked (2 chunks of 34), a warning a page,
+    # "status": "ok", exit 0, an empty --errors file: a CI job could not tell
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nA good file.\n")
+    (docs / "cut.pdf").write_bytes(_pdf_with_a_page_that_cannot_load())
+    for _run in range(2):  # (the second from the cache: such a document is never cached)
+        out, errors, summary = tmp_path / "o.jsonl", tmp_path / "e.jsonl", tmp_path / "s.json"
+        p = cli("chunk", docs, "-o", out, "--errors", errors, "--summary-json", summary, "--cache", tmp_path / "c",
+                "--no-config", cwd=tmp_path)
+        lines = p.stderr.decode().strip().splitlines()
+        assert p.returncode == 1, lines
+        want = "cut.pdf: page 2 cannot be read (Failed to load page.); the records are written without it"
+        assert lines[0] == f"chunkctl: error: {want}"
+        assert lines[-1].endswith(", 1 written without parts that could not be read")
+        records = parse_jsonl(out.read_bytes())
+        assert {r["source"] for r in records} == {"good.md", "cut.pdf"}
+        text = " ".join(r["text"] for r in records if r["source"] == "cut.pdf")
+        assert all(f"Page {i} text" in text for i in range(3))
+        assert [json.loads(x) for x in errors.read_text().splitlines()] == [
+            {"source": "cut.pdf", "error_type": "Incomplete", "message": want.removeprefix("cut.pdf: ")}]
+        s = json.loads(summary.read_text())
+        assert (s["status"], s["incomplete"], s["failed"], s["files"]) == ("failed", 1, 0, 2)
+
+
+def test_a_document_that_fails_in_an_output_dir_run_names_the_file_it_keeps(tmp_path):
+    # helper-117: a rerun at another --chunk-size in which a file failed left that file's output of
+    # the earlier run (its old content, the old size) without a word
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nSome text of the first file.\n")
+    (docs / "b.txt").write_text("Text of the second file.\n")
+    out = tmp_path / "out"
+    assert cli("chunk", docs, "--output-dir", out, "--no-config", "-q", cwd=tmp_path).returncode == 0
+    old = (out / "b.txt.jsonl").read_bytes()
+    (docs / "b.txt").write_bytes(b"\x00\x01binary")
+    p = cli("chunk", docs, "--output-dir", out, "--chunk-size", "128", "--no-config", "-q", cwd=tmp_path)
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 1 and len(lines) == 1, lines
+    assert lines[0].startswith("chunkctl: error: b.txt: binary file") and lines[0].endswith(
+        f"; {out / 'b.txt.jsonl'}, written by an earlier run, is left as it was")
+    assert (out / "b.txt.jsonl").read_bytes() == old
+    (out / "b.txt.jsonl").unlink()  # no file of an earlier run: nothing more said
+    p = cli("chunk", docs, "--output-dir", out, "--no-config", "-q", cwd=tmp_path)
+    assert p.stderr.decode().strip().splitlines()[0].endswith("not a text document")

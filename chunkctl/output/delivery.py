@@ -75,10 +75,17 @@ def deliver(results: Iterable[Any], sink: Output | OutputDir, errlog: ErrorLog, 
         for failure in res.model_failures:  # model calls that failed: records written without them
             say("error", failure)
             errlog.add(res.source, "LLMFailure", failure)
-        if res.model_failures and fail_fast:
+        for lost in res.lost:  # parts of the file that could not be read: records written without them
+            say("error", lost)
+            errlog.add(res.source, "Incomplete", lost)
+        if (res.model_failures or res.lost) and fail_fast:
             return True
         if res.error:
-            say("error", res.error)
+            # a document that failed keeps the file an earlier run wrote for it: say so (helper-117:
+            # a rerun at another --chunk-size left that file at the old one without a word)
+            kept = sink.earlier(res.source) if isinstance(sink, OutputDir) else None
+            say("error", res.error + (f"; {kept}, written by an earlier run, is left as it was"
+                                      if kept else ""))
             errlog.add(res.source, res.error_type, res.error)
             if fail_fast:
                 return True

@@ -213,6 +213,11 @@ class OutputDir:
         except OSError as exc:
             raise OutputError(f"cannot write in the output folder {self.folder}: {_reason(exc)}") from None
 
+    def earlier(self, source: str) -> str | None:
+        """The path of `source`'s file when one is in the folder already (an earlier run's), else None."""
+        final = os.path.join(self.folder, *mirror_path(source).split("/"))
+        return final if os.path.isfile(final) else None
+
     def write_document(self, source: str, lines: bytes | Iterable[bytes]) -> str:
         """Stage one document's records (JSONL bytes, or pieces of whole lines written in turn) for
         `folder/<source>.jsonl`; returns that final path.

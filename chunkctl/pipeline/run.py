@@ -140,6 +140,8 @@ class FileResult:
         model_failures: model calls that failed without stopping the file (the records
             are written without their contexts or summaries), one line each; they make
             the run exit 1 and go to `--errors`.
+        lost: parts of the file that could not be read (`Document.lost`), one line each,
+            with the source: written without them, the file fails the run as model_failures do.
         llm_plan: with `--llm-dry-run`, (calls, prompt tokens, cached answers) of the file.
     """
 
@@ -158,6 +160,7 @@ class FileResult:
     cached: bool = False
     model_failures: list[str] = field(default_factory=list)
     llm_plan: tuple[int, int, int] | None = None
+    lost: list[str] = field(default_factory=list)
 
 
 def process_file(item: InputFile, config: ChunkConfig, max_file_size: int | None = None,
@@ -235,6 +238,7 @@ class _FileJob:
         doc = load(item.path or item.source, self.config, source=item.source, data=item.data, format=item.format)
         res.nbytes = item.size or len(item.data or b"")
         res.warnings.extend(f"{item.source}: {w}" for w in doc.warnings)
+        res.lost.extend(f"{item.source}: {w}" for w in doc.lost)
         # a password-protected document's records never go to the cache: a later run
         # without the password must not be served them, and its text must not sit on
         # disk in clear (see RecordCache)
@@ -915,7 +919,7 @@ def run(inputs: list[InputFile], config: ChunkConfig, jobs: int = 1, max_file_si
                 if progress is not None and report is None:
                     progress(res)
                 if cache is not None and res.error is None and res.sha256 and not res.model_failures \
-                        and res.llm_plan is None:
+                        and not res.lost and res.llm_plan is None:
                     from chunkctl.pipeline.cache import CacheEntry
 
                     key = cache.key(res.sha256, res.source, res.format or "", config)

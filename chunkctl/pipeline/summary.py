@@ -43,7 +43,8 @@ class RunSummary:
         skipped_by_reason: `skipped` by reason (SKIP_NO_LOADER, SKIP_TOO_LARGE, SKIP_LINK_OUT).
         empty: documents that gave no chunks.
         cached: documents whose records came from the cache.
-        incomplete: documents written without some model output (failed model calls).
+        incomplete: documents written without some of their content: failed model calls, or
+            parts of the file that could not be read (a damaged PDF's pages).
         llm_plan: with `--llm-dry-run`, [model calls, prompt tokens, cached answers] summed.
         started: `time.perf_counter()` at the start.
     """
@@ -61,6 +62,7 @@ class RunSummary:
     empty: int = 0
     cached: int = 0
     incomplete: int = 0
+    unread: int = 0  # of them, documents written without parts that could not be read
     llm_plan: list[int] = field(default_factory=lambda: [0, 0, 0])
     started: float = field(default_factory=time.perf_counter)
 
@@ -83,7 +85,8 @@ class RunSummary:
             self.bytes += res.nbytes
             self.empty += res.n_chunks == 0 and not res.llm_plan
             self.cached += res.cached
-            self.incomplete += bool(res.model_failures)
+            self.incomplete += bool(res.model_failures or res.lost)
+            self.unread += bool(res.lost)
 
     def fail(self, error_type: str | None) -> None:
         """Count one failed input (a result or an input problem) under its `error_type`."""
@@ -131,8 +134,10 @@ class RunSummary:
                 f"{self.mb_per_s:.1f} MB/s")
         if self.cached:
             text += f", {self.cached} cached"
-        if self.incomplete:
-            text += f", {self.incomplete} written without some model output"
+        if self.incomplete - self.unread:
+            text += f", {self.incomplete - self.unread} written without some model output"
+        if self.unread:
+            text += f", {self.unread} written without parts that could not be read"
         return text
 
     def to_dict(self, status: str, exit_code: int, error: str | None = None) -> dict[str, Any]:

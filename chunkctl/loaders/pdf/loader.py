@@ -102,8 +102,12 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     read = [i + 1 for i, c in enumerate(ocr_conf) if c is not None]
     if read:
         warnings.append(ocr.used_warning(read, ocr_mode))
-    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta, warnings=warnings,
-                    protected=protected)
+    # pages pdfium could not load (a truncated or damaged file): the document is written without
+    # them and fails the run (helper-117: half a PDF was chunked, "ok", exit 0); not a page
+    # without a text layer, which is read as it is
+    return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta,
+                    warnings=[w for w in warnings if UNREADABLE_PAGE not in w], protected=protected,
+                    lost=_unreadable_pages(warnings, n))
 
 
 def _read_by_pdfminer(data: bytes, source: str, refused: LoaderError, password: str | None) -> Document | None:
@@ -183,6 +187,29 @@ def _open(data: bytes, source: str, password: str | None):
         raise LoaderError(source, f"unreadable PDF: {exc}") from None
 
 
+UNREADABLE_PAGE = " cannot be read"
+"""What the line of a page pdfium could not load says after its number (`Document.lost`)."""
+_UNREADABLE = re.compile(r"page (\d+)" + UNREADABLE_PAGE + r" \((.*)\); it is left empty")
+
+
+def _unreadable_pages(warnings: list[str], n: int) -> list[str]:
+    """The lines of the pages pdfium could not load, one a reason: "pages 4-14 (11 of 14) cannot be
+    read (Failed to load page.); the records are written without them" (a truncated file gave a
+    line a page)."""
+    pages: dict[str, list[int]] = {}
+    for w in warnings:
+        m = _UNREADABLE.fullmatch(w)
+        if m:
+            pages.setdefault(m.group(2), []).append(int(m.group(1)))
+    out = []
+    for why, numbers in pages.items():
+        which = f"page {numbers[0]}" if len(numbers) == 1 else \
+            f"pages {ocr.page_ranges(numbers)} ({len(numbers)} of {n})"
+        out.append(f"{which}{UNREADABLE_PAGE} ({why}); the records are written without "
+                   f"{'it' if len(numbers) == 1 else 'them'}")
+    return out
+
+
 def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: str = "never",
                ocr_conf: list[float | None] | None = None) -> PageData:
     """Read page i (0-based), find its tables, OCR it if `ocr_mode` says so (its confidence
@@ -192,7 +219,7 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
     try:
         page = pdf[i]
     except (pdfium.PdfiumError, OSError, ValueError) as exc:
-        warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
+        warnings.append(f"page {i + 1}{UNREADABLE_PAGE} ({exc}); it is left empty")
         return PageData(i, Frame(0))
     try:
         # pdfium orders a page's text as the page is shown, /Rotate applied: right where that turns
@@ -223,7 +250,7 @@ def _read_page(pdf, i: int, reader: PageReader, warnings: list[str], ocr_mode: s
         if ocr_mode != "never":
             _ocr_page(page, pdata, ocr_mode, ocr_conf, warnings)
     except pdfium.PdfiumError as exc:
-        warnings.append(f"page {i + 1} cannot be read ({exc}); it is left empty")
+        warnings.append(f"page {i + 1}{UNREADABLE_PAGE} ({exc}); it is left empty")
         pdata = PageData(i, Frame(0))
     finally:
         page.close()
