@@ -189,20 +189,15 @@ def _open(data: bytes, source: str, password: str | None):
 
 UNREADABLE_PAGE = " cannot be read"
 """What the line of a page pdfium could not load says after its number (`Document.lost`)."""
-_UNREADABLE = re.compile(r"page (\d+)" + UNREADABLE_PAGE + r" \((.*)\); it is left empty")
+_UNREADABLE = re.compile(r"page (\d+)" + UNREADABLE_PAGE + r" \((.*)\); it is left empty$")
 
 
 def _unreadable_pages(warnings: list[str], n: int) -> list[str]:
     """The lines of the pages pdfium could not load, one a reason: "pages 4-14 (11 of 14) cannot be
     read (Failed to load page.); the records are written without them" (a truncated file gave a
     line a page)."""
-    pages: dict[str, list[int]] = {}
-    for w in warnings:
-        m = _UNREADABLE.fullmatch(w)
-        if m:
-            pages.setdefault(m.group(2), []).append(int(m.group(1)))
     out = []
-    for why, numbers in pages.items():
+    for why, numbers in ocr.pages_by_reason(warnings, _UNREADABLE).items():
         which = f"page {numbers[0]}" if len(numbers) == 1 else \
             f"pages {ocr.page_ranges(numbers)} ({len(numbers)} of {n})"
         out.append(f"{which}{UNREADABLE_PAGE} ({why}); the records are written without "

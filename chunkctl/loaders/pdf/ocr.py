@@ -252,15 +252,22 @@ def page_ranges(numbers: list[int]) -> str:
     return ", ".join(out)
 
 
+def pages_by_reason(lines: list[str], pattern: re.Pattern) -> dict[str, list[int]]:
+    """The page numbers of the `lines` that `pattern` matches (group 1: the page number, group 2: the
+    reason), by reason, in order."""
+    pages: dict[str, list[int]] = {}
+    for w in lines:
+        m = pattern.match(w)
+        if m:
+            pages.setdefault(m.group(2), []).append(int(m.group(1)))
+    return pages
+
+
 def group_missing_text(warnings: list[str]) -> list[str]:
     """`warnings` with the `missing_text_warning`s of one reason made one, where the first was:
     "28 pages (1-28) have no text layer (OCR is off: --ocr never)" (helper-102: a scanned paper
     gave a line a page)."""
-    pages: dict[str, list[int]] = {}
-    for w in warnings:
-        m = _MISSING.match(w)
-        if m:
-            pages.setdefault(m.group(2), []).append(int(m.group(1)))
+    pages = pages_by_reason(warnings, _MISSING)
     out = []
     for w in warnings:
         m = _MISSING.match(w)
