@@ -685,3 +685,15 @@ def test_a_document_that_fails_in_an_output_dir_run_names_the_file_it_keeps(tmp_
     (out / "b.txt.jsonl").unlink()  # no file of an earlier run: nothing more said
     p = cli("chunk", docs, "--output-dir", out, "--no-config", "-q", cwd=tmp_path)
     assert p.stderr.decode().strip().splitlines()[0].endswith("not a text document")
+
+
+def test_view_refuses_to_write_its_page_where_the_next_run_would_read_it(tmp_path):
+    # helper-117: `view docs -o docs/view.html` was written, and the next `chunk docs` chunked the page
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nSome text.\n")
+    p = cli("view", docs, "-o", docs / "view.html", "--no-config", cwd=tmp_path)
+    lines = p.stderr.decode().strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "is inside the input folder" in lines[0], lines
+    assert not (docs / "view.html").exists()
+    assert cli("view", docs, "-o", tmp_path / "view.html", "--no-config", "-q", cwd=tmp_path).returncode == 0

@@ -66,7 +66,8 @@ def view_cmd(
     in the page's index; the page is still written); 2 bad usage.
     """
     from chunkctl import pipeline
-    from chunkctl.output.checks import check_outputs
+    from chunkctl.loaders import format_for
+    from chunkctl.output.checks import check_not_read_back, check_outputs
     from chunkctl.output.writer import Output
     from chunkctl.view import chunk_views, read_records, record_views, render_view
 
@@ -88,6 +89,9 @@ def view_cmd(
                                 hidden=values["hidden"], follow_links=values["follow_links"],
                                 source_root=values["source_root"])
         check_outputs(output, None, None, found.inputs)
+        # (helper-117: `view docs -o docs/view.html` was written, and the next `chunk docs` read it)
+        check_not_read_back([("-o", output)], found.folders, bool(values["hidden"]),
+                            lambda path: format_for(path) is not None)
         if records not in (None, "-") and os.path.realpath(records) == os.path.realpath(output):
             raise ConfigError(f"-o {output} is also the --records file: it would be overwritten")
     except ConfigError as exc:
