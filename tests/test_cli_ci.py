@@ -697,3 +697,23 @@ def test_view_refuses_to_write_its_page_where_the_next_run_would_read_it(tmp_pat
     assert p.returncode == 2 and len(lines) == 1 and "is inside the input folder" in lines[0], lines
     assert not (docs / "view.html").exists()
     assert cli("view", docs, "-o", tmp_path / "view.html", "--no-config", "-q", cwd=tmp_path).returncode == 0
+
+
+def test_a_summary_that_cannot_be_written_leaves_no_older_one_behind(tmp_path, monkeypatch):
+    # helper-117: on a full disk the run failed, its summary could not be written, and the summary of
+    # an earlier run ("status": "ok") stayed for the CI job to read
+    from chunkctl import atomic
+
+    docs = _tree(tmp_path)
+    summary = tmp_path / "s.json"
+    summary.write_text('{"status": "ok"}')
+
+    def full(path, data, **kw):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic, "replace_atomically", full)
+    r = invoke("chunk", docs / "index.md", "--summary-json", summary, "--no-config", "-q")
+    assert r.exit_code == 1
+    assert r.stderr.strip() == (f"chunkctl: error: --summary-json {summary}: cannot write it (No space left on "
+                                "device); the summary of an earlier run there was removed")
+    assert not summary.exists()

@@ -409,7 +409,13 @@ class SummaryReport:
         try:
             replace_atomically(self.path, data, public=True)
         except OSError as exc:
-            print_line("error", f"--summary-json {self.path}: cannot write it ({exc.strerror or exc})")
+            # An older summary left in place would tell a CI job of another run ("status": "ok" beside a run
+            # that failed on a full disk, helper-117): it goes, and the line says so.
+            gone = ""
+            with contextlib.suppress(OSError):
+                os.remove(self.path)
+                gone = "; the summary of an earlier run there was removed"
+            print_line("error", f"--summary-json {self.path}: cannot write it ({exc.strerror or exc}){gone}")
             return typer.Exit(code or EXIT_FAILED)
         return typer.Exit(code)
 
