@@ -385,6 +385,8 @@ def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> tuple[dic
         raise TokenizerError(f"{origin}: not a usable BPE file (two tokens share a rank)")
     if min(ranks.values()) < 0:
         raise TokenizerError(f"{origin}: not a usable BPE file (a negative rank)")
+    if max(ranks.values()) >= 1 << 31:  # (tiktoken's native ranks: "Python int too large to convert to C long")
+        raise TokenizerError(f"{origin}: not a usable BPE file (a rank past 2,147,483,647)")
     lead = _lead_of_ranks(ranks)
     _write_bpe_cache(digest, ranks, lead)
     return ranks, lead
@@ -1182,6 +1184,9 @@ def get_tokenizer(spec: str = "cl100k_base", pattern: str | None = None) -> Toke
     spec, special = without_special(spec)
     path = Path(spec).expanduser()
     looks_like_file = _names_a_file(spec)
+    if looks_like_file and path.is_dir():
+        raise TokenizerError(f"tokenizer file {spec} is a folder: give the path of a local .tiktoken file or of a "
+                             "Hugging Face tokenizer.json")
     if looks_like_file and not path.is_file():
         raise TokenizerError(f"tokenizer file {spec} not found (chunkctl never downloads a tokenizer: give the path "
                              f"of a local .tiktoken file or of a Hugging Face tokenizer.json)")

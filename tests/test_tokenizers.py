@@ -233,6 +233,13 @@ def test_bpe_files_with_repeated_tokens_or_ranks_are_refused(tmp_path):
     same_token.write_bytes(b"\n".join([*lines, lines[5].split()[0] + b" 999999"]) + b"\n")
     with pytest.raises(TokenizerError, match="a token is listed twice"):
         get_tokenizer(str(same_token))
+    # helper-117: a rank past 64 bits was tiktoken's "Python int too large to convert to C long"
+    huge = tmp_path / "huge-rank.tiktoken"
+    huge.write_bytes(b"\n".join([*lines[:-1], lines[-1].split()[0] + b" 99999999999999999999"]) + b"\n")
+    with pytest.raises(TokenizerError, match="a rank past 2,147,483,647"):
+        get_tokenizer(str(huge))
+    with pytest.raises(TokenizerError, match=f"tokenizer file {tmp_path} is a folder"):
+        get_tokenizer(str(tmp_path))
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])

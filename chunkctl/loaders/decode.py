@@ -706,6 +706,8 @@ class Decoded(NamedTuple):
     (`near_utf8`), and the offset of the first; (0, -1) for none."""
     almost: tuple[int, int] = (0, -1)
     """The same for a nearly UTF-8 text decoded with a detected codec instead (not `lossy`)."""
+    unknown: str = ""
+    """The first declared label that names no encoding (`charset="bogus"`), else ""."""
 
     @property
     def warning(self) -> str | None:
@@ -722,6 +724,8 @@ class Decoded(NamedTuple):
                     f"{self.encoding} (detected), which garbles the rest: repair those bytes")
         if self.refused:  # (helper-50: "not declared" about a page that declares UTF-8 misled)
             return f"declared {self.refused}, but the bytes are not {self.refused}; decoded as {self.encoding} (detected)"
+        if self.unknown:  # (helper-117: a page declaring "bogus-charset-x" was said to declare none)
+            return f"declared {self.unknown!r}, which names no encoding; decoded as {self.encoding} (detected)"
         return f"encoding not declared; decoded as {self.encoding} (detected)"
 
 
@@ -811,10 +815,11 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             return near
         almost = near.replaced if near is not None else (0, -1)
         del near  # (its text: the detected codec's is made next)
-    refused = ""
+    refused = unknown = ""
     for label in [declared] if isinstance(declared, str) else (declared or ()):
         enc = codec_for_label(label)
         if enc is None:
+            unknown = unknown or " ".join(label.split())[:40]
             continue
         if enc != "utf-8":  # (strict UTF-8 failed above)
             try:
@@ -826,7 +831,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
     if not plausible:
         wide = utf16_cjk_without_nul(data)
         if wide is not None:
-            return Decoded(data.decode(wide), wide, True, refused)
+            return Decoded(data.decode(wide), wide, True, refused, unknown=unknown)
     for enc in (guess, "cp1252"):
         if not enc:
             continue
@@ -834,7 +839,7 @@ def decode_bytes(data: bytes, source: str, forced: str | None = None,
             text = data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
-        return Decoded(text, enc, True, refused, almost=almost)
+        return Decoded(text, enc, True, refused, almost=almost, unknown=unknown)
     if almost[0]:
         n, first = almost
         how = "cut inside its last character (a truncated file?)" if first >= len(data) - 3 and _incomplete(data[first:]) else \

@@ -121,6 +121,16 @@ def test_utf16_without_bom_is_text(codec):
     assert found.warning == f"encoding not declared; decoded as {codec} (detected)"
 
 
+def test_a_declared_label_that_names_no_encoding_is_said_so():
+    # helper-117: a page declaring charset="bogus-charset-x" was said to declare none
+    data = "Café au lait, crème brûlée et pâtisserie.".encode("cp1252")
+    found = decode_bytes(data, "p.html", declared=["bogus-charset-x"])
+    assert found.warning == "declared 'bogus-charset-x', which names no encoding; decoded as cp1252 (detected)"
+    assert decode_bytes(data, "p.html", declared=["bogus", "utf-8"]).warning.startswith(
+        "declared utf-8, but the bytes are not utf-8")  # (a label that failed says more)
+    assert decode_bytes(data, "p.html", declared=[""]).warning == "encoding not declared; decoded as cp1252 (detected)"
+
+
 def test_binary_is_still_binary_but_encoding_overrides():
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06\x00\x00\x00\\r\xa8f"
     with pytest.raises(LoaderError, match="binary file"):
