@@ -67,6 +67,9 @@ def chunk_file(path: str | Path, source: str | None = None, **options: Any) -> l
         LLMError: a model call failed and llm_required=True (otherwise a failed call is a
             RuntimeWarning and the record is made without its context or summary).
 
+    A part of the file that could not be read (a damaged PDF's pages) is a RuntimeWarning
+    too: the records are made without it.
+
     Warns:
         DocumentWarning: what the command line prints as a warning about the file, e.g.
             "notes.txt: encoding not declared; decoded as cp1252 (detected)".
@@ -138,7 +141,7 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
 
     Yields:
         one dict per chunk, documents in input order. A model call that failed without
-        failing its file is a RuntimeWarning, as in `chunk_file`; each warning the
+        failing its file, or a part of it that could not be read, is a RuntimeWarning, as in `chunk_file`; each warning the
         command line prints about a file ("<source>: encoding not declared; decoded as
         cp1252 (detected)", ...) is a `DocumentWarning`.
 
@@ -181,7 +184,7 @@ def chunk_paths(paths: Iterable[str | Path], *, jobs: int = 1, cache: str | Path
                 raise LoaderError(res.source, res.error.removeprefix(res.source + ": "))
             for warning in res.warnings:
                 warnings.warn(warning, DocumentWarning, stacklevel=2)
-            for failure in res.model_failures:
+            for failure in [*res.model_failures, *res.lost]:  # (records written without them)
                 warnings.warn(failure, RuntimeWarning, stacklevel=2)
             try:
                 for block in flavoured_blocks(res.lines, flavour):

@@ -368,6 +368,7 @@ def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> tuple[dic
     digest = digest or hashlib.sha256(data).hexdigest()
     cached = _read_bpe_cache(digest)
     if cached is not None:
+        _check_rank_range(cached[0], origin)  # (an entry an earlier version wrote without that check)
         return cached
     import binascii
 
@@ -383,13 +384,23 @@ def _parse_bpe(data: bytes, origin: str, digest: str | None = None) -> tuple[dic
     if len(set(ranks.values())) != len(ranks):
         # tiktoken would panic ("duplicate token indices") with a long native traceback
         raise TokenizerError(f"{origin}: not a usable BPE file (two tokens share a rank)")
-    if min(ranks.values()) < 0:
-        raise TokenizerError(f"{origin}: not a usable BPE file (a negative rank)")
-    if max(ranks.values()) >= 1 << 31:  # (tiktoken's native ranks: "Python int too large to convert to C long")
-        raise TokenizerError(f"{origin}: not a usable BPE file (a rank past 2,147,483,647)")
+    _check_rank_range(ranks, origin)
     lead = _lead_of_ranks(ranks)
     _write_bpe_cache(digest, ranks, lead)
     return ranks, lead
+
+
+def _check_rank_range(ranks: dict[bytes, int], origin: str) -> None:
+    """Refuse ranks tiktoken cannot hold: negative, or past 2,147,483,647 (its native ranks: "Python int
+    too large to convert to C long", helper-117).
+
+    Raises:
+        TokenizerError: one line naming `origin`.
+    """
+    if ranks and min(ranks.values()) < 0:
+        raise TokenizerError(f"{origin}: not a usable BPE file (a negative rank)")
+    if ranks and max(ranks.values()) >= 1 << 31:
+        raise TokenizerError(f"{origin}: not a usable BPE file (a rank past 2,147,483,647)")
 
 
 BPE_CACHE_ENV = "CHUNKCTL_TOKENIZER_CACHE"

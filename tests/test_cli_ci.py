@@ -663,6 +663,10 @@ def test_a_pdf_with_pages_that_cannot_be_read_is_written_without_them_and_fails_
             {"source": "cut.pdf", "error_type": "Incomplete", "message": want.removeprefix("cut.pdf: ")}]
         s = json.loads(summary.read_text())
         assert (s["status"], s["incomplete"], s["failed"], s["files"]) == ("failed", 1, 0, 2)
+    with pytest.warns(RuntimeWarning, match=r"cut\.pdf: page 2 cannot be read"):  # (the Python API says it too)
+        assert len(chunkctl.chunk_file(docs / "cut.pdf")) == 1
+    with pytest.warns(RuntimeWarning, match=r"cut\.pdf: page 2 cannot be read"):
+        assert len(list(chunkctl.chunk_paths([docs / "cut.pdf"]))) == 1
 
 
 def test_a_document_that_fails_in_an_output_dir_run_names_the_file_it_keeps(tmp_path):

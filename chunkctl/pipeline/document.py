@@ -303,8 +303,9 @@ def warm(config: ChunkConfig, formats: Iterable[str] | None = None) -> None:
 def chunk_records(doc: Document, config: ChunkConfig) -> list[dict[str, Any]]:
     """A loaded document's records as a list, through `process_document`.
 
-    Model calls that failed without failing the document are reported as Python
-    warnings (RuntimeWarning), one per failure, since a list has nowhere to hold them;
+    Model calls that failed without failing the document, and parts of the file that could
+    not be read (`doc.lost`), are reported as Python warnings (RuntimeWarning), one each,
+    since a list has nowhere to hold them;
     the document's own warnings (`doc.warnings`, e.g. an encoding guessed rather than
     declared) as `DocumentWarning`, "<source>: <warning>", as the command line prints them.
 
@@ -317,6 +318,8 @@ def chunk_records(doc: Document, config: ChunkConfig) -> list[dict[str, Any]]:
 
     for line in doc.warnings:
         warnings.warn(f"{doc.source}: {line}", DocumentWarning, stacklevel=3)
+    for line in doc.lost:
+        warnings.warn(f"{doc.source}: {line}", RuntimeWarning, stacklevel=3)
     out = process_document(doc, config)
     records = list(out.records)
     for failure in out.failures:
