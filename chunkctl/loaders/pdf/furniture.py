@@ -8,6 +8,7 @@ from array import array
 from collections import defaultdict
 
 from chunkctl.loaders.pdf.headings import text_size
+from chunkctl.loaders.pdf.lines import MARGIN
 from chunkctl.loaders.pdf.packed import lines_of, unpacked
 from chunkctl.loaders.pdf.page import PageData
 
@@ -184,7 +185,7 @@ def drop_furniture(pages: list[PageData], labels: list[str] | None = None) -> in
             line_keys.append(_key(exact, bucket))
             line_texts.append(hash(exact))
             line_pages.append(p.index)
-            band = cy < 0.12 * h or cy > 0.88 * h
+            band = cy < MARGIN * h or cy > (1 - MARGIN) * h
             if not (band or id(ln) in edge_ids):
                 continue
             # (a line in the zone only as one of a page's two outer lines counts as a page number

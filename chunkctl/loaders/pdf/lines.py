@@ -99,8 +99,8 @@ def reading_order(page: PageData) -> list[Placed]:
 
 
 MARGIN = 0.12
-"""Share of the page's height at its top and at its foot taken for its margins (as the furniture rules'
-band: `furniture.drop_furniture`)."""
+"""Share of the page's height at its top and at its foot taken for its margins: where a footer drawn
+first is looked for (`_margins_in_place`) and the band of the furniture rules (`furniture.drop_furniture`)."""
 
 
 def _margins_in_place(lines: list[Line], height: float) -> list[Line]:

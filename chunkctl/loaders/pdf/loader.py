@@ -106,7 +106,7 @@ def load_pdf(data: bytes, source: str, config) -> Document:
     # them and fails the run (helper-117: half a PDF was chunked, "ok", exit 0); not a page
     # without a text layer, which is read as it is
     return Document(source=source, format="pdf", text=text, blocks=blocks, meta=meta,
-                    warnings=[w for w in warnings if UNREADABLE_PAGE not in w], protected=protected,
+                    warnings=[w for w in warnings if not _UNREADABLE.match(w)], protected=protected,
                     lost=_unreadable_pages(warnings, n))
 
 
