@@ -179,6 +179,20 @@ def test_summary_json_counts_failures_by_reason_and_skips_by_extension(tmp_path)
     assert "2 failed, 4 skipped (2 .rst, 1 .docx, 1 over --max-file-size)" in line, line
 
 
+def test_the_closing_line_names_documents_without_model_output_and_without_unreadable_parts_apart():
+    from types import SimpleNamespace
+
+    from chunkctl.pipeline.summary import RunSummary
+
+    s = RunSummary()
+    base = dict(llm_plan=None, skipped=False, error=None, format="pdf", n_chunks=1, n_tokens=5, nbytes=10, cached=False)
+    for failures, lost in (([], ["p.pdf: page 2 cannot be read"]), (["x: model call failed"], []),
+                           (["y: model call failed"], ["q.pdf: page 1 cannot be read"]), ([], [])):
+        s.add(SimpleNamespace(**base, source="d", model_failures=failures, lost=lost))
+    assert s.incomplete == 3
+    assert s.line().endswith(", 2 written without some model output, 2 written without parts that could not be read")
+
+
 def test_summary_table_names_skipped_extensions():
     from rich.console import Console
 

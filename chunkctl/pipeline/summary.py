@@ -63,6 +63,7 @@ class RunSummary:
     cached: int = 0
     incomplete: int = 0
     unread: int = 0  # of them, documents written without parts that could not be read
+    unanswered: int = 0  # and documents written without some model output (a document may be both)
     llm_plan: list[int] = field(default_factory=lambda: [0, 0, 0])
     started: float = field(default_factory=time.perf_counter)
 
@@ -87,6 +88,7 @@ class RunSummary:
             self.cached += res.cached
             self.incomplete += bool(res.model_failures or res.lost)
             self.unread += bool(res.lost)
+            self.unanswered += bool(res.model_failures)
 
     def fail(self, error_type: str | None) -> None:
         """Count one failed input (a result or an input problem) under its `error_type`."""
@@ -134,8 +136,8 @@ class RunSummary:
                 f"{self.mb_per_s:.1f} MB/s")
         if self.cached:
             text += f", {self.cached} cached"
-        if self.incomplete - self.unread:
-            text += f", {self.incomplete - self.unread} written without some model output"
+        if self.unanswered:
+            text += f", {self.unanswered} written without some model output"
         if self.unread:
             text += f", {self.unread} written without parts that could not be read"
         return text
