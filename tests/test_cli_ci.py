@@ -602,6 +602,7 @@ def test_a_pattern_that_matches_nothing_is_named(tmp_path):
     (("--errors", ""), "--errors needs a file name: it is empty"),
     (("--output-dir", ""), "--output-dir needs a folder name: it is empty"),
     (("--summary-json", ""), "--summary-json needs a file name: it is empty"),
+    (("--errors", "failed.parquet"), "--errors failed.parquet: the errors file is JSON Lines"),
     (("--summaries", "--summary-min-tokens", "99999999999999999999", "--llm-base-url", "http://127.0.0.1:9/v1",
       "--llm-model", "x"), "--summary-min-tokens 99999999999999999999 is too large: at most 2,147,483,647"),
     (("--contextualize", "--llm-concurrency", "99999999999999999999", "--llm-base-url", "http://127.0.0.1:9/v1",

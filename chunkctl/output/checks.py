@@ -21,7 +21,8 @@ def check_output_flags(output: str | None, output_dir: str | None, errors: str |
     """Refuse output options that cannot go together, before any input is read.
 
     Raises:
-        ConfigError: `-o` with `--output-dir`, an empty `--output-dir` or `--errors`, `--errors` on standard output, or a
+        ConfigError: `-o` with `--output-dir`, an empty `--output-dir` or `--errors`, `--errors` on standard output
+            or named `.parquet`, or a
             Parquet `-o` (`.parquet`) without pyarrow installed (the message names the
             extra to install).
     """
@@ -37,6 +38,9 @@ def check_output_flags(output: str | None, output_dir: str | None, errors: str |
         raise ConfigError("--errors needs a file name: standard output carries the records")
     from chunkctl.errors import MissingExtraError
     from chunkctl.output.parquet import is_parquet, require_pyarrow
+
+    if is_parquet(errors):  # (helper-117: JSON Lines were written under the Parquet name)
+        raise ConfigError(f"--errors {errors}: the errors file is JSON Lines (.jsonl, or .jsonl.gz), not Parquet")
 
     if is_parquet(output):
         try:
