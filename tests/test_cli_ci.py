@@ -736,3 +736,17 @@ def test_a_summary_that_cannot_be_written_leaves_no_older_one_behind(tmp_path, m
     assert r.stderr.strip() == (f"chunkctl: error: --summary-json {summary}: cannot write it (No space left on "
                                 "device); the summary of an earlier run there was removed")
     assert not summary.exists()
+
+
+def test_an_output_dir_a_stopped_run_made_is_not_left_empty(tmp_path):
+    # helper-117: a failed, full-disk or --fail-fast run left the new, empty output folder behind
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.bin.txt").write_bytes(b"\x00\x01binary")
+    (docs / "b.md").write_text("# B\n\nText.\n")
+    out = tmp_path / "new" / "out"
+    p = cli("chunk", docs, "--output-dir", out, "--fail-fast", "--no-config", "-q", cwd=tmp_path)
+    assert p.returncode == 1 and not out.exists()
+    out.mkdir(parents=True)  # a folder that was there stays, empty or not
+    p = cli("chunk", docs, "--output-dir", out, "--fail-fast", "--no-config", "-q", cwd=tmp_path)
+    assert p.returncode == 1 and out.is_dir() and list(out.iterdir()) == []

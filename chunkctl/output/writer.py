@@ -200,6 +200,7 @@ class OutputDir:
         self._staged: list[tuple[str, str]] = []  # (staged path, final path)
         if not self.folder:
             raise OutputError("the output folder name is empty")
+        self._made = not os.path.isdir(self.folder)  # (made by this run: gone again when it lands nothing)
         try:
             os.makedirs(self.folder, exist_ok=True)
         except FileExistsError:
@@ -264,8 +265,12 @@ class OutputDir:
             raise OutputError(f"{failure} ({len(self.written)} of {len(self._staged)} files written)")
 
     def abort(self) -> None:
-        """Drop everything staged: the folder stays as it was before the run."""
+        """Drop everything staged: the folder stays as it was before the run (one this run made, and
+        nothing was moved into, is removed again: helper-117 found such empty folders left)."""
         self._remove_staging()
+        if self._made and not self.written:
+            with contextlib.suppress(OSError):  # (only when empty: rmdir, not rmtree)
+                os.rmdir(self.folder)
 
     def _remove_staging(self) -> None:
         import shutil
