@@ -39,6 +39,8 @@ def test_inspect_shows_every_chunk_with_its_parts(tmp_path):
     assert "Backup and Restore Guide > Scheduling" in r.stdout
     assert any(v.overlap for v in views(recs)) and "overlap" in r.stdout
     assert invoke("inspect", "no/such.md").exit_code == 1
+    bad = invoke("inspect", GUIDE, "--preview", "-1")  # (helper-117: a negative preview was taken)
+    assert bad.exit_code == 2 and "--preview" in bad.stderr and bad.stdout == ""
 
 
 def test_inspect_and_view_say_a_document_warning_once_on_one_line(tmp_path):

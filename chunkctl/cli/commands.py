@@ -102,7 +102,7 @@ def config_toml(values: dict[str, Any], origins: dict[str, str]) -> str:
 def inspect_cmd(
     ctx: typer.Context,
     file: Annotated[str, typer.Argument(help="The file to chunk and show.", show_default=False)],
-    preview: Annotated[int, typer.Option("--preview", help="Show at most this many characters of each chunk "
+    preview: Annotated[int, typer.Option("--preview", min=0, help="Show at most this many characters of each chunk "
                                          "(0: all).")] = 0,
     opts: Any = None,
 ) -> None:
