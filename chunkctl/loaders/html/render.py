@@ -119,7 +119,8 @@ class Renderer:
         block of white space and invisible characters (`_INVISIBLE`) alone is no block."""
         body = text.rstrip()
         lead = 0 if kind == BlockKind.CODE else len(body) - len(body.lstrip())
-        if lead == len(body) or (len(body) <= _INVISIBLE_CHECK and not body.translate(_INVISIBLE).strip()):
+        if lead == len(body) or (len(body) <= _INVISIBLE_CHECK and not body.isascii()
+                                 and not body.translate(_INVISIBLE).strip()):  # (ASCII: none of them)
             return
         if lead:
             body = body[lead:]
